@@ -1,6 +1,33 @@
 //! The rankcheck engine: the IR it executes, the virtual machine, schedulers
 //! and search strategies, bug reports and replay.
+//!
+//! `instr` lowers source into an [`ir::Program`]; an [`Executable`]
+//! specialises it for the variables a search tracks; a [`Vm`] runs it under
+//! a [`Scheduler`] and ends each execution with an [`Outcome`].
 
+pub mod executable;
+mod heap;
+pub mod id;
+pub mod ir;
+pub mod outcome;
+pub mod random;
+pub mod replay;
+pub mod replay_file;
+pub mod search;
+pub mod scheduler;
 pub mod span;
+pub mod value;
+pub mod vm;
 
+pub use executable::{Executable, Instrumentation};
+pub use id::{FuncId, SiteId, ThreadId, VarId};
+pub use ir::Program;
+pub use outcome::{Bug, BugKind, Outcome};
+pub use random::RandomScheduler;
+pub use replay::{ReplayScheduler, Tracer};
+pub use replay_file::ReplayFile;
+pub use search::{search, SearchConfig, SearchResult};
+pub use scheduler::{Event, EventKind, Point, Scheduler};
 pub use span::Span;
+pub use value::Value;
+pub use vm::{Limits, Vm};

@@ -1,0 +1,145 @@
+//! A program specialised for one set of tracked variables: the code the VM
+//! actually runs.
+
+use std::sync::Arc;
+
+use crate::id::{SiteId, VarId};
+use crate::ir::{Op, Program, VarKind};
+
+/// Which variables a search tracks and which access sites it observes.
+///
+/// A site must be observed whenever it may touch a tracked variable; an
+/// observed site that touches an untracked one checks at run time and runs
+/// on (PAPER.md, Variables: `varaccess()`). Deciding the observed sites
+/// precisely is the alias analysis's job (in `instr`);
+/// [`Instrumentation::for_vars`] is the sound fallback that needs none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instrumentation {
+    /// `tracked[v]`: accesses to variable `v` are scheduling points.
+    pub tracked: Vec<bool>,
+    /// `observed[s]`: access site `s` is compiled in observed form.
+    pub observed: Vec<bool>,
+}
+
+impl Instrumentation {
+    /// Track every variable and observe every site: each shared access is a
+    /// scheduling point (plain PCT, the random scheduler).
+    pub fn all(program: &Program) -> Instrumentation {
+        Instrumentation {
+            tracked: vec![true; program.vars.len()],
+            observed: vec![true; program.sites.len()],
+        }
+    }
+
+    /// Track nothing: only synchronisation operations are scheduling points,
+    /// and no preemption is possible.
+    pub fn none(program: &Program) -> Instrumentation {
+        Instrumentation {
+            tracked: vec![false; program.vars.len()],
+            observed: vec![false; program.sites.len()],
+        }
+    }
+
+    /// Track mutexes and condition variables only (CHESS's choice).
+    pub fn sync_only(program: &Program) -> Instrumentation {
+        let tracked = program
+            .vars
+            .iter()
+            .map(|v| {
+                matches!(
+                    v.kind,
+                    VarKind::Mutex | VarKind::Cond | VarKind::NewMutex | VarKind::NewCond
+                )
+            })
+            .collect();
+        Instrumentation { tracked, observed: vec![false; program.sites.len()] }
+    }
+
+    /// Track `vars`, observing every site whose variable is one of them or
+    /// is not known statically (an access through a reference). Sound for
+    /// any program; the alias analysis observes fewer sites.
+    pub fn for_vars(program: &Program, vars: &[VarId]) -> Instrumentation {
+        let mut tracked = vec![false; program.vars.len()];
+        for v in vars {
+            tracked[v.index()] = true;
+        }
+        let observed = program
+            .sites
+            .iter()
+            .map(|site| site.var.is_none_or(|v| tracked[v.index()]))
+            .collect();
+        Instrumentation { tracked, observed }
+    }
+
+    /// Whether site `site` is observed.
+    pub fn observes(&self, site: SiteId) -> bool {
+        self.observed[site.index()]
+    }
+}
+
+/// A [`Program`] with its accesses in plain or observed form according to
+/// an [`Instrumentation`].
+#[derive(Clone, Debug)]
+pub struct Executable {
+    program: Arc<Program>,
+    /// `code[f]` is function `f`'s code, specialised.
+    pub(crate) code: Vec<Vec<Op>>,
+    /// `tracked[v]`, as in the instrumentation.
+    pub(crate) tracked: Vec<bool>,
+    /// `field_slots[shape * n_fields + field]`: the slot of `field` in
+    /// records of `shape`, or [`NO_SLOT`].
+    pub(crate) field_slots: Vec<u32>,
+}
+
+/// Marks a field that a record shape does not have.
+pub(crate) const NO_SLOT: u32 = u32::MAX;
+
+impl Executable {
+    /// Specialise `program` for `instrumentation`.
+    ///
+    /// # Panics
+    /// If the instrumentation was made for a program with a different number
+    /// of variables or sites (invariant: an instrumentation belongs to one
+    /// program).
+    pub fn new(program: Arc<Program>, instrumentation: &Instrumentation) -> Executable {
+        assert_eq!(instrumentation.tracked.len(), program.vars.len(), "instrumentation/program mismatch");
+        assert_eq!(instrumentation.observed.len(), program.sites.len(), "instrumentation/program mismatch");
+        let code = program
+            .functions
+            .iter()
+            .map(|function| {
+                function
+                    .code
+                    .iter()
+                    .map(|op| match op.memory_site() {
+                        Some(site) => op.with_observation(instrumentation.observes(site)),
+                        None => *op,
+                    })
+                    .collect()
+            })
+            .collect();
+        let n_fields = program.fields.len();
+        let mut field_slots = vec![NO_SLOT; program.shapes.len() * n_fields];
+        for (shape_index, shape) in program.shapes.iter().enumerate() {
+            for (slot, field) in shape.fields.iter().enumerate() {
+                field_slots[shape_index * n_fields + field.index()] = slot as u32;
+            }
+        }
+        Executable { program, code, tracked: instrumentation.tracked.clone(), field_slots }
+    }
+
+    /// The program it runs.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The shared program.
+    pub fn program_arc(&self) -> &Arc<Program> {
+        &self.program
+    }
+
+    /// Whether variable `var` is tracked.
+    pub fn is_tracked(&self, var: VarId) -> bool {
+        self.tracked[var.index()]
+    }
+}

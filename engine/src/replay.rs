@@ -1,0 +1,83 @@
+//! Replaying a recorded schedule, and recording a trace while doing so.
+
+use crate::id::ThreadId;
+use crate::scheduler::{Event, Point, Scheduler};
+
+/// Makes exactly the recorded choices. Past the end of the schedule it asks
+/// for a thread that does not exist, which the VM reports as
+/// [`crate::Outcome::Diverged`].
+#[derive(Clone, Debug)]
+pub struct ReplayScheduler<'s> {
+    choices: &'s [ThreadId],
+    next: usize,
+}
+
+impl<'s> ReplayScheduler<'s> {
+    /// A scheduler that replays `choices`.
+    pub fn new(choices: &'s [ThreadId]) -> ReplayScheduler<'s> {
+        ReplayScheduler { choices, next: 0 }
+    }
+}
+
+impl Scheduler for ReplayScheduler<'_> {
+    fn choose(&mut self, _point: &Point<'_>) -> ThreadId {
+        let choice = self.choices.get(self.next).copied().unwrap_or(ThreadId(u32::MAX));
+        self.next += 1;
+        choice
+    }
+}
+
+/// One step of a trace: a thread ran from one scheduling point to the next
+/// and ended with `event`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    /// The thread that ran.
+    pub thread: ThreadId,
+    /// What ended its step.
+    pub event: Event,
+    /// Whether the scheduler switched to it away from a thread that could
+    /// have gone on: a preemption.
+    pub preempting: bool,
+}
+
+/// Wraps a scheduler and records what each chosen thread did: the
+/// interleaving a bug report shows.
+#[derive(Clone, Debug)]
+pub struct Tracer<S> {
+    inner: S,
+    pending: Option<(ThreadId, bool)>,
+    /// The steps so far; the last one is completed at the next point.
+    pub steps: Vec<TraceStep>,
+}
+
+impl<S: Scheduler> Tracer<S> {
+    /// Record the choices `inner` makes.
+    pub fn new(inner: S) -> Tracer<S> {
+        Tracer { inner, pending: None, steps: Vec::new() }
+    }
+
+    /// The recorded steps. A step that a failure cut short (the failing
+    /// thread's last one) is not in the list: the report shows the failure
+    /// itself.
+    pub fn into_steps(self) -> Vec<TraceStep> {
+        self.steps
+    }
+
+    /// The thread chosen last and whether it preempted another, if its step
+    /// has not ended at a scheduling point (it failed, or the run ended).
+    pub fn unfinished(&self) -> Option<(ThreadId, bool)> {
+        self.pending
+    }
+}
+
+impl<S: Scheduler> Scheduler for Tracer<S> {
+    fn choose(&mut self, point: &Point<'_>) -> ThreadId {
+        if let Some((thread, preempting)) = self.pending.take() {
+            self.steps.push(TraceStep { thread, event: point.event, preempting });
+        }
+        let chosen = self.inner.choose(point);
+        let preempting = point.last_enabled() && point.last != Some(chosen);
+        self.pending = Some((chosen, preempting));
+        chosen
+    }
+}
