@@ -1,1 +1,35 @@
-fn main() {}
+//! The `rankcheck` command line.
+
+mod check;
+mod cli;
+mod diagnostics;
+mod load;
+mod replay;
+mod report;
+mod trace_view;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// 0: no failure; 1: a failure was found (or replayed); 2: usage or input
+/// error (clap exits 2 on its own for bad flags).
+fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    match &cli.command {
+        Some(Command::Replay(args)) => replay::replay(args),
+        None => check::check(&cli.test),
+    }
+}

@@ -7,6 +7,7 @@
 //! fingerprint 5f0c2a1d9e3b4c77
 //! define HOT=400
 //! strategy random
+//! tracking all
 //! seed 42
 //! run 3
 //! max-steps 1000000
@@ -38,6 +39,9 @@ pub struct ReplayFile {
     pub defines: Vec<(String, i64)>,
     /// The strategy that found it.
     pub strategy: String,
+    /// Which variables were tracked, which decides where the scheduling
+    /// points are: `all`, `sync`, `none` or `vars NAME,...`.
+    pub tracking: String,
     /// The search's master seed.
     pub seed: u64,
     /// The execution's number, from 1.
@@ -104,6 +108,7 @@ impl ReplayFile {
             let _ = writeln!(out, "define {name}={value}");
         }
         let _ = writeln!(out, "strategy {}", self.strategy);
+        let _ = writeln!(out, "tracking {}", self.tracking);
         let _ = writeln!(out, "seed {}", self.seed);
         let _ = writeln!(out, "run {}", self.run);
         let _ = writeln!(out, "max-steps {}", self.max_steps);
@@ -127,6 +132,7 @@ impl ReplayFile {
         let mut fingerprint = None;
         let mut defines = Vec::new();
         let mut strategy = None;
+        let mut tracking = None;
         let mut seed = None;
         let mut run = None;
         let mut max_steps = None;
@@ -152,6 +158,7 @@ impl ReplayFile {
                     }
                 }
                 "strategy" => strategy = Some(value.to_string()),
+                "tracking" => tracking = Some(value.to_string()),
                 "seed" => seed = Some(number("seed")?),
                 "run" => run = Some(number("run")?),
                 "max-steps" => max_steps = Some(number("max-steps")?),
@@ -165,6 +172,7 @@ impl ReplayFile {
             fingerprint: fingerprint.ok_or(ReplayFileError::Missing("fingerprint"))?,
             defines,
             strategy: strategy.ok_or(ReplayFileError::Missing("strategy"))?,
+            tracking: tracking.ok_or(ReplayFileError::Missing("tracking"))?,
             seed: seed.ok_or(ReplayFileError::Missing("seed"))?,
             run: run.ok_or(ReplayFileError::Missing("run"))?,
             max_steps: max_steps.ok_or(ReplayFileError::Missing("max-steps"))?,
@@ -219,6 +227,7 @@ mod tests {
             fingerprint: fingerprint("global a = 0;", &[("HOT".into(), 400)]),
             defines: vec![("HOT".into(), 400)],
             strategy: "random".into(),
+            tracking: "all".into(),
             seed: 42,
             run: 3,
             max_steps: 1000,
@@ -248,10 +257,10 @@ mod tests {
         let text = sample().to_text().replace("seed 42", "seed forty");
         assert_eq!(
             ReplayFile::parse(&text),
-            Err(ReplayFileError::Malformed { line: 6, message: "`seed` needs a whole number, found `forty`".into() })
+            Err(ReplayFileError::Malformed { line: 7, message: "`seed` needs a whole number, found `forty`".into() })
         );
         let text = sample().to_text().replace("schedule 0*3", "schedule x*3");
-        assert!(matches!(ReplayFile::parse(&text), Err(ReplayFileError::Malformed { line: 10, .. })));
+        assert!(matches!(ReplayFile::parse(&text), Err(ReplayFileError::Malformed { line: 11, .. })));
         assert_eq!(ReplayFile::parse("hello"), Err(ReplayFileError::NotAReplay));
         assert_eq!(
             ReplayFile::parse("rankcheck-replay 9\n"),

@@ -539,11 +539,11 @@ impl<'e> Vm<'e> {
         }
         // Block the thread at the current instruction and switch.
         macro_rules! block {
-            ($status:expr) => {{
+            ($status:expr, $var:expr) => {{
                 let state = &mut self.threads[thread.index()];
                 state.status = $status;
                 state.blocked_at = Loc { func, pc: (pc - 1) as u32 };
-                stop!(EventKind::Blocked, None, None, false);
+                stop!(EventKind::Blocked, None, $var, false);
             }};
         }
 
@@ -761,7 +761,7 @@ impl<'e> Vm<'e> {
                     } else if in_atomic!() {
                         error!("`lock` of `{}` would block inside an atomic block", program.vars[var.index()].name)
                     } else {
-                        block!(Status::Locking { mutex: m, woken: false });
+                        block!(Status::Locking { mutex: m, woken: false }, Some(var));
                     }
                 }
                 Op::Unlock { mutex, site } => {
@@ -854,7 +854,7 @@ impl<'e> Vm<'e> {
                     } else if in_atomic!() {
                         error!("`join` would block inside an atomic block")
                     } else {
-                        block!(Status::Joining { thread: target });
+                        block!(Status::Joining { thread: target }, None);
                     }
                 }
                 Op::Yield => {

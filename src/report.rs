@@ -1,0 +1,173 @@
+//! Reports of a search or a replay: the human text and the JSON object.
+
+use std::fmt::Write as _;
+
+use rankcheck_engine::outcome::Bug;
+use rankcheck_engine::replay::TraceStep;
+use rankcheck_engine::vm::PrintLine;
+use rankcheck_engine::{Executable, Limits, Outcome, ReplayScheduler, ThreadId, Tracer, Vm};
+use serde::Serialize;
+
+use crate::diagnostics::SourceFile;
+use crate::trace_view::{view_steps, StepView};
+
+/// A failing execution replayed with a trace.
+pub struct TracedFailure {
+    /// The failure, as the replay ended.
+    pub bug: Bug,
+    /// Every step up to the failure.
+    pub steps: Vec<StepView>,
+    /// What the program printed.
+    pub prints: Vec<(String, String)>,
+}
+
+/// How a replay of a schedule ended, when it did not fail.
+pub enum ReplayMismatch {
+    /// Every thread finished.
+    Passed,
+    /// The schedule asked for a thread that could not run.
+    Diverged {
+        /// The scheduling point.
+        step: u64,
+    },
+}
+
+/// Replay `schedule` on `exe` with a trace and `print` output.
+pub fn trace(exe: &Executable, limits: Limits, schedule: &[ThreadId], file: &SourceFile) -> Result<TracedFailure, ReplayMismatch> {
+    let mut vm = Vm::new(exe, limits);
+    vm.record_prints();
+    let mut tracer = Tracer::new(ReplayScheduler::new(schedule));
+    let outcome = vm.run(&mut tracer);
+    let bug = match outcome {
+        Outcome::Bug(bug) => bug,
+        Outcome::Pass { .. } => return Err(ReplayMismatch::Passed),
+        Outcome::Diverged { step, .. } => return Err(ReplayMismatch::Diverged { step }),
+    };
+    let unfinished = tracer.unfinished();
+    let steps: Vec<TraceStep> = tracer.into_steps();
+    let program = exe.program();
+    let mut views = view_steps(&steps, program, file, |t| vm.thread_name(t));
+    // The failing thread's last step ends in the failure itself.
+    if let Some((thread, preempting)) = unfinished {
+        views.push(StepView {
+            step: views.len() + 1,
+            thread: vm.thread_name(thread),
+            line: Some(file.line(bug.span)),
+            operation: match bug.kind {
+                rankcheck_engine::BugKind::Assert => "assertion fails".into(),
+                rankcheck_engine::BugKind::Error => "run-time error".into(),
+                rankcheck_engine::BugKind::StepLimit => "step limit reached".into(),
+                rankcheck_engine::BugKind::Deadlock => "blocks: deadlock".into(),
+            },
+            preemption: preempting,
+        });
+    }
+    let prints = vm.prints().iter().map(|p: &PrintLine| (vm.thread_name(p.thread), p.text.clone())).collect();
+    Ok(TracedFailure { bug, steps: views, prints })
+}
+
+/// The human report of a failure: its location, the interleaving, what the
+/// program printed, and for a deadlock every blocked thread.
+pub fn failure_text(failure: &TracedFailure, file: &SourceFile) -> String {
+    let bug = &failure.bug;
+    let label = match bug.kind {
+        rankcheck_engine::BugKind::Deadlock => format!("{} blocks here", bug.thread_name),
+        _ => format!("thread {} fails here", bug.thread_name),
+    };
+    let mut out = file.render_at(bug.kind.name(), &bug.message, bug.span, &label);
+    if !bug.blocked.is_empty() {
+        out.push_str("\nblocked threads:\n");
+        for b in &bug.blocked {
+            let _ = writeln!(out, "  {:<12} waits for {} (line {})", b.name, b.waits_on, file.line(b.span));
+        }
+    }
+    let preemptions = failure.steps.iter().filter(|s| s.preemption).count();
+    let _ = writeln!(
+        out,
+        "\ninterleaving ({} steps, {} preemption{}; > marks a preemption):",
+        failure.steps.len(),
+        preemptions,
+        if preemptions == 1 { "" } else { "s" }
+    );
+    let width = failure.steps.iter().map(|s| s.thread.len()).max().unwrap_or(6).max(6);
+    let _ = writeln!(out, "  {:>5}  {:<width$}  {:>5}  operation", "step", "thread", "line");
+    for step in &failure.steps {
+        let mark = if step.preemption { '>' } else { ' ' };
+        let line = step.line.map(|l| l.to_string()).unwrap_or_default();
+        let _ = writeln!(out, "{mark} {:>5}  {:<width$}  {:>5}  {}", step.step, step.thread, line, step.operation);
+    }
+    if !failure.prints.is_empty() {
+        out.push_str("\nprinted:\n");
+        for (thread, text) in &failure.prints {
+            let _ = writeln!(out, "  [{thread}] {text}");
+        }
+    }
+    out
+}
+
+/// The JSON object of `rankcheck PROGRAM --format json`. Fields are added
+/// over time, never renamed (README, JSON output).
+#[derive(Debug, Serialize)]
+pub struct TestJson {
+    /// The program's path.
+    pub program: String,
+    /// The strategy.
+    pub strategy: String,
+    /// The master seed.
+    pub seed: u64,
+    /// Executions done.
+    pub runs: u64,
+    /// Failing executions among them.
+    pub failures: u64,
+    /// Wall time of the search, in seconds.
+    pub elapsed_s: f64,
+    /// Executions per second.
+    pub executions_per_s: f64,
+    /// The most threads any execution had.
+    pub n: usize,
+    /// The most scheduling points any execution passed.
+    pub k: u64,
+    /// The number of variables.
+    #[serde(rename = "Q")]
+    pub q: usize,
+    /// The first failing execution, if any.
+    pub first_failure: Option<FailureJson>,
+}
+
+/// A failure in JSON.
+#[derive(Debug, Serialize)]
+pub struct FailureJson {
+    /// The execution's number, from 1.
+    pub run: u64,
+    /// `assert`, `deadlock`, `error` or `step-limit`.
+    pub kind: String,
+    /// The message.
+    pub message: String,
+    /// The 1-based source line.
+    pub line: usize,
+    /// The 1-based column.
+    pub column: usize,
+    /// The failing thread's name.
+    pub thread: String,
+    /// The replay file's path, or null if it could not be written.
+    pub replay: Option<String>,
+    /// The interleaving.
+    pub trace: Vec<StepView>,
+}
+
+impl FailureJson {
+    /// The JSON of a traced failure found in run `run`.
+    pub fn new(run: u64, failure: &TracedFailure, file: &SourceFile, replay: Option<String>) -> FailureJson {
+        let bug = &failure.bug;
+        FailureJson {
+            run,
+            kind: bug.kind.name().to_string(),
+            message: bug.message.clone(),
+            line: file.line(bug.span),
+            column: file.column(bug.span),
+            thread: bug.thread_name.clone(),
+            replay,
+            trace: failure.steps.clone(),
+        }
+    }
+}
