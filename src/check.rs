@@ -10,7 +10,9 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::Failure;
-use rankcheck_engine::{search, Executable, Instrumentation, Limits, RandomScheduler, ReplayFile, SearchConfig};
+use rankcheck_engine::{
+    search, Executable, Instrumentation, Limits, RandomScheduler, ReplayFile, SearchConfig,
+};
 
 use crate::cli::{Format, StrategyArg, TestArgs};
 use crate::load::{load, Loaded};
@@ -25,8 +27,16 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
     let program = loaded.program.clone();
     let exe = Executable::new(program.clone(), &Instrumentation::all(&program));
     let seed = args.seed.unwrap_or_else(fresh_seed);
-    let limits = Limits { max_steps: args.max_steps, ..Limits::default() };
-    let config = SearchConfig { runs: args.runs, seed, limits, keep_going: args.keep_going };
+    let limits = Limits {
+        max_steps: args.max_steps,
+        ..Limits::default()
+    };
+    let config = SearchConfig {
+        runs: args.runs,
+        seed,
+        limits,
+        keep_going: args.keep_going,
+    };
 
     let progress = progress_bar(args.runs, args.format);
     let started = Instant::now();
@@ -48,7 +58,11 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
         runs: result.runs,
         failures: result.failures,
         elapsed_s: elapsed,
-        executions_per_s: if elapsed > 0.0 { result.runs as f64 / elapsed } else { 0.0 },
+        executions_per_s: if elapsed > 0.0 {
+            result.runs as f64 / elapsed
+        } else {
+            0.0
+        },
         n: result.max_threads,
         k: result.max_steps,
         q: program.n_vars(),
@@ -56,8 +70,8 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
     };
     let Some(failure) = &result.first_failure else {
         match args.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&json)?),
-            Format::Human => println!(
+            Format::Json => outln!("{}", serde_json::to_string_pretty(&json)?),
+            Format::Human => outln!(
                 "no failure in {} runs of {} (strategy {}, seed {seed}, {:.2}s, {:.0} runs/s)\n\
                  n = {} threads, k = {} scheduling points at most, Q = {} variables",
                 result.runs,
@@ -74,7 +88,10 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
     };
 
     let traced = trace(&exe, limits, &failure.schedule, &loaded.file).map_err(|_| {
-        anyhow::anyhow!("internal error: the failing schedule of run {} did not replay", failure.run)
+        anyhow::anyhow!(
+            "internal error: the failing schedule of run {} did not replay",
+            failure.run
+        )
     })?;
     let replay = write_replay(args, path, &loaded, seed, failure);
     let replay_path = match &replay {
@@ -86,21 +103,30 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
     };
     match args.format {
         Format::Json => {
-            json.first_failure = Some(FailureJson::new(failure.run, &traced, &loaded.file, replay_path));
-            println!("{}", serde_json::to_string_pretty(&json)?);
+            json.first_failure = Some(FailureJson::new(
+                failure.run,
+                &traced,
+                &loaded.file,
+                replay_path,
+            ));
+            outln!("{}", serde_json::to_string_pretty(&json)?);
         }
         Format::Human => {
-            print!("{}", failure_text(&traced, &loaded.file));
-            println!(
+            out!("{}", failure_text(&traced, &loaded.file));
+            outln!(
                 "\nfound in run {} of {} (strategy {}, seed {seed}, {:.2}s){}",
                 failure.run,
                 args.runs,
                 json.strategy,
                 elapsed,
-                if args.keep_going { format!("; {} of {} runs failed", result.failures, result.runs) } else { String::new() }
+                if args.keep_going {
+                    format!("; {} of {} runs failed", result.failures, result.runs)
+                } else {
+                    String::new()
+                }
             );
             if let Some(p) = replay_path {
-                println!("replay: rankcheck replay {p}");
+                outln!("replay: rankcheck replay {p}");
             }
         }
     }
@@ -109,7 +135,10 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
 
 /// A seed for a run that was given none: different every time, and printed.
 fn fresh_seed() -> u64 {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
     rankcheck_engine::search::run_seed(nanos as u64, u64::from(std::process::id()))
 }
 
@@ -118,14 +147,22 @@ fn progress_bar(runs: u64, format: Format) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec} ({eta} left)") {
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec} ({eta} left)")
+    {
         bar.set_style(style);
     }
     bar
 }
 
 /// Write the failure's replay file into the replay directory.
-fn write_replay(args: &TestArgs, path: &Path, loaded: &Loaded, seed: u64, failure: &Failure) -> Result<PathBuf> {
+fn write_replay(
+    args: &TestArgs,
+    path: &Path,
+    loaded: &Loaded,
+    seed: u64,
+    failure: &Failure,
+) -> Result<PathBuf> {
     let file = ReplayFile {
         program: path.display().to_string(),
         fingerprint: fingerprint(loaded.file.source(), &args.define),
@@ -138,10 +175,20 @@ fn write_replay(args: &TestArgs, path: &Path, loaded: &Loaded, seed: u64, failur
         kind: failure.bug.kind.name().to_string(),
         schedule: failure.schedule.clone(),
     };
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "program".into());
-    std::fs::create_dir_all(&args.replay_dir)
-        .with_context(|| format!("cannot create replay directory {}", args.replay_dir.display()))?;
-    let out = args.replay_dir.join(format!("{stem}-seed{seed}-run{}.replay", failure.run));
-    std::fs::write(&out, file.to_text()).with_context(|| format!("cannot write replay file {}", out.display()))?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".into());
+    std::fs::create_dir_all(&args.replay_dir).with_context(|| {
+        format!(
+            "cannot create replay directory {}",
+            args.replay_dir.display()
+        )
+    })?;
+    let out = args
+        .replay_dir
+        .join(format!("{stem}-seed{seed}-run{}.replay", failure.run));
+    std::fs::write(&out, file.to_text())
+        .with_context(|| format!("cannot write replay file {}", out.display()))?;
     Ok(out)
 }

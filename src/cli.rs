@@ -8,7 +8,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// rankcheck finds concurrency bugs in `.rk` programs by running them many
 /// times under a scheduler it controls.
 #[derive(Debug, Parser)]
-#[command(name = "rankcheck", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(
+    name = "rankcheck",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct Cli {
     /// A subcommand; without one, rankcheck tests the program given.
     #[command(subcommand)]
@@ -100,11 +105,16 @@ pub enum Format {
 
 /// `NAME=VALUE` with an integer value.
 fn parse_define(text: &str) -> Result<(String, i64), String> {
-    let (name, value) = text.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, found `{text}`"))?;
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, found `{text}`"))?;
     let name = name.trim();
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(format!("`{name}` is not a const name"));
     }
-    let value = value.trim().parse::<i64>().map_err(|_| format!("`{value}` is not a 64-bit integer"))?;
+    let value = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| format!("`{value}` is not a 64-bit integer"))?;
     Ok((name.to_string(), value))
 }

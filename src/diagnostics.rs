@@ -18,9 +18,13 @@ pub struct SourceFile {
 impl SourceFile {
     /// `source` as read from `name`.
     pub fn new(name: String, source: String) -> SourceFile {
-        let line_starts =
-            std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        SourceFile { file: SimpleFile::new(name, source), line_starts }
+        let line_starts = std::iter::once(0)
+            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        SourceFile {
+            file: SimpleFile::new(name, source),
+            line_starts,
+        }
     }
 
     /// The file's name as shown.
@@ -35,14 +39,17 @@ impl SourceFile {
 
     /// The 1-based line of a span's start.
     pub fn line(&self, span: Span) -> usize {
-        self.line_starts.partition_point(|&start| start <= span.start as usize)
+        self.line_starts
+            .partition_point(|&start| start <= span.start as usize)
     }
 
     /// The 1-based column of a span's start, in characters.
     pub fn column(&self, span: Span) -> usize {
         let line_start = self.line_starts[self.line(span) - 1];
         let end = (span.start as usize).min(self.source().len());
-        self.source().get(line_start..end).map_or(1, |s| s.chars().count() + 1)
+        self.source()
+            .get(line_start..end)
+            .map_or(1, |s| s.chars().count() + 1)
     }
 
     /// Render front-end diagnostics, one after the other.
@@ -55,10 +62,13 @@ impl SourceFile {
                     primary = primary.with_message(label);
                 }
                 let mut labels = vec![primary];
-                labels.extend(
-                    d.related.iter().map(|(span, text)| Label::secondary((), self.clamp(*span)).with_message(text)),
-                );
-                Report::error().with_message(&d.message).with_labels(labels).with_notes(d.notes.clone())
+                labels.extend(d.related.iter().map(|(span, text)| {
+                    Label::secondary((), self.clamp(*span)).with_message(text)
+                }));
+                Report::error()
+                    .with_message(&d.message)
+                    .with_labels(labels)
+                    .with_notes(d.notes.clone())
             })
             .collect();
         self.render(&reports)
@@ -70,7 +80,9 @@ impl SourceFile {
         let report = Report::error()
             .with_code(code)
             .with_message(message)
-            .with_labels(vec![Label::primary((), self.clamp(span)).with_message(label)]);
+            .with_labels(vec![
+                Label::primary((), self.clamp(span)).with_message(label)
+            ]);
         self.render(&[report])
     }
 
@@ -82,13 +94,20 @@ impl SourceFile {
 
     fn render(&self, reports: &[Report<()>]) -> String {
         let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        let mut buffer = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
+        let mut buffer = if color {
+            termcolor::Buffer::ansi()
+        } else {
+            termcolor::Buffer::no_color()
+        };
         let config = term::Config::default();
         for report in reports {
             if term::emit(&mut buffer, &config, &self.file, report).is_err() {
                 // The spans come from this very source, so rendering cannot
                 // fail; fall back to the bare message rather than lose it.
-                return reports.iter().map(|r| format!("error: {}\n", r.message)).collect();
+                return reports
+                    .iter()
+                    .map(|r| format!("error: {}\n", r.message))
+                    .collect();
             }
         }
         String::from_utf8_lossy(buffer.as_slice()).into_owned()

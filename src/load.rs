@@ -20,14 +20,22 @@ pub struct Loaded {
 /// Read `path` and compile it with `defines`. Diagnostics are printed to
 /// stderr; the error says how many there were.
 pub fn load(path: &Path, defines: &[(String, i64)]) -> Result<Loaded> {
-    let source = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let source =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let file = SourceFile::new(path.display().to_string(), source);
     match rankcheck_instr::compile(file.source(), defines) {
-        Ok(program) => Ok(Loaded { file, program: Arc::new(program) }),
+        Ok(program) => Ok(Loaded {
+            file,
+            program: Arc::new(program),
+        }),
         Err(CompileError::Diagnostics(diagnostics)) => {
             eprint!("{}", file.render_diagnostics(&diagnostics));
             let n = diagnostics.len();
-            Err(anyhow!("could not compile {} ({n} error{})", file.name(), if n == 1 { "" } else { "s" }))
+            Err(anyhow!(
+                "could not compile {} ({n} error{})",
+                file.name(),
+                if n == 1 { "" } else { "s" }
+            ))
         }
         Err(error @ CompileError::UnknownDefine { .. }) => Err(anyhow!("{}: {error}", file.name())),
     }

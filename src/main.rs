@@ -1,5 +1,22 @@
 //! The `rankcheck` command line.
 
+/// `println!` that does not panic when stdout is closed (`rankcheck ... |
+/// head`): the report is best effort there, the exit code is what counts.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `print!` with the same care as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 mod check;
 mod cli;
 mod diagnostics;

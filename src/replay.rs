@@ -13,9 +13,14 @@ use crate::report::{failure_text, trace, FailureJson, ReplayMismatch};
 
 /// Replay the file `args` names. Exit 1 when the failure reproduces.
 pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    let file = ReplayFile::parse(&text).with_context(|| format!("{} is not a valid replay file", args.file.display()))?;
-    let path = args.program.clone().unwrap_or_else(|| PathBuf::from(&file.program));
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let file = ReplayFile::parse(&text)
+        .with_context(|| format!("{} is not a valid replay file", args.file.display()))?;
+    let path = args
+        .program
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&file.program));
     let loaded = load(&path, &file.defines)?;
     let now = fingerprint(loaded.file.source(), &file.defines);
     if now != file.fingerprint {
@@ -34,22 +39,33 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         other => bail!("{}: unknown tracking `{other}`", args.file.display()),
     };
     let exe = Executable::new(program, &instrumentation);
-    let limits = Limits { max_steps: file.max_steps, ..Limits::default() };
+    let limits = Limits {
+        max_steps: file.max_steps,
+        ..Limits::default()
+    };
     let traced = match trace(&exe, limits, &file.schedule, &loaded.file) {
         Ok(traced) => traced,
-        Err(ReplayMismatch::Passed) => bail!("the replay ran to completion without the recorded {} failure", file.kind),
+        Err(ReplayMismatch::Passed) => bail!(
+            "the replay ran to completion without the recorded {} failure",
+            file.kind
+        ),
         Err(ReplayMismatch::Diverged { step }) => {
             bail!("the schedule does not fit the program: at step {} it names a thread that cannot run", step + 1)
         }
     };
     match args.format {
         Format::Json => {
-            let json = FailureJson::new(file.run, &traced, &loaded.file, Some(args.file.display().to_string()));
-            println!("{}", serde_json::to_string_pretty(&json)?);
+            let json = FailureJson::new(
+                file.run,
+                &traced,
+                &loaded.file,
+                Some(args.file.display().to_string()),
+            );
+            outln!("{}", serde_json::to_string_pretty(&json)?);
         }
         Format::Human => {
-            print!("{}", failure_text(&traced, &loaded.file));
-            println!(
+            out!("{}", failure_text(&traced, &loaded.file));
+            outln!(
                 "\nreplayed run {} of strategy {} with seed {} from {}",
                 file.run,
                 file.strategy,

@@ -33,7 +33,12 @@ pub enum ReplayMismatch {
 }
 
 /// Replay `schedule` on `exe` with a trace and `print` output.
-pub fn trace(exe: &Executable, limits: Limits, schedule: &[ThreadId], file: &SourceFile) -> Result<TracedFailure, ReplayMismatch> {
+pub fn trace(
+    exe: &Executable,
+    limits: Limits,
+    schedule: &[ThreadId],
+    file: &SourceFile,
+) -> Result<TracedFailure, ReplayMismatch> {
     let mut vm = Vm::new(exe, limits);
     vm.record_prints();
     let mut tracer = Tracer::new(ReplayScheduler::new(schedule));
@@ -62,8 +67,16 @@ pub fn trace(exe: &Executable, limits: Limits, schedule: &[ThreadId], file: &Sou
             preemption: preempting,
         });
     }
-    let prints = vm.prints().iter().map(|p: &PrintLine| (vm.thread_name(p.thread), p.text.clone())).collect();
-    Ok(TracedFailure { bug, steps: views, prints })
+    let prints = vm
+        .prints()
+        .iter()
+        .map(|p: &PrintLine| (vm.thread_name(p.thread), p.text.clone()))
+        .collect();
+    Ok(TracedFailure {
+        bug,
+        steps: views,
+        prints,
+    })
 }
 
 /// The human report of a failure: its location, the interleaving, what the
@@ -78,7 +91,13 @@ pub fn failure_text(failure: &TracedFailure, file: &SourceFile) -> String {
     if !bug.blocked.is_empty() {
         out.push_str("\nblocked threads:\n");
         for b in &bug.blocked {
-            let _ = writeln!(out, "  {:<12} waits for {} (line {})", b.name, b.waits_on, file.line(b.span));
+            let _ = writeln!(
+                out,
+                "  {:<12} waits for {} (line {})",
+                b.name,
+                b.waits_on,
+                file.line(b.span)
+            );
         }
     }
     let preemptions = failure.steps.iter().filter(|s| s.preemption).count();
@@ -89,12 +108,26 @@ pub fn failure_text(failure: &TracedFailure, file: &SourceFile) -> String {
         preemptions,
         if preemptions == 1 { "" } else { "s" }
     );
-    let width = failure.steps.iter().map(|s| s.thread.len()).max().unwrap_or(6).max(6);
-    let _ = writeln!(out, "  {:>5}  {:<width$}  {:>5}  operation", "step", "thread", "line");
+    let width = failure
+        .steps
+        .iter()
+        .map(|s| s.thread.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let _ = writeln!(
+        out,
+        "  {:>5}  {:<width$}  {:>5}  operation",
+        "step", "thread", "line"
+    );
     for step in &failure.steps {
         let mark = if step.preemption { '>' } else { ' ' };
         let line = step.line.map(|l| l.to_string()).unwrap_or_default();
-        let _ = writeln!(out, "{mark} {:>5}  {:<width$}  {:>5}  {}", step.step, step.thread, line, step.operation);
+        let _ = writeln!(
+            out,
+            "{mark} {:>5}  {:<width$}  {:>5}  {}",
+            step.step, step.thread, line, step.operation
+        );
     }
     if !failure.prints.is_empty() {
         out.push_str("\nprinted:\n");
@@ -157,7 +190,12 @@ pub struct FailureJson {
 
 impl FailureJson {
     /// The JSON of a traced failure found in run `run`.
-    pub fn new(run: u64, failure: &TracedFailure, file: &SourceFile, replay: Option<String>) -> FailureJson {
+    pub fn new(
+        run: u64,
+        failure: &TracedFailure,
+        file: &SourceFile,
+        replay: Option<String>,
+    ) -> FailureJson {
         let bug = &failure.bug;
         FailureJson {
             run,

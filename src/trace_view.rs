@@ -36,7 +36,10 @@ pub fn view_steps(
         .map(|(i, step)| StepView {
             step: i + 1,
             thread: name(step.thread),
-            line: step.event.loc.map(|loc| file.line(program.span_at(loc.func, loc.pc as usize))),
+            line: step
+                .event
+                .loc
+                .map(|loc| file.line(program.span_at(loc.func, loc.pc as usize))),
             operation: describe(&step.event, program),
             preemption: step.preempting,
         })
@@ -47,7 +50,10 @@ pub fn view_steps(
 pub fn describe(event: &Event, program: &Program) -> String {
     let site = event.site.map(|s| &program.sites[s.index()]);
     let text = site.map(|s| s.text.as_str()).unwrap_or("");
-    let var = event.var.map(|v| program.vars[v.index()].name.as_str()).unwrap_or("");
+    let var = event
+        .var
+        .map(|v| program.vars[v.index()].name.as_str())
+        .unwrap_or("");
     // For accesses through references, name the location and the variable.
     let location = if site.is_some_and(|s| s.var.is_none()) && !var.is_empty() {
         format!("{text} ({var})")
@@ -72,7 +78,9 @@ pub fn describe(event: &Event, program: &Program) -> String {
         EventKind::Atomic => format!("atomic block (touched {var})"),
         EventKind::Finished => "finish".into(),
         EventKind::Blocked => {
-            let op = event.loc.map(|loc| program.functions[loc.func.index()].code[loc.pc as usize]);
+            let op = event
+                .loc
+                .map(|loc| program.functions[loc.func.index()].code[loc.pc as usize]);
             match op {
                 Some(Op::Lock { .. }) => format!("blocks on lock {var}"),
                 Some(Op::Join { .. }) => "blocks on join".into(),

@@ -52,7 +52,10 @@ impl Instrumentation {
                 )
             })
             .collect();
-        Instrumentation { tracked, observed: vec![false; program.sites.len()] }
+        Instrumentation {
+            tracked,
+            observed: vec![false; program.sites.len()],
+        }
     }
 
     /// Track `vars`, observing every site whose variable is one of them or
@@ -102,8 +105,16 @@ impl Executable {
     /// of variables or sites (invariant: an instrumentation belongs to one
     /// program).
     pub fn new(program: Arc<Program>, instrumentation: &Instrumentation) -> Executable {
-        assert_eq!(instrumentation.tracked.len(), program.vars.len(), "instrumentation/program mismatch");
-        assert_eq!(instrumentation.observed.len(), program.sites.len(), "instrumentation/program mismatch");
+        assert_eq!(
+            instrumentation.tracked.len(),
+            program.vars.len(),
+            "instrumentation/program mismatch"
+        );
+        assert_eq!(
+            instrumentation.observed.len(),
+            program.sites.len(),
+            "instrumentation/program mismatch"
+        );
         let code = program
             .functions
             .iter()
@@ -125,7 +136,12 @@ impl Executable {
                 field_slots[shape_index * n_fields + field.index()] = slot as u32;
             }
         }
-        Executable { program, code, tracked: instrumentation.tracked.clone(), field_slots }
+        Executable {
+            program,
+            code,
+            tracked: instrumentation.tracked.clone(),
+            field_slots,
+        }
     }
 
     /// The program it runs.

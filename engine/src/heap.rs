@@ -61,17 +61,29 @@ impl Heap {
         values: &[Value],
         limit: usize,
     ) -> Result<ObjId, AllocError> {
-        self.alloc(var, shape.0, values.len() as u32, limit).inspect(|_| {
-            self.slots.extend_from_slice(values);
-        })
+        self.alloc(var, shape.0, values.len() as u32, limit)
+            .inspect(|_| {
+                self.slots.extend_from_slice(values);
+            })
     }
 
-    fn alloc(&mut self, var: VarId, shape: u32, len: u32, limit: usize) -> Result<ObjId, AllocError> {
+    fn alloc(
+        &mut self,
+        var: VarId,
+        shape: u32,
+        len: u32,
+        limit: usize,
+    ) -> Result<ObjId, AllocError> {
         if self.slots.len() + len as usize > limit || self.objects.len() >= u32::MAX as usize {
             return Err(AllocError::Exhausted);
         }
         let id = ObjId(self.objects.len() as u32);
-        self.objects.push(Object { var, shape, start: self.slots.len() as u32, len });
+        self.objects.push(Object {
+            var,
+            shape,
+            start: self.slots.len() as u32,
+            len,
+        });
         Ok(id)
     }
 

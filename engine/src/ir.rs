@@ -257,89 +257,260 @@ pub fn initial_thread(index: usize) -> ThreadId {
 #[allow(missing_docs)] // the fields are the operands the variant's doc names
 pub enum Op {
     /// `dst = consts[value]`.
-    Const { dst: Reg, value: ConstId },
+    Const {
+        dst: Reg,
+        value: ConstId,
+    },
     /// `dst = src`.
-    Move { dst: Reg, src: Reg },
+    Move {
+        dst: Reg,
+        src: Reg,
+    },
     /// `dst = -src`.
-    Neg { dst: Reg, src: Reg },
+    Neg {
+        dst: Reg,
+        src: Reg,
+    },
     /// `dst = !src`.
-    Not { dst: Reg, src: Reg },
+    Not {
+        dst: Reg,
+        src: Reg,
+    },
     /// `dst = lhs + rhs`, and so on for the arithmetic operators.
-    Add { dst: Reg, lhs: Reg, rhs: Reg },
-    Sub { dst: Reg, lhs: Reg, rhs: Reg },
-    Mul { dst: Reg, lhs: Reg, rhs: Reg },
-    Div { dst: Reg, lhs: Reg, rhs: Reg },
-    Rem { dst: Reg, lhs: Reg, rhs: Reg },
+    Add {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
+    Sub {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
+    Mul {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
+    Div {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
+    Rem {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
     /// `dst = lhs < rhs`, and so on for the comparisons (integers only).
-    Lt { dst: Reg, lhs: Reg, rhs: Reg },
-    Le { dst: Reg, lhs: Reg, rhs: Reg },
-    Gt { dst: Reg, lhs: Reg, rhs: Reg },
-    Ge { dst: Reg, lhs: Reg, rhs: Reg },
+    Lt {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
+    Le {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
+    Gt {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
+    Ge {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
     /// `dst = lhs == rhs` (any values; different types are unequal).
-    Eq { dst: Reg, lhs: Reg, rhs: Reg },
-    Ne { dst: Reg, lhs: Reg, rhs: Reg },
+    Eq {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
+    Ne {
+        dst: Reg,
+        lhs: Reg,
+        rhs: Reg,
+    },
     /// Jump forward to `target`.
-    Jump { target: u32 },
+    Jump {
+        target: u32,
+    },
     /// Jump back to `target`: a loop's back edge, which counts as a step
     /// against the step limit so that a loop without shared accesses still
     /// ends.
-    Loop { target: u32 },
+    Loop {
+        target: u32,
+    },
     /// Jump to `target` when `cond` is `false`; `cond` must be a bool.
-    JumpIfFalse { cond: Reg, target: u32 },
+    JumpIfFalse {
+        cond: Reg,
+        target: u32,
+    },
     /// Jump to `target` when `cond` is `true`; `cond` must be a bool.
-    JumpIfTrue { cond: Reg, target: u32 },
+    JumpIfTrue {
+        cond: Reg,
+        target: u32,
+    },
     /// Call `func` with the `argc` arguments in registers `args..`; its
     /// result goes to `dst`.
-    Call { dst: Reg, func: FuncId, args: Reg, argc: u16 },
+    Call {
+        dst: Reg,
+        func: FuncId,
+        args: Reg,
+        argc: u16,
+    },
     /// Return `src` to the caller (or end the thread).
-    Return { src: Reg },
+    Return {
+        src: Reg,
+    },
 
     /// `dst = globals[global]`.
-    GetGlobal { dst: Reg, global: GlobalId, site: SiteId },
-    GetGlobalObserved { dst: Reg, global: GlobalId, site: SiteId },
+    GetGlobal {
+        dst: Reg,
+        global: GlobalId,
+        site: SiteId,
+    },
+    GetGlobalObserved {
+        dst: Reg,
+        global: GlobalId,
+        site: SiteId,
+    },
     /// `globals[global] = src`.
-    SetGlobal { global: GlobalId, src: Reg, site: SiteId },
-    SetGlobalObserved { global: GlobalId, src: Reg, site: SiteId },
+    SetGlobal {
+        global: GlobalId,
+        src: Reg,
+        site: SiteId,
+    },
+    SetGlobalObserved {
+        global: GlobalId,
+        src: Reg,
+        site: SiteId,
+    },
     /// `dst = obj.field`.
-    GetField { dst: Reg, obj: Reg, field: FieldId, site: SiteId },
-    GetFieldObserved { dst: Reg, obj: Reg, field: FieldId, site: SiteId },
+    GetField {
+        dst: Reg,
+        obj: Reg,
+        field: FieldId,
+        site: SiteId,
+    },
+    GetFieldObserved {
+        dst: Reg,
+        obj: Reg,
+        field: FieldId,
+        site: SiteId,
+    },
     /// `obj.field = src`.
-    SetField { obj: Reg, field: FieldId, src: Reg, site: SiteId },
-    SetFieldObserved { obj: Reg, field: FieldId, src: Reg, site: SiteId },
+    SetField {
+        obj: Reg,
+        field: FieldId,
+        src: Reg,
+        site: SiteId,
+    },
+    SetFieldObserved {
+        obj: Reg,
+        field: FieldId,
+        src: Reg,
+        site: SiteId,
+    },
     /// `dst = array[index]`.
-    GetIndex { dst: Reg, array: Reg, index: Reg, site: SiteId },
-    GetIndexObserved { dst: Reg, array: Reg, index: Reg, site: SiteId },
+    GetIndex {
+        dst: Reg,
+        array: Reg,
+        index: Reg,
+        site: SiteId,
+    },
+    GetIndexObserved {
+        dst: Reg,
+        array: Reg,
+        index: Reg,
+        site: SiteId,
+    },
     /// `array[index] = src`.
-    SetIndex { array: Reg, index: Reg, src: Reg, site: SiteId },
-    SetIndexObserved { array: Reg, index: Reg, src: Reg, site: SiteId },
+    SetIndex {
+        array: Reg,
+        index: Reg,
+        src: Reg,
+        site: SiteId,
+    },
+    SetIndexObserved {
+        array: Reg,
+        index: Reg,
+        src: Reg,
+        site: SiteId,
+    },
     /// `dst = len(array)`: an array's length never changes, so this is no
     /// access.
-    Len { dst: Reg, array: Reg },
+    Len {
+        dst: Reg,
+        array: Reg,
+    },
 
     /// `dst = new { ... }` with the shape's fields in registers `args..`.
-    NewRecord { dst: Reg, shape: ShapeId, args: Reg, var: VarId },
+    NewRecord {
+        dst: Reg,
+        shape: ShapeId,
+        args: Reg,
+        var: VarId,
+    },
     /// `dst = new [len] = init`.
-    NewArray { dst: Reg, len: Reg, init: Reg, var: VarId },
+    NewArray {
+        dst: Reg,
+        len: Reg,
+        init: Reg,
+        var: VarId,
+    },
     /// `dst = new mutex`.
-    NewMutex { dst: Reg, var: VarId },
+    NewMutex {
+        dst: Reg,
+        var: VarId,
+    },
     /// `dst = new cond`.
-    NewCond { dst: Reg, var: VarId },
+    NewCond {
+        dst: Reg,
+        var: VarId,
+    },
 
     /// `lock(mutex)`: blocks while another thread holds it, forever if this
     /// thread does.
-    Lock { mutex: Reg, site: SiteId },
+    Lock {
+        mutex: Reg,
+        site: SiteId,
+    },
     /// `unlock(mutex)`: an error unless this thread holds it.
-    Unlock { mutex: Reg, site: SiteId },
+    Unlock {
+        mutex: Reg,
+        site: SiteId,
+    },
     /// `wait(cond, mutex)`: unlock, block until signalled, relock.
-    Wait { cond: Reg, mutex: Reg, site: SiteId },
+    Wait {
+        cond: Reg,
+        mutex: Reg,
+        site: SiteId,
+    },
     /// `signal(cond)`: wake the longest waiter, if any.
-    Signal { cond: Reg, site: SiteId },
+    Signal {
+        cond: Reg,
+        site: SiteId,
+    },
     /// `broadcast(cond)`: wake every waiter.
-    Broadcast { cond: Reg, site: SiteId },
+    Broadcast {
+        cond: Reg,
+        site: SiteId,
+    },
     /// `dst = spawn func(args..)`.
-    Spawn { dst: Reg, func: FuncId, args: Reg, argc: u16 },
+    Spawn {
+        dst: Reg,
+        func: FuncId,
+        args: Reg,
+        argc: u16,
+    },
     /// `join(thread)`: block until it has finished.
-    Join { thread: Reg },
+    Join {
+        thread: Reg,
+    },
     /// `yield;`
     Yield,
     /// Start of an `await`: evaluation of the condition that follows is
@@ -348,7 +519,10 @@ pub enum Op {
     /// End of an `await`: go on if `cond` is true, otherwise block until
     /// another thread has made progress, then retry from the `AwaitBegin`
     /// at `retry`.
-    AwaitCheck { cond: Reg, retry: u32 },
+    AwaitCheck {
+        cond: Reg,
+        retry: u32,
+    },
     /// Enter an `atomic { }` block: no scheduling point until the matching
     /// `AtomicEnd`.
     AtomicBegin,
@@ -356,11 +530,18 @@ pub enum Op {
     AtomicEnd,
 
     /// `assert(cond, message)`.
-    Assert { cond: Reg, message: Option<StrId> },
+    Assert {
+        cond: Reg,
+        message: Option<StrId>,
+    },
     /// `print(...)`: recorded only when a run is replayed with a trace.
-    Print { print: PrintId },
+    Print {
+        print: PrintId,
+    },
     /// `dst = self()`.
-    SelfId { dst: Reg },
+    SelfId {
+        dst: Reg,
+    },
 }
 
 impl Op {
@@ -401,37 +582,165 @@ impl Op {
                 SetGlobalObserved { global, src, site }
             }
             (
-                GetField { dst, obj, field, site } | GetFieldObserved { dst, obj, field, site },
+                GetField {
+                    dst,
+                    obj,
+                    field,
+                    site,
+                }
+                | GetFieldObserved {
+                    dst,
+                    obj,
+                    field,
+                    site,
+                },
                 false,
-            ) => GetField { dst, obj, field, site },
+            ) => GetField {
+                dst,
+                obj,
+                field,
+                site,
+            },
             (
-                GetField { dst, obj, field, site } | GetFieldObserved { dst, obj, field, site },
+                GetField {
+                    dst,
+                    obj,
+                    field,
+                    site,
+                }
+                | GetFieldObserved {
+                    dst,
+                    obj,
+                    field,
+                    site,
+                },
                 true,
-            ) => GetFieldObserved { dst, obj, field, site },
+            ) => GetFieldObserved {
+                dst,
+                obj,
+                field,
+                site,
+            },
             (
-                SetField { obj, field, src, site } | SetFieldObserved { obj, field, src, site },
+                SetField {
+                    obj,
+                    field,
+                    src,
+                    site,
+                }
+                | SetFieldObserved {
+                    obj,
+                    field,
+                    src,
+                    site,
+                },
                 false,
-            ) => SetField { obj, field, src, site },
+            ) => SetField {
+                obj,
+                field,
+                src,
+                site,
+            },
             (
-                SetField { obj, field, src, site } | SetFieldObserved { obj, field, src, site },
+                SetField {
+                    obj,
+                    field,
+                    src,
+                    site,
+                }
+                | SetFieldObserved {
+                    obj,
+                    field,
+                    src,
+                    site,
+                },
                 true,
-            ) => SetFieldObserved { obj, field, src, site },
+            ) => SetFieldObserved {
+                obj,
+                field,
+                src,
+                site,
+            },
             (
-                GetIndex { dst, array, index, site } | GetIndexObserved { dst, array, index, site },
+                GetIndex {
+                    dst,
+                    array,
+                    index,
+                    site,
+                }
+                | GetIndexObserved {
+                    dst,
+                    array,
+                    index,
+                    site,
+                },
                 false,
-            ) => GetIndex { dst, array, index, site },
+            ) => GetIndex {
+                dst,
+                array,
+                index,
+                site,
+            },
             (
-                GetIndex { dst, array, index, site } | GetIndexObserved { dst, array, index, site },
+                GetIndex {
+                    dst,
+                    array,
+                    index,
+                    site,
+                }
+                | GetIndexObserved {
+                    dst,
+                    array,
+                    index,
+                    site,
+                },
                 true,
-            ) => GetIndexObserved { dst, array, index, site },
+            ) => GetIndexObserved {
+                dst,
+                array,
+                index,
+                site,
+            },
             (
-                SetIndex { array, index, src, site } | SetIndexObserved { array, index, src, site },
+                SetIndex {
+                    array,
+                    index,
+                    src,
+                    site,
+                }
+                | SetIndexObserved {
+                    array,
+                    index,
+                    src,
+                    site,
+                },
                 false,
-            ) => SetIndex { array, index, src, site },
+            ) => SetIndex {
+                array,
+                index,
+                src,
+                site,
+            },
             (
-                SetIndex { array, index, src, site } | SetIndexObserved { array, index, src, site },
+                SetIndex {
+                    array,
+                    index,
+                    src,
+                    site,
+                }
+                | SetIndexObserved {
+                    array,
+                    index,
+                    src,
+                    site,
+                },
                 true,
-            ) => SetIndexObserved { array, index, src, site },
+            ) => SetIndexObserved {
+                array,
+                index,
+                src,
+                site,
+            },
             (op, _) => op,
         }
     }

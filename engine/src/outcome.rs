@@ -121,10 +121,16 @@ pub enum WaitsOn {
 impl std::fmt::Display for WaitsOn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            WaitsOn::Mutex { name, holder: Some((_, holder)), .. } => {
+            WaitsOn::Mutex {
+                name,
+                holder: Some((_, holder)),
+                ..
+            } => {
                 write!(f, "mutex `{name}`, held by {holder}")
             }
-            WaitsOn::Mutex { name, holder: None, .. } => write!(f, "mutex `{name}`"),
+            WaitsOn::Mutex {
+                name, holder: None, ..
+            } => write!(f, "mutex `{name}`"),
             WaitsOn::Cond { name, .. } => write!(f, "a signal on `{name}`"),
             WaitsOn::Join { name, .. } => write!(f, "thread {name} to finish"),
             WaitsOn::Await => write!(f, "its `await` condition to become true"),

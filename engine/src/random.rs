@@ -16,7 +16,9 @@ pub struct RandomScheduler {
 impl RandomScheduler {
     /// A scheduler whose choices are fixed by `seed`.
     pub fn new(seed: u64) -> RandomScheduler {
-        RandomScheduler { rng: Pcg64Mcg::seed_from_u64(seed) }
+        RandomScheduler {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+        }
     }
 }
 

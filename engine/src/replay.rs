@@ -21,7 +21,11 @@ impl<'s> ReplayScheduler<'s> {
 
 impl Scheduler for ReplayScheduler<'_> {
     fn choose(&mut self, _point: &Point<'_>) -> ThreadId {
-        let choice = self.choices.get(self.next).copied().unwrap_or(ThreadId(u32::MAX));
+        let choice = self
+            .choices
+            .get(self.next)
+            .copied()
+            .unwrap_or(ThreadId(u32::MAX));
         self.next += 1;
         choice
     }
@@ -53,7 +57,11 @@ pub struct Tracer<S> {
 impl<S: Scheduler> Tracer<S> {
     /// Record the choices `inner` makes.
     pub fn new(inner: S) -> Tracer<S> {
-        Tracer { inner, pending: None, steps: Vec::new() }
+        Tracer {
+            inner,
+            pending: None,
+            steps: Vec::new(),
+        }
     }
 
     /// The recorded steps. A step that a failure cut short (the failing
@@ -73,7 +81,11 @@ impl<S: Scheduler> Tracer<S> {
 impl<S: Scheduler> Scheduler for Tracer<S> {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
         if let Some((thread, preempting)) = self.pending.take() {
-            self.steps.push(TraceStep { thread, event: point.event, preempting });
+            self.steps.push(TraceStep {
+                thread,
+                event: point.event,
+                preempting,
+            });
         }
         let chosen = self.inner.choose(point);
         let preempting = point.last_enabled() && point.last != Some(chosen);

@@ -61,7 +61,9 @@ pub enum ReplayFileError {
     #[error("line 1: not a rankcheck replay file (expected `rankcheck-replay {REPLAY_VERSION}`)")]
     NotAReplay,
     /// Written by another version.
-    #[error("line 1: replay file version {found}, but this rankcheck reads version {REPLAY_VERSION}")]
+    #[error(
+        "line 1: replay file version {found}, but this rankcheck reads version {REPLAY_VERSION}"
+    )]
     Version {
         /// The version in the file.
         found: String,
@@ -119,12 +121,19 @@ impl ReplayFile {
 
     /// Read a file's text.
     pub fn parse(text: &str) -> Result<ReplayFile, ReplayFileError> {
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-        let Some((_, header)) = lines.next() else { return Err(ReplayFileError::NotAReplay) };
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        let Some((_, header)) = lines.next() else {
+            return Err(ReplayFileError::NotAReplay);
+        };
         match header.trim().strip_prefix("rankcheck-replay ") {
             None => return Err(ReplayFileError::NotAReplay),
             Some(v) if v.trim() != REPLAY_VERSION.to_string() => {
-                return Err(ReplayFileError::Version { found: v.trim().to_string() })
+                return Err(ReplayFileError::Version {
+                    found: v.trim().to_string(),
+                })
             }
             Some(_) => {}
         }
@@ -140,21 +149,34 @@ impl ReplayFile {
         let mut schedule = None;
         for (index, line) in lines {
             let line_no = index + 1;
-            let malformed = |message: String| ReplayFileError::Malformed { line: line_no, message };
-            let (key, value) = line.trim().split_once(' ').map(|(k, v)| (k, v.trim())).unwrap_or((line.trim(), ""));
+            let malformed = |message: String| ReplayFileError::Malformed {
+                line: line_no,
+                message,
+            };
+            let (key, value) = line
+                .trim()
+                .split_once(' ')
+                .map(|(k, v)| (k, v.trim()))
+                .unwrap_or((line.trim(), ""));
             let number = |what: &str| {
-                value.parse::<u64>().map_err(|_| malformed(format!("`{what}` needs a whole number, found `{value}`")))
+                value.parse::<u64>().map_err(|_| {
+                    malformed(format!("`{what}` needs a whole number, found `{value}`"))
+                })
             };
             match key {
                 "program" => program = Some(value.to_string()),
                 "fingerprint" => fingerprint = Some(value.to_string()),
                 "define" => {
-                    let parsed = value
-                        .split_once('=')
-                        .and_then(|(n, v)| Some((n.trim().to_string(), v.trim().parse::<i64>().ok()?)));
+                    let parsed = value.split_once('=').and_then(|(n, v)| {
+                        Some((n.trim().to_string(), v.trim().parse::<i64>().ok()?))
+                    });
                     match parsed {
                         Some(define) => defines.push(define),
-                        None => return Err(malformed(format!("`define` needs NAME=INTEGER, found `{value}`"))),
+                        None => {
+                            return Err(malformed(format!(
+                                "`define` needs NAME=INTEGER, found `{value}`"
+                            )))
+                        }
                     }
                 }
                 "strategy" => strategy = Some(value.to_string()),
@@ -257,16 +279,25 @@ mod tests {
         let text = sample().to_text().replace("seed 42", "seed forty");
         assert_eq!(
             ReplayFile::parse(&text),
-            Err(ReplayFileError::Malformed { line: 7, message: "`seed` needs a whole number, found `forty`".into() })
+            Err(ReplayFileError::Malformed {
+                line: 7,
+                message: "`seed` needs a whole number, found `forty`".into()
+            })
         );
         let text = sample().to_text().replace("schedule 0*3", "schedule x*3");
-        assert!(matches!(ReplayFile::parse(&text), Err(ReplayFileError::Malformed { line: 11, .. })));
+        assert!(matches!(
+            ReplayFile::parse(&text),
+            Err(ReplayFileError::Malformed { line: 11, .. })
+        ));
         assert_eq!(ReplayFile::parse("hello"), Err(ReplayFileError::NotAReplay));
         assert_eq!(
             ReplayFile::parse("rankcheck-replay 9\n"),
             Err(ReplayFileError::Version { found: "9".into() })
         );
         let text = sample().to_text().replace("kind assert\n", "");
-        assert_eq!(ReplayFile::parse(&text), Err(ReplayFileError::Missing("kind")));
+        assert_eq!(
+            ReplayFile::parse(&text),
+            Err(ReplayFileError::Missing("kind"))
+        );
     }
 }

@@ -52,7 +52,10 @@ pub struct SearchResult {
 /// over both, so that runs are independent and any run can be redone alone,
 /// whatever order or worker ran it.
 pub fn run_seed(seed: u64, run: u64) -> u64 {
-    let mut z = seed ^ run.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(0xD1B5_4A32_D192_ED03);
+    let mut z = seed
+        ^ run
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(0xD1B5_4A32_D192_ED03);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -62,7 +65,12 @@ pub fn run_seed(seed: u64, run: u64) -> u64 {
 /// `make_scheduler(run_seed)` builds. `on_run` is told how many executions
 /// are done after each and may stop the search by returning `false` (a time
 /// budget, a progress bar).
-pub fn search<S, F, P>(exe: &Executable, config: &SearchConfig, mut make_scheduler: F, mut on_run: P) -> SearchResult
+pub fn search<S, F, P>(
+    exe: &Executable,
+    config: &SearchConfig,
+    mut make_scheduler: F,
+    mut on_run: P,
+) -> SearchResult
 where
     S: Scheduler,
     F: FnMut(u64) -> S,
@@ -82,8 +90,12 @@ where
                 result.max_steps = result.max_steps.max(bug.steps);
                 result.failures += 1;
                 if result.first_failure.is_none() {
-                    result.first_failure =
-                        Some(Failure { run: run + 1, run_seed: seed, bug, schedule: vm.schedule().to_vec() });
+                    result.first_failure = Some(Failure {
+                        run: run + 1,
+                        run_seed: seed,
+                        bug,
+                        schedule: vm.schedule().to_vec(),
+                    });
                 }
                 if !config.keep_going {
                     break;

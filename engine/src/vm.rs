@@ -93,7 +93,6 @@ enum Origin {
 /// One thread's state.
 #[derive(Clone, Debug)]
 struct Thread {
-    status: Status,
     frames: Vec<Frame>,
     regs: Vec<Value>,
     /// Nesting depth of `atomic` blocks and `await` conditions.
@@ -109,12 +108,14 @@ struct Thread {
 impl Thread {
     fn new() -> Thread {
         Thread {
-            status: Status::Finished,
             frames: Vec::new(),
             regs: Vec::new(),
             atomic_depth: 0,
             atomic_touched: None,
-            blocked_at: Loc { func: FuncId(0), pc: 0 },
+            blocked_at: Loc {
+                func: FuncId(0),
+                pc: 0,
+            },
             origin: Origin::Initial(0),
         }
     }
@@ -147,6 +148,10 @@ pub struct Vm<'e> {
     exe: &'e Executable,
     limits: Limits,
     threads: Vec<Thread>,
+    /// `status[t]` of every thread of the current execution, apart from the
+    /// rest of its state so that finding the enabled threads reads one
+    /// small array.
+    status: Vec<Status>,
     /// Threads of the current execution: `threads[..n_threads]`.
     n_threads: usize,
     globals: Vec<Value>,
@@ -154,6 +159,13 @@ pub struct Vm<'e> {
     mutexes: Vec<MutexState>,
     conds: Vec<CondState>,
     enabled: Vec<ThreadId>,
+    /// Whether `enabled` may be stale: set by everything that can change
+    /// which threads can run (a status, a mutex's owner, a new thread). A
+    /// plain read or write leaves it clear, which spares most recomputations.
+    enabled_stale: bool,
+    /// Threads in `Status::Awaiting`, whose enabledness changes with
+    /// `progress` alone.
+    awaiting: usize,
     /// The choices of the current execution, one per scheduling point.
     schedule: Vec<ThreadId>,
     /// Steps left before the step limit.
@@ -174,12 +186,15 @@ impl<'e> Vm<'e> {
             exe,
             limits,
             threads: Vec::new(),
+            status: Vec::new(),
             n_threads: 0,
             globals: Vec::new(),
             heap: Heap::default(),
             mutexes: Vec::new(),
             conds: Vec::new(),
             enabled: Vec::new(),
+            enabled_stale: true,
+            awaiting: 0,
             schedule: Vec::new(),
             budget: 0,
             progress: 0,
@@ -234,9 +249,11 @@ impl<'e> Vm<'e> {
             if event.kind.is_progress() {
                 self.progress += 1;
             }
-            self.compute_enabled();
+            if self.enabled_stale || self.awaiting > 0 {
+                self.compute_enabled();
+            }
             if self.enabled.is_empty() {
-                return if self.threads[..self.n_threads].iter().all(|t| t.status == Status::Finished) {
+                return if self.status.iter().all(|&s| s == Status::Finished) {
                     Outcome::Pass { steps: self.step }
                 } else {
                     Outcome::Bug(self.deadlock())
@@ -244,14 +261,26 @@ impl<'e> Vm<'e> {
             }
             if self.budget == 0 {
                 let thread = last.unwrap_or(ThreadId(0));
-                let loc = event.loc.unwrap_or(Loc { func: FuncId(0), pc: 0 });
+                let loc = event.loc.unwrap_or(Loc {
+                    func: FuncId(0),
+                    pc: 0,
+                });
                 return Outcome::Bug(self.step_limit(thread, loc));
             }
             self.budget -= 1;
-            let point = Point { step: self.step, last, event, enabled: &self.enabled };
+            let point = Point {
+                step: self.step,
+                last,
+                event,
+                enabled: &self.enabled,
+            };
             let chosen = scheduler.choose(&point);
             if !self.enabled.contains(&chosen) {
-                return Outcome::Diverged { step: self.step, wanted: chosen, enabled: self.enabled.clone() };
+                return Outcome::Diverged {
+                    step: self.step,
+                    wanted: chosen,
+                    enabled: self.enabled.clone(),
+                };
             }
             self.schedule.push(chosen);
             self.step += 1;
@@ -274,20 +303,34 @@ impl<'e> Vm<'e> {
         for array in &program.arrays {
             // Global arrays were checked against the heap limit when lowered
             // and are allocated first, so they get ObjId(0..).
-            let allocated = self.heap.new_array(array.var, array.len, array.init, usize::MAX);
+            let allocated = self
+                .heap
+                .new_array(array.var, array.len, array.init, usize::MAX);
             debug_assert!(allocated.is_ok(), "global arrays fit the heap");
         }
         self.mutexes.clear();
-        self.mutexes.extend(program.mutexes.iter().map(|&var| MutexState { var, owner: None }));
+        self.mutexes.extend(
+            program
+                .mutexes
+                .iter()
+                .map(|&var| MutexState { var, owner: None }),
+        );
         self.conds.clear();
-        self.conds.extend(program.conds.iter().map(|&var| CondState { var, waiters: Vec::new() }));
+        self.conds
+            .extend(program.conds.iter().map(|&var| CondState {
+                var,
+                waiters: Vec::new(),
+            }));
         self.n_threads = 0;
+        self.status.clear();
         for (index, spec) in program.threads.iter().enumerate() {
             let thread = self.add_thread(spec.func, Origin::Initial(index));
             let regs = &mut self.threads[thread.index()].regs;
             regs[..spec.args.len()].copy_from_slice(&spec.args);
         }
         self.schedule.clear();
+        self.enabled_stale = true;
+        self.awaiting = 0;
         self.budget = self.limits.max_steps;
         self.progress = 0;
         self.step = 0;
@@ -304,10 +347,16 @@ impl<'e> Vm<'e> {
             self.threads.push(Thread::new());
         }
         let registers = self.exe.program().functions[func.index()].registers as usize;
+        self.status.push(Status::Runnable);
+        self.enabled_stale = true;
         let thread = &mut self.threads[self.n_threads];
-        thread.status = Status::Runnable;
         thread.frames.clear();
-        thread.frames.push(Frame { func, pc: 0, base: 0, ret: Reg(0) });
+        thread.frames.push(Frame {
+            func,
+            pc: 0,
+            base: 0,
+            ret: Reg(0),
+        });
         thread.regs.clear();
         thread.regs.resize(registers, Value::Null);
         thread.atomic_depth = 0;
@@ -319,12 +368,13 @@ impl<'e> Vm<'e> {
 
     /// Fill `self.enabled` with the threads that can run now.
     fn compute_enabled(&mut self) {
+        self.enabled_stale = false;
         self.enabled.clear();
-        for (index, thread) in self.threads[..self.n_threads].iter().enumerate() {
-            let can_run = match thread.status {
+        for (index, status) in self.status.iter().enumerate() {
+            let can_run = match *status {
                 Status::Runnable => true,
                 Status::Locking { mutex, .. } => self.mutexes[mutex.index()].owner.is_none(),
-                Status::Joining { thread } => self.threads[thread.index()].status == Status::Finished,
+                Status::Joining { thread } => self.status[thread.index()] == Status::Finished,
                 Status::Awaiting { since } => self.progress > since,
                 Status::Waiting { .. } | Status::Finished => false,
             };
@@ -335,29 +385,45 @@ impl<'e> Vm<'e> {
     }
 
     /// Let `thread` (enabled) take its next step.
+    #[inline]
     fn resume(&mut self, thread: ThreadId) -> Result<Event, Fault> {
-        let state = &mut self.threads[thread.index()];
-        match state.status {
+        let status = &mut self.status[thread.index()];
+        if *status != Status::Runnable {
+            self.enabled_stale = true;
+        }
+        match *status {
             Status::Runnable => self.execute(thread),
             Status::Awaiting { .. } => {
+                self.awaiting -= 1;
                 // The frame's pc points back at the AwaitBegin: evaluate again.
-                state.status = Status::Runnable;
+                *status = Status::Runnable;
                 self.execute(thread)
             }
             Status::Locking { mutex, woken } => {
-                state.status = Status::Runnable;
-                let loc = state.blocked_at;
+                *status = Status::Runnable;
+                let loc = self.threads[thread.index()].blocked_at;
                 let m = &mut self.mutexes[mutex.index()];
                 m.owner = Some(thread);
                 let var = m.var;
-                let kind = if woken { EventKind::Woken } else { EventKind::Lock };
-                let site = self.exe.program().functions[loc.func.index()].code[loc.pc as usize].sync_site();
+                let kind = if woken {
+                    EventKind::Woken
+                } else {
+                    EventKind::Lock
+                };
+                let site = self.exe.program().functions[loc.func.index()].code[loc.pc as usize]
+                    .sync_site();
                 Ok(self.sync_event(kind, var, site, loc))
             }
             Status::Joining { .. } => {
-                state.status = Status::Runnable;
-                let loc = state.blocked_at;
-                Ok(Event { kind: EventKind::Join, site: None, var: None, tracked: false, loc: Some(loc) })
+                *status = Status::Runnable;
+                let loc = self.threads[thread.index()].blocked_at;
+                Ok(Event {
+                    kind: EventKind::Join,
+                    site: None,
+                    var: None,
+                    tracked: false,
+                    loc: Some(loc),
+                })
             }
             Status::Waiting { .. } | Status::Finished => {
                 unreachable!("invariant: only enabled threads are resumed")
@@ -366,10 +432,17 @@ impl<'e> Vm<'e> {
     }
 
     fn sync_event(&self, kind: EventKind, var: VarId, site: Option<SiteId>, loc: Loc) -> Event {
-        Event { kind, site, var: Some(var), tracked: self.exe.tracked[var.index()], loc: Some(loc) }
+        Event {
+            kind,
+            site,
+            var: Some(var),
+            tracked: self.exe.tracked[var.index()],
+            loc: Some(loc),
+        }
     }
 
     /// Run `thread` until its next scheduling point.
+    #[inline]
     fn execute(&mut self, thread: ThreadId) -> Result<Event, Fault> {
         let exe = self.exe;
         let state = &mut self.threads[thread.index()];
@@ -381,7 +454,8 @@ impl<'e> Vm<'e> {
         state.frames = frames;
         if let Ok(event) = &result {
             if event.kind == EventKind::Finished {
-                state.status = Status::Finished;
+                self.status[thread.index()] = Status::Finished;
+                self.enabled_stale = true;
             }
         }
         result
@@ -410,11 +484,20 @@ impl<'e> Vm<'e> {
         // Leave the loop at a scheduling point: save the pc and report.
         macro_rules! stop {
             ($kind:expr, $site:expr, $var:expr, $tracked:expr) => {{
-                let loc = Loc { func, pc: (pc - 1) as u32 };
+                let loc = Loc {
+                    func,
+                    pc: (pc - 1) as u32,
+                };
                 if let Some(frame) = frames.last_mut() {
                     frame.pc = pc as u32;
                 }
-                return Ok(Event { kind: $kind, site: $site, var: $var, tracked: $tracked, loc: Some(loc) });
+                return Ok(Event {
+                    kind: $kind,
+                    site: $site,
+                    var: $var,
+                    tracked: $tracked,
+                    loc: Some(loc),
+                });
             }};
         }
         macro_rules! fault {
@@ -498,7 +581,10 @@ impl<'e> Vm<'e> {
                 };
                 let slot = exe.field_slots[shape.index() * n_fields + $field.index()];
                 if slot == NO_SLOT {
-                    error!("the record has no field `{}`", program.fields[$field.index()])
+                    error!(
+                        "the record has no field `{}`",
+                        program.fields[$field.index()]
+                    )
                 }
                 self.heap.slot_index(obj, slot)
             }};
@@ -540,9 +626,12 @@ impl<'e> Vm<'e> {
         // Block the thread at the current instruction and switch.
         macro_rules! block {
             ($status:expr, $var:expr) => {{
-                let state = &mut self.threads[thread.index()];
-                state.status = $status;
-                state.blocked_at = Loc { func, pc: (pc - 1) as u32 };
+                self.status[thread.index()] = $status;
+                self.enabled_stale = true;
+                self.threads[thread.index()].blocked_at = Loc {
+                    func,
+                    pc: (pc - 1) as u32,
+                };
                 stop!(EventKind::Blocked, None, $var, false);
             }};
         }
@@ -603,13 +692,21 @@ impl<'e> Vm<'e> {
                         pc = target as usize;
                     }
                 }
-                Op::Call { dst, func: callee, args, argc } => {
+                Op::Call {
+                    dst,
+                    func: callee,
+                    args,
+                    argc,
+                } => {
                     if self.budget == 0 {
                         fault!(BugKind::StepLimit, "{}", self.step_limit_message());
                     }
                     self.budget -= 1;
                     if frames.len() >= self.limits.max_call_depth {
-                        error!("call stack overflow: more than {} nested calls", self.limits.max_call_depth)
+                        error!(
+                            "call stack overflow: more than {} nested calls",
+                            self.limits.max_call_depth
+                        )
                     }
                     let callee_fn = &program.functions[callee.index()];
                     let new_base = regs.len();
@@ -619,7 +716,12 @@ impl<'e> Vm<'e> {
                     if let Some(frame) = frames.last_mut() {
                         frame.pc = pc as u32;
                     }
-                    frames.push(Frame { func: callee, pc: 0, base: new_base as u32, ret: dst });
+                    frames.push(Frame {
+                        func: callee,
+                        pc: 0,
+                        base: new_base as u32,
+                        ret: dst,
+                    });
                     func = callee;
                     code = &exe.code[func.index()];
                     pc = 0;
@@ -651,7 +753,10 @@ impl<'e> Vm<'e> {
                                 site: None,
                                 var: None,
                                 tracked: false,
-                                loc: Some(Loc { func, pc: (pc - 1) as u32 }),
+                                loc: Some(Loc {
+                                    func,
+                                    pc: (pc - 1) as u32,
+                                }),
                             });
                         }
                     }
@@ -667,42 +772,82 @@ impl<'e> Vm<'e> {
                     self.globals[global.index()] = reg!(src);
                     observe!(EventKind::Write, program.globals[global.index()].var, site);
                 }
-                Op::GetField { dst, obj, field, .. } => {
-                    let o = object!(obj, format!("reading field `{}`", program.fields[field.index()]));
+                Op::GetField {
+                    dst, obj, field, ..
+                } => {
+                    let o = object!(
+                        obj,
+                        format!("reading field `{}`", program.fields[field.index()])
+                    );
                     let i = field_index!(o, field);
                     reg!(dst) = self.heap.get(i);
                 }
-                Op::GetFieldObserved { dst, obj, field, site } => {
-                    let o = object!(obj, format!("reading field `{}`", program.fields[field.index()]));
+                Op::GetFieldObserved {
+                    dst,
+                    obj,
+                    field,
+                    site,
+                } => {
+                    let o = object!(
+                        obj,
+                        format!("reading field `{}`", program.fields[field.index()])
+                    );
                     let i = field_index!(o, field);
                     reg!(dst) = self.heap.get(i);
                     observe!(EventKind::Read, self.heap.var(o), site);
                 }
-                Op::SetField { obj, field, src, .. } => {
-                    let o = object!(obj, format!("writing field `{}`", program.fields[field.index()]));
+                Op::SetField {
+                    obj, field, src, ..
+                } => {
+                    let o = object!(
+                        obj,
+                        format!("writing field `{}`", program.fields[field.index()])
+                    );
                     let i = field_index!(o, field);
                     self.heap.set(i, reg!(src));
                 }
-                Op::SetFieldObserved { obj, field, src, site } => {
-                    let o = object!(obj, format!("writing field `{}`", program.fields[field.index()]));
+                Op::SetFieldObserved {
+                    obj,
+                    field,
+                    src,
+                    site,
+                } => {
+                    let o = object!(
+                        obj,
+                        format!("writing field `{}`", program.fields[field.index()])
+                    );
                     let i = field_index!(o, field);
                     self.heap.set(i, reg!(src));
                     observe!(EventKind::Write, self.heap.var(o), site);
                 }
-                Op::GetIndex { dst, array, index, .. } => {
+                Op::GetIndex {
+                    dst, array, index, ..
+                } => {
                     let (_, i) = element_index!(array, index);
                     reg!(dst) = self.heap.get(i);
                 }
-                Op::GetIndexObserved { dst, array, index, site } => {
+                Op::GetIndexObserved {
+                    dst,
+                    array,
+                    index,
+                    site,
+                } => {
                     let (o, i) = element_index!(array, index);
                     reg!(dst) = self.heap.get(i);
                     observe!(EventKind::Read, self.heap.var(o), site);
                 }
-                Op::SetIndex { array, index, src, .. } => {
+                Op::SetIndex {
+                    array, index, src, ..
+                } => {
                     let (_, i) = element_index!(array, index);
                     self.heap.set(i, reg!(src));
                 }
-                Op::SetIndexObserved { array, index, src, site } => {
+                Op::SetIndexObserved {
+                    array,
+                    index,
+                    src,
+                    site,
+                } => {
                     let (o, i) = element_index!(array, index);
                     self.heap.set(i, reg!(src));
                     observe!(EventKind::Write, self.heap.var(o), site);
@@ -715,16 +860,29 @@ impl<'e> Vm<'e> {
                     reg!(dst) = Value::Int(i64::from(len));
                 }
 
-                Op::NewRecord { dst, shape, args, var } => {
+                Op::NewRecord {
+                    dst,
+                    shape,
+                    args,
+                    var,
+                } => {
                     let n = program.shapes[shape.index()].fields.len();
                     let first = base + args.0 as usize;
                     let limit = self.limits.max_heap_slots;
-                    match self.heap.new_record(var, shape, &regs[first..first + n], limit) {
+                    match self
+                        .heap
+                        .new_record(var, shape, &regs[first..first + n], limit)
+                    {
                         Ok(obj) => reg!(dst) = Value::Ref(obj),
                         Err(_) => error!("heap exhausted: more than {} slots allocated", limit),
                     }
                 }
-                Op::NewArray { dst, len, init, var } => {
+                Op::NewArray {
+                    dst,
+                    len,
+                    init,
+                    var,
+                } => {
                     let n = int!(len, "an array length");
                     if n < 0 {
                         error!("negative array length {}", n)
@@ -745,7 +903,10 @@ impl<'e> Vm<'e> {
                 }
                 Op::NewCond { dst, var } => {
                     let id = CondId(self.conds.len() as u32);
-                    self.conds.push(CondState { var, waiters: Vec::new() });
+                    self.conds.push(CondState {
+                        var,
+                        waiters: Vec::new(),
+                    });
                     reg!(dst) = Value::Cond(id);
                 }
 
@@ -755,13 +916,28 @@ impl<'e> Vm<'e> {
                     let var = state.var;
                     if state.owner.is_none() {
                         self.mutexes[m.index()].owner = Some(thread);
+                        self.enabled_stale = true;
                         if !in_atomic!() {
-                            stop!(EventKind::Lock, Some(site), Some(var), exe.tracked[var.index()]);
+                            stop!(
+                                EventKind::Lock,
+                                Some(site),
+                                Some(var),
+                                exe.tracked[var.index()]
+                            );
                         }
                     } else if in_atomic!() {
-                        error!("`lock` of `{}` would block inside an atomic block", program.vars[var.index()].name)
+                        error!(
+                            "`lock` of `{}` would block inside an atomic block",
+                            program.vars[var.index()].name
+                        )
                     } else {
-                        block!(Status::Locking { mutex: m, woken: false }, Some(var));
+                        block!(
+                            Status::Locking {
+                                mutex: m,
+                                woken: false
+                            },
+                            Some(var)
+                        );
                     }
                 }
                 Op::Unlock { mutex, site } => {
@@ -777,11 +953,21 @@ impl<'e> Vm<'e> {
                         }
                     }
                     self.mutexes[m.index()].owner = None;
+                    self.enabled_stale = true;
                     if !in_atomic!() {
-                        stop!(EventKind::Unlock, Some(site), Some(state.var), exe.tracked[state.var.index()]);
+                        stop!(
+                            EventKind::Unlock,
+                            Some(site),
+                            Some(state.var),
+                            exe.tracked[state.var.index()]
+                        );
                     }
                 }
-                Op::Wait { cond: c, mutex, site } => {
+                Op::Wait {
+                    cond: c,
+                    mutex,
+                    site,
+                } => {
                     let cv = cond!(c, "`wait`");
                     let m = mutex!(mutex, "`wait`");
                     let state = self.mutexes[m.index()];
@@ -795,12 +981,20 @@ impl<'e> Vm<'e> {
                         error!("`wait` would block inside an atomic block")
                     }
                     self.mutexes[m.index()].owner = None;
+                    self.enabled_stale = true;
                     self.conds[cv.index()].waiters.push(thread);
                     let var = self.conds[cv.index()].var;
-                    let th = &mut self.threads[thread.index()];
-                    th.status = Status::Waiting { cond: cv, mutex: m };
-                    th.blocked_at = Loc { func, pc: (pc - 1) as u32 };
-                    stop!(EventKind::Wait, Some(site), Some(var), exe.tracked[var.index()]);
+                    self.status[thread.index()] = Status::Waiting { cond: cv, mutex: m };
+                    self.threads[thread.index()].blocked_at = Loc {
+                        func,
+                        pc: (pc - 1) as u32,
+                    };
+                    stop!(
+                        EventKind::Wait,
+                        Some(site),
+                        Some(var),
+                        exe.tracked[var.index()]
+                    );
                 }
                 Op::Signal { cond: c, site } => {
                     let cv = cond!(c, "`signal`");
@@ -810,7 +1004,12 @@ impl<'e> Vm<'e> {
                     }
                     let var = self.conds[cv.index()].var;
                     if !in_atomic!() {
-                        stop!(EventKind::Signal, Some(site), Some(var), exe.tracked[var.index()]);
+                        stop!(
+                            EventKind::Signal,
+                            Some(site),
+                            Some(var),
+                            exe.tracked[var.index()]
+                        );
                     }
                 }
                 Op::Broadcast { cond: c, site } => {
@@ -824,16 +1023,27 @@ impl<'e> Vm<'e> {
                     self.conds[cv.index()].waiters = waiters;
                     let var = self.conds[cv.index()].var;
                     if !in_atomic!() {
-                        stop!(EventKind::Broadcast, Some(site), Some(var), exe.tracked[var.index()]);
+                        stop!(
+                            EventKind::Broadcast,
+                            Some(site),
+                            Some(var),
+                            exe.tracked[var.index()]
+                        );
                     }
                 }
-                Op::Spawn { dst, func: callee, args, argc } => {
+                Op::Spawn {
+                    dst,
+                    func: callee,
+                    args,
+                    argc,
+                } => {
                     if self.n_threads >= self.limits.max_threads {
                         error!("too many threads: more than {}", self.limits.max_threads)
                     }
                     let first = base + args.0 as usize;
                     self.scratch.clear();
-                    self.scratch.extend_from_slice(&regs[first..first + argc as usize]);
+                    self.scratch
+                        .extend_from_slice(&regs[first..first + argc as usize]);
                     let child = self.add_thread(callee, Origin::Spawned(callee));
                     let child_regs = &mut self.threads[child.index()].regs;
                     child_regs[..argc as usize].copy_from_slice(&self.scratch);
@@ -845,9 +1055,11 @@ impl<'e> Vm<'e> {
                 Op::Join { thread: handle } => {
                     let target = match reg!(handle) {
                         Value::Thread(t) => t,
-                        other => error!("`join` needs a thread handle, found {}", other.type_name()),
+                        other => {
+                            error!("`join` needs a thread handle, found {}", other.type_name())
+                        }
                     };
-                    if self.threads[target.index()].status == Status::Finished {
+                    if self.status[target.index()] == Status::Finished {
                         if !in_atomic!() {
                             stop!(EventKind::Join, None, None, false);
                         }
@@ -869,7 +1081,11 @@ impl<'e> Vm<'e> {
                     let ready = boolean!(cond, "an `await` condition");
                     let state = &mut self.threads[thread.index()];
                     state.atomic_depth -= 1;
-                    let touched = if state.atomic_depth == 0 { state.atomic_touched.take() } else { None };
+                    let touched = if state.atomic_depth == 0 {
+                        state.atomic_touched.take()
+                    } else {
+                        None
+                    };
                     if state.atomic_depth > 0 {
                         if !ready {
                             error!("`await` would block inside an atomic block")
@@ -881,10 +1097,18 @@ impl<'e> Vm<'e> {
                         // Go back to the AwaitBegin: the condition is
                         // evaluated afresh once another thread has moved.
                         let since = self.progress;
+                        self.status[thread.index()] = Status::Awaiting { since };
+                        self.enabled_stale = true;
+                        self.awaiting += 1;
                         let state = &mut self.threads[thread.index()];
-                        state.status = Status::Awaiting { since };
-                        state.blocked_at = Loc { func, pc: (pc - 1) as u32 };
-                        let loc = Loc { func, pc: (pc - 1) as u32 };
+                        state.blocked_at = Loc {
+                            func,
+                            pc: (pc - 1) as u32,
+                        };
+                        let loc = Loc {
+                            func,
+                            pc: (pc - 1) as u32,
+                        };
                         if let Some(frame) = frames.last_mut() {
                             frame.pc = retry as u32;
                         }
@@ -925,7 +1149,11 @@ impl<'e> Vm<'e> {
                             })
                             .collect::<Vec<_>>()
                             .join(" ");
-                        let line = PrintLine { thread, step: self.step, text };
+                        let line = PrintLine {
+                            thread,
+                            step: self.step,
+                            text,
+                        };
                         if let Some(prints) = &mut self.prints {
                             prints.push(line);
                         }
@@ -938,9 +1166,10 @@ impl<'e> Vm<'e> {
 
     /// Move a waiter on a condition variable to relocking its mutex.
     fn wake(&mut self, thread: ThreadId) {
-        let state = &mut self.threads[thread.index()];
-        if let Status::Waiting { mutex, .. } = state.status {
-            state.status = Status::Locking { mutex, woken: true };
+        let status = &mut self.status[thread.index()];
+        if let Status::Waiting { mutex, .. } = *status {
+            *status = Status::Locking { mutex, woken: true };
+            self.enabled_stale = true;
         }
     }
 
@@ -950,9 +1179,19 @@ impl<'e> Vm<'e> {
             Value::Null => "null".to_string(),
             Value::Bool(b) => b.to_string(),
             Value::Int(i) => i.to_string(),
-            Value::Ref(o) => format!("<{} #{}>", self.exe.program().vars[self.heap.var(o).index()].name, o.0),
-            Value::Mutex(m) => format!("<mutex {}>", self.exe.program().vars[self.mutexes[m.index()].var.index()].name),
-            Value::Cond(c) => format!("<cond {}>", self.exe.program().vars[self.conds[c.index()].var.index()].name),
+            Value::Ref(o) => format!(
+                "<{} #{}>",
+                self.exe.program().vars[self.heap.var(o).index()].name,
+                o.0
+            ),
+            Value::Mutex(m) => format!(
+                "<mutex {}>",
+                self.exe.program().vars[self.mutexes[m.index()].var.index()].name
+            ),
+            Value::Cond(c) => format!(
+                "<cond {}>",
+                self.exe.program().vars[self.conds[c.index()].var.index()].name
+            ),
             Value::Thread(t) => format!("<thread {}>", self.thread_name(t)),
         }
     }
@@ -965,7 +1204,14 @@ impl<'e> Vm<'e> {
     }
 
     fn step_limit(&self, thread: ThreadId, loc: Loc) -> Bug {
-        self.bug(thread, Fault { kind: BugKind::StepLimit, message: self.step_limit_message(), loc })
+        self.bug(
+            thread,
+            Fault {
+                kind: BugKind::StepLimit,
+                message: self.step_limit_message(),
+                loc,
+            },
+        )
     }
 
     fn span(&self, loc: Loc) -> Span {
@@ -990,9 +1236,9 @@ impl<'e> Vm<'e> {
         let program = self.exe.program();
         let var_name = |var: VarId| program.vars[var.index()].name.clone();
         let mut blocked = Vec::new();
-        for (index, state) in self.threads[..self.n_threads].iter().enumerate() {
+        for (index, (state, &status)) in self.threads.iter().zip(&self.status).enumerate() {
             let thread = ThreadId(index as u32);
-            let waits_on = match state.status {
+            let waits_on = match status {
                 Status::Finished | Status::Runnable => continue,
                 Status::Locking { mutex, .. } => {
                     let m = self.mutexes[mutex.index()];
@@ -1000,18 +1246,26 @@ impl<'e> Vm<'e> {
                         var: m.var,
                         name: var_name(m.var),
                         holder: m.owner.map(|owner| {
-                            let name = if owner == thread { "itself".to_string() } else { self.thread_name(owner) };
+                            let name = if owner == thread {
+                                "itself".to_string()
+                            } else {
+                                self.thread_name(owner)
+                            };
                             (owner, name)
                         }),
                     }
                 }
                 Status::Waiting { cond, .. } => {
                     let var = self.conds[cond.index()].var;
-                    WaitsOn::Cond { var, name: var_name(var) }
+                    WaitsOn::Cond {
+                        var,
+                        name: var_name(var),
+                    }
                 }
-                Status::Joining { thread: target } => {
-                    WaitsOn::Join { thread: target, name: self.thread_name(target) }
-                }
+                Status::Joining { thread: target } => WaitsOn::Join {
+                    thread: target,
+                    name: self.thread_name(target),
+                },
                 Status::Awaiting { .. } => WaitsOn::Await,
             };
             blocked.push(BlockedThread {
