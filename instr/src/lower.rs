@@ -94,7 +94,8 @@ impl<'s> Lowerer<'s> {
     }
 
     fn line_of(&self, span: Span) -> usize {
-        self.line_starts.partition_point(|&start| start <= span.start as usize)
+        self.line_starts
+            .partition_point(|&start| start <= span.start as usize)
     }
 
     fn add_var(&mut self, name: String, kind: VarKind, span: Span) -> VarId {
@@ -156,7 +157,8 @@ impl<'s> Lowerer<'s> {
                 );
                 continue;
             }
-            self.symbols.insert(name.name.clone(), (Symbol::Thread, name.span));
+            self.symbols
+                .insert(name.name.clone(), (Symbol::Thread, name.span));
             if let ItemKind::Const(c) = &item.kind {
                 consts.insert(c.name.name.clone(), c);
             }
@@ -207,7 +209,11 @@ impl<'s> Lowerer<'s> {
         }
         // Initial threads: main, then thread items in source order.
         if let Some(func) = main {
-            self.program.threads.push(ThreadSpec { name: "main".into(), func, args: Vec::new() });
+            self.program.threads.push(ThreadSpec {
+                name: "main".into(),
+                func,
+                args: Vec::new(),
+            });
         }
         let mut func = 0u32;
         for item in &module.items {
@@ -223,7 +229,8 @@ impl<'s> Lowerer<'s> {
                             args: Vec::new(),
                         }),
                         Some(rep) => {
-                            let Some(count) = self.static_count(&rep.count, "a thread count") else {
+                            let Some(count) = self.static_count(&rep.count, "a thread count")
+                            else {
                                 continue;
                             };
                             for copy in 0..count {
@@ -302,7 +309,11 @@ impl<'s> Lowerer<'s> {
     fn fold(
         &mut self,
         expr: &Expr,
-        mut consts: Option<(&BTreeMap<String, &ast::ConstItem>, &BTreeMap<String, i64>, &mut Vec<String>)>,
+        mut consts: Option<(
+            &BTreeMap<String, &ast::ConstItem>,
+            &BTreeMap<String, i64>,
+            &mut Vec<String>,
+        )>,
     ) -> Option<Value> {
         let not_constant = |what: &str| {
             Diagnostic::error(expr.span, format!("expected a constant, found {what}"))
@@ -316,24 +327,41 @@ impl<'s> Lowerer<'s> {
                 let symbol = self.symbols.get(&name.name).map(|s| s.0);
                 match symbol {
                     Some(Symbol::Const(v)) => Some(Value::Int(v)),
-                    Some(Symbol::Thread) if consts.as_ref().is_some_and(|c| c.0.contains_key(&name.name)) => {
+                    Some(Symbol::Thread)
+                        if consts
+                            .as_ref()
+                            .is_some_and(|c| c.0.contains_key(&name.name)) =>
+                    {
                         let (c, d, f) = consts.as_mut()?;
                         self.fold_named_const(&name.name, c, d, f).map(Value::Int)
                     }
                     Some(_) => {
-                        self.error(not_constant(&format!("`{}`, which is not a const", name.name)));
+                        self.error(not_constant(&format!(
+                            "`{}`, which is not a const",
+                            name.name
+                        )));
                         None
                     }
                     None => {
-                        self.error(Diagnostic::error(name.span, format!("unknown name `{}`", name.name)));
+                        self.error(Diagnostic::error(
+                            name.span,
+                            format!("unknown name `{}`", name.name),
+                        ));
                         None
                     }
                 }
             }
-            ExprKind::Unary { op: UnaryOp::Neg, operand, .. } => match self.fold(operand, consts)? {
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+                ..
+            } => match self.fold(operand, consts)? {
                 Value::Int(i) => self.checked(i.checked_neg(), expr.span),
                 other => {
-                    self.error(not_constant(&format!("`-` applied to {}", other.type_name())));
+                    self.error(not_constant(&format!(
+                        "`-` applied to {}",
+                        other.type_name()
+                    )));
                     None
                 }
             },
@@ -351,7 +379,10 @@ impl<'s> Lowerer<'s> {
                     BinaryOp::Div if b != 0 => a.checked_div(b),
                     BinaryOp::Rem if b != 0 => a.checked_rem(b),
                     BinaryOp::Div | BinaryOp::Rem => {
-                        self.error(Diagnostic::error(expr.span, "division by zero in a constant"));
+                        self.error(Diagnostic::error(
+                            expr.span,
+                            "division by zero in a constant",
+                        ));
                         return None;
                     }
                     _ => {
@@ -412,7 +443,11 @@ impl<'s> Lowerer<'s> {
                 let var = self.add_var(global.name.name.clone(), VarKind::GlobalArray, span);
                 let len = self.static_count(len, "an array length").unwrap_or(0);
                 let obj = ObjId(self.program.arrays.len() as u32);
-                self.program.arrays.push(GlobalArray { var, len: len as u32, init });
+                self.program.arrays.push(GlobalArray {
+                    var,
+                    len: len as u32,
+                    init,
+                });
                 self.define(&global.name, Symbol::Array(obj, var));
             }
         }
@@ -423,7 +458,8 @@ impl<'s> Lowerer<'s> {
             let function = match &item.kind {
                 ItemKind::Fn(f) => self.lower_function(&f.name.name, item.span, &f.params, &f.body),
                 ItemKind::Thread(t) => {
-                    let params: Vec<ast::Ident> = t.replication.iter().map(|r| r.index.clone()).collect();
+                    let params: Vec<ast::Ident> =
+                        t.replication.iter().map(|r| r.index.clone()).collect();
                     self.lower_function(&t.name.name, item.span, &params, &t.body)
                 }
                 _ => continue,
@@ -432,13 +468,22 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn lower_function(&mut self, name: &str, span: Span, params: &[ast::Ident], body: &Block) -> Function {
+    fn lower_function(
+        &mut self,
+        name: &str,
+        span: Span,
+        params: &[ast::Ident],
+        body: &Block,
+    ) -> Function {
         let func = FuncId(self.program.functions.len() as u32);
         let mut builder = FunctionBuilder::new(func, name);
         builder.scopes.push(Vec::new());
         for (i, param) in params.iter().enumerate() {
             if params[..i].iter().any(|p| p.name == param.name) {
-                self.error(Diagnostic::error(param.span, format!("duplicate parameter `{}`", param.name)));
+                self.error(Diagnostic::error(
+                    param.span,
+                    format!("duplicate parameter `{}`", param.name),
+                ));
             }
             let reg = builder.alloc(self, param.span);
             builder.bind(&param.name, reg);
@@ -448,7 +493,13 @@ impl<'s> Lowerer<'s> {
         let r = builder.temp(self, body.span);
         let null = self.intern_const(Value::Null);
         let end = Span::new(body.span.end.saturating_sub(1), body.span.end);
-        builder.emit(Op::Const { dst: r, value: null }, end);
+        builder.emit(
+            Op::Const {
+                dst: r,
+                value: null,
+            },
+            end,
+        );
         builder.emit(Op::Return { src: r }, end);
         Function {
             name: name.to_string(),
@@ -520,7 +571,9 @@ impl FunctionBuilder {
 
     fn patch(&mut self, at: usize, target: u32) {
         match &mut self.code[at] {
-            Op::Jump { target: t } | Op::JumpIfFalse { target: t, .. } | Op::JumpIfTrue { target: t, .. } => {
+            Op::Jump { target: t }
+            | Op::JumpIfFalse { target: t, .. }
+            | Op::JumpIfTrue { target: t, .. } => {
                 *t = target;
             }
             other => unreachable!("invariant: only forward jumps are patched, found {other:?}"),
@@ -534,7 +587,11 @@ impl FunctionBuilder {
                 self.too_many_registers = true;
                 lowerer.error(Diagnostic::error(
                     span,
-                    format!("function `{}` needs more than {} registers", self.name, u16::MAX),
+                    format!(
+                        "function `{}` needs more than {} registers",
+                        self.name,
+                        u16::MAX
+                    ),
                 ));
             }
             return Reg(0);
@@ -556,14 +613,39 @@ impl FunctionBuilder {
     }
 
     fn local(&self, name: &str) -> Option<Reg> {
-        self.scopes.iter().rev().find_map(|scope| scope.iter().rev().find(|(n, _)| n == name).map(|&(_, r)| r))
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.iter().rev().find(|(n, _)| n == name).map(|&(_, r)| r))
     }
 
-    fn site(&mut self, lowerer: &mut Lowerer<'_>, span: Span, kind: AccessKind, var: Option<VarId>) -> SiteId {
-        let text: String = lowerer.source.get(span.range()).unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
-        let text = if text.chars().count() > 40 { format!("{}...", text.chars().take(37).collect::<String>()) } else { text };
+    fn site(
+        &mut self,
+        lowerer: &mut Lowerer<'_>,
+        span: Span,
+        kind: AccessKind,
+        var: Option<VarId>,
+    ) -> SiteId {
+        let text: String = lowerer
+            .source
+            .get(span.range())
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let text = if text.chars().count() > 40 {
+            format!("{}...", text.chars().take(37).collect::<String>())
+        } else {
+            text
+        };
         let id = SiteId(lowerer.program.sites.len() as u32);
-        lowerer.program.sites.push(Site { span, kind, func: self.func, var, text });
+        lowerer.program.sites.push(Site {
+            span,
+            kind,
+            func: self.func,
+            var,
+            text,
+        });
         id
     }
 
@@ -613,7 +695,8 @@ impl FunctionBuilder {
                         match lowerer.symbols.get(&name.name).map(|s| s.0) {
                             Some(Symbol::Global(global, var)) => {
                                 let src = self.expr(lowerer, value);
-                                let site = self.site(lowerer, name.span, AccessKind::Write, Some(var));
+                                let site =
+                                    self.site(lowerer, name.span, AccessKind::Write, Some(var));
                                 self.emit(Op::SetGlobalObserved { global, src, site }, span);
                             }
                             Some(symbol) => {
@@ -632,14 +715,30 @@ impl FunctionBuilder {
                     let src = self.expr(lowerer, value);
                     let field = lowerer.intern_field(&field.name);
                     let site = self.site(lowerer, target.span, AccessKind::Write, None);
-                    self.emit(Op::SetFieldObserved { obj, field, src, site }, target.span);
+                    self.emit(
+                        Op::SetFieldObserved {
+                            obj,
+                            field,
+                            src,
+                            site,
+                        },
+                        target.span,
+                    );
                 }
                 PlaceKind::Index { base, index } => {
                     let (array, var) = self.array_base(lowerer, base);
                     let index = self.expr(lowerer, index);
                     let src = self.expr(lowerer, value);
                     let site = self.site(lowerer, target.span, AccessKind::Write, var);
-                    self.emit(Op::SetIndexObserved { array, index, src, site }, target.span);
+                    self.emit(
+                        Op::SetIndexObserved {
+                            array,
+                            index,
+                            src,
+                            site,
+                        },
+                        target.span,
+                    );
                 }
             },
             StmtKind::If { arms, else_block } => {
@@ -676,7 +775,12 @@ impl FunctionBuilder {
                 self.emit(Op::Loop { target: top }, span);
                 self.end_loop();
             }
-            StmtKind::For { var, start, end, body } => {
+            StmtKind::For {
+                var,
+                start,
+                end,
+                body,
+            } => {
                 // Hidden counter and bound: the bounds are evaluated once,
                 // and assigning the loop variable does not change the count.
                 let counter = self.alloc(lowerer, start.span);
@@ -685,8 +789,21 @@ impl FunctionBuilder {
                 self.expr_into(lowerer, end, bound);
                 let top = self.here();
                 let more = self.temp(lowerer, span);
-                self.emit(Op::Lt { dst: more, lhs: counter, rhs: bound }, Span::new(start.span.start, end.span.end));
-                let exit = self.emit(Op::JumpIfFalse { cond: more, target: 0 }, span);
+                self.emit(
+                    Op::Lt {
+                        dst: more,
+                        lhs: counter,
+                        rhs: bound,
+                    },
+                    Span::new(start.span.start, end.span.end),
+                );
+                let exit = self.emit(
+                    Op::JumpIfFalse {
+                        cond: more,
+                        target: 0,
+                    },
+                    span,
+                );
                 self.loops.push(LoopContext {
                     continue_target: None,
                     continue_jumps: Vec::new(),
@@ -695,20 +812,42 @@ impl FunctionBuilder {
                 });
                 self.scopes.push(Vec::new());
                 let i = self.alloc(lowerer, var.span);
-                self.emit(Op::Move { dst: i, src: counter }, var.span);
+                self.emit(
+                    Op::Move {
+                        dst: i,
+                        src: counter,
+                    },
+                    var.span,
+                );
                 self.bind(&var.name, i);
                 self.block(lowerer, body);
                 self.scopes.pop();
                 let step_at = self.here();
-                let context = self.loops.last_mut().unwrap_or_else(|| unreachable!("invariant: loop context pushed"));
+                let context = self
+                    .loops
+                    .last_mut()
+                    .unwrap_or_else(|| unreachable!("invariant: loop context pushed"));
                 let jumps = std::mem::take(&mut context.continue_jumps);
                 for jump in jumps {
                     self.patch(jump, step_at);
                 }
                 let one = lowerer.intern_const(Value::Int(1));
                 let step = self.temp(lowerer, span);
-                self.emit(Op::Const { dst: step, value: one }, var.span);
-                self.emit(Op::Add { dst: counter, lhs: counter, rhs: step }, var.span);
+                self.emit(
+                    Op::Const {
+                        dst: step,
+                        value: one,
+                    },
+                    var.span,
+                );
+                self.emit(
+                    Op::Add {
+                        dst: counter,
+                        lhs: counter,
+                        rhs: step,
+                    },
+                    var.span,
+                );
                 self.emit(Op::Loop { target: top }, span);
                 self.end_loop();
             }
@@ -720,14 +859,20 @@ impl FunctionBuilder {
                     return;
                 };
                 self.close_regions(lowerer, depth, span);
-                let context = self.loops.last().unwrap_or_else(|| unreachable!("invariant: checked above"));
+                let context = self
+                    .loops
+                    .last()
+                    .unwrap_or_else(|| unreachable!("invariant: checked above"));
                 match (is_break, context.continue_target) {
                     (false, Some(top)) => {
                         self.emit(Op::Loop { target: top as u32 }, span);
                     }
                     _ => {
                         let jump = self.emit(Op::Jump { target: 0 }, span);
-                        let context = self.loops.last_mut().unwrap_or_else(|| unreachable!("invariant: checked above"));
+                        let context = self
+                            .loops
+                            .last_mut()
+                            .unwrap_or_else(|| unreachable!("invariant: checked above"));
                         if is_break {
                             context.break_jumps.push(jump);
                         } else {
@@ -752,9 +897,17 @@ impl FunctionBuilder {
             StmtKind::Lock(m) | StmtKind::Unlock(m) => {
                 let (mutex, var) = self.sync_operand(lowerer, m);
                 let unlock = matches!(stmt.kind, StmtKind::Unlock(_));
-                let kind = if unlock { AccessKind::Unlock } else { AccessKind::Lock };
+                let kind = if unlock {
+                    AccessKind::Unlock
+                } else {
+                    AccessKind::Lock
+                };
                 let site = self.site(lowerer, span, kind, var);
-                let op = if unlock { Op::Unlock { mutex, site } } else { Op::Lock { mutex, site } };
+                let op = if unlock {
+                    Op::Unlock { mutex, site }
+                } else {
+                    Op::Lock { mutex, site }
+                };
                 self.emit(op, span);
             }
             StmtKind::Sync { mutex: m, body } => {
@@ -774,14 +927,29 @@ impl FunctionBuilder {
                 let (c, var) = self.sync_operand(lowerer, cond);
                 let (m, _) = self.sync_operand(lowerer, mutex);
                 let site = self.site(lowerer, span, AccessKind::Wait, var);
-                self.emit(Op::Wait { cond: c, mutex: m, site }, span);
+                self.emit(
+                    Op::Wait {
+                        cond: c,
+                        mutex: m,
+                        site,
+                    },
+                    span,
+                );
             }
             StmtKind::Signal(c) | StmtKind::Broadcast(c) => {
                 let (cond, var) = self.sync_operand(lowerer, c);
                 let broadcast = matches!(stmt.kind, StmtKind::Broadcast(_));
-                let kind = if broadcast { AccessKind::Broadcast } else { AccessKind::Signal };
+                let kind = if broadcast {
+                    AccessKind::Broadcast
+                } else {
+                    AccessKind::Signal
+                };
                 let site = self.site(lowerer, span, kind, var);
-                let op = if broadcast { Op::Broadcast { cond, site } } else { Op::Signal { cond, site } };
+                let op = if broadcast {
+                    Op::Broadcast { cond, site }
+                } else {
+                    Op::Signal { cond, site }
+                };
                 self.emit(op, span);
             }
             StmtKind::Await(cond) => {
@@ -824,7 +992,9 @@ impl FunctionBuilder {
     }
 
     fn end_loop(&mut self) {
-        let Some(context) = self.loops.pop() else { unreachable!("invariant: loop context pushed") };
+        let Some(context) = self.loops.pop() else {
+            unreachable!("invariant: loop context pushed")
+        };
         let here = self.here();
         for jump in context.break_jumps {
             self.patch(jump, here);
@@ -833,7 +1003,9 @@ impl FunctionBuilder {
 
     /// The variable a mutex or cond operand names when it is a declared one.
     fn static_var(&self, lowerer: &Lowerer<'_>, expr: &Expr) -> Option<VarId> {
-        let ExprKind::Name(name) = &expr.kind else { return None };
+        let ExprKind::Name(name) = &expr.kind else {
+            return None;
+        };
         if self.local(&name.name).is_some() {
             return None;
         }
@@ -853,7 +1025,8 @@ impl FunctionBuilder {
     fn array_base(&mut self, lowerer: &mut Lowerer<'_>, base: &Expr) -> (Reg, Option<VarId>) {
         if let ExprKind::Name(name) = &base.kind {
             if self.local(&name.name).is_none() {
-                if let Some(Symbol::Array(obj, var)) = lowerer.symbols.get(&name.name).map(|s| s.0) {
+                if let Some(Symbol::Array(obj, var)) = lowerer.symbols.get(&name.name).map(|s| s.0)
+                {
                     let reg = self.constant(lowerer, Value::Ref(obj), base.span);
                     return (reg, Some(var));
                 }
@@ -898,21 +1071,32 @@ impl FunctionBuilder {
                     }
                 } else {
                     match lowerer.symbols.get(&name.name).map(|s| s.0) {
-                        Some(Symbol::Const(v)) => self.load_const(lowerer, dst, Value::Int(v), span),
+                        Some(Symbol::Const(v)) => {
+                            self.load_const(lowerer, dst, Value::Int(v), span)
+                        }
                         Some(Symbol::Global(global, var)) => {
                             let site = self.site(lowerer, span, AccessKind::Read, Some(var));
                             self.emit(Op::GetGlobalObserved { dst, global, site }, span);
                         }
-                        Some(Symbol::Mutex(m, _)) => self.load_const(lowerer, dst, Value::Mutex(m), span),
-                        Some(Symbol::Cond(c, _)) => self.load_const(lowerer, dst, Value::Cond(c), span),
+                        Some(Symbol::Mutex(m, _)) => {
+                            self.load_const(lowerer, dst, Value::Mutex(m), span)
+                        }
+                        Some(Symbol::Cond(c, _)) => {
+                            self.load_const(lowerer, dst, Value::Cond(c), span)
+                        }
                         Some(Symbol::Array(..)) => lowerer.error(
-                            Diagnostic::error(span, format!("global array `{}` is not a value", name.name))
-                                .with_note("index it (`a[i]`) or measure it (`len(a)`)"),
+                            Diagnostic::error(
+                                span,
+                                format!("global array `{}` is not a value", name.name),
+                            )
+                            .with_note("index it (`a[i]`) or measure it (`len(a)`)"),
                         ),
-                        Some(symbol @ (Symbol::Function(..) | Symbol::Thread)) => lowerer.error(Diagnostic::error(
-                            span,
-                            format!("`{}` is {}, not a value", name.name, describe(symbol)),
-                        )),
+                        Some(symbol @ (Symbol::Function(..) | Symbol::Thread)) => {
+                            lowerer.error(Diagnostic::error(
+                                span,
+                                format!("`{}` is {}, not a value", name.name, describe(symbol)),
+                            ))
+                        }
                         None => lowerer.error(unknown_name(name)),
                     }
                 }
@@ -921,13 +1105,29 @@ impl FunctionBuilder {
                 let obj = self.expr(lowerer, base);
                 let field = lowerer.intern_field(&field.name);
                 let site = self.site(lowerer, span, AccessKind::Read, None);
-                self.emit(Op::GetFieldObserved { dst, obj, field, site }, span);
+                self.emit(
+                    Op::GetFieldObserved {
+                        dst,
+                        obj,
+                        field,
+                        site,
+                    },
+                    span,
+                );
             }
             ExprKind::Index { base, index } => {
                 let (array, var) = self.array_base(lowerer, base);
                 let index = self.expr(lowerer, index);
                 let site = self.site(lowerer, span, AccessKind::Read, var);
-                self.emit(Op::GetIndexObserved { dst, array, index, site }, span);
+                self.emit(
+                    Op::GetIndexObserved {
+                        dst,
+                        array,
+                        index,
+                        site,
+                    },
+                    span,
+                );
             }
             ExprKind::Call { callee, args } | ExprKind::Spawn { callee, args } => {
                 let spawn = matches!(expr.kind, ExprKind::Spawn { .. });
@@ -943,9 +1143,19 @@ impl FunctionBuilder {
                 let args_reg = Reg(first.min(u32::from(u16::MAX)) as u16);
                 let argc = args.len() as u16;
                 let op = if spawn {
-                    Op::Spawn { dst, func, args: args_reg, argc }
+                    Op::Spawn {
+                        dst,
+                        func,
+                        args: args_reg,
+                        argc,
+                    }
                 } else {
-                    Op::Call { dst, func, args: args_reg, argc }
+                    Op::Call {
+                        dst,
+                        func,
+                        args: args_reg,
+                        argc,
+                    }
                 };
                 self.emit(op, span);
             }
@@ -957,15 +1167,32 @@ impl FunctionBuilder {
                 };
                 self.emit(op, span);
             }
-            ExprKind::Binary { op: op @ (BinaryOp::And | BinaryOp::Or), lhs, rhs, .. } => {
+            ExprKind::Binary {
+                op: op @ (BinaryOp::And | BinaryOp::Or),
+                lhs,
+                rhs,
+                ..
+            } => {
                 // Short circuit: result = lhs; if that decides, skip rhs. The
                 // result goes through a temporary because `dst` may be a
                 // local that `rhs` reads.
                 let result = self.temp(lowerer, span);
                 self.expr_into(lowerer, lhs, result);
                 let skip = match op {
-                    BinaryOp::And => self.emit(Op::JumpIfFalse { cond: result, target: 0 }, lhs.span),
-                    _ => self.emit(Op::JumpIfTrue { cond: result, target: 0 }, lhs.span),
+                    BinaryOp::And => self.emit(
+                        Op::JumpIfFalse {
+                            cond: result,
+                            target: 0,
+                        },
+                        lhs.span,
+                    ),
+                    _ => self.emit(
+                        Op::JumpIfTrue {
+                            cond: result,
+                            target: 0,
+                        },
+                        lhs.span,
+                    ),
                 };
                 self.expr_into(lowerer, rhs, result);
                 let here = self.here();
@@ -994,15 +1221,29 @@ impl FunctionBuilder {
             ExprKind::NewRecord(fields) => {
                 let var = self.allocation_site(lowerer, VarKind::NewRecord, span);
                 let shape = ShapeId(lowerer.program.shapes.len() as u32);
-                let field_ids = fields.iter().map(|f| lowerer.intern_field(&f.name.name)).collect();
+                let field_ids = fields
+                    .iter()
+                    .map(|f| lowerer.intern_field(&f.name.name))
+                    .collect();
                 lowerer.program.shapes.push(Shape { fields: field_ids });
                 let first = self.next_reg;
-                let regs: Vec<Reg> = fields.iter().map(|f| self.alloc(lowerer, f.value.span)).collect();
+                let regs: Vec<Reg> = fields
+                    .iter()
+                    .map(|f| self.alloc(lowerer, f.value.span))
+                    .collect();
                 for (field, &reg) in fields.iter().zip(&regs) {
                     self.expr_into(lowerer, &field.value, reg);
                 }
                 let args = Reg(first.min(u32::from(u16::MAX)) as u16);
-                self.emit(Op::NewRecord { dst, shape, args, var }, span);
+                self.emit(
+                    Op::NewRecord {
+                        dst,
+                        shape,
+                        args,
+                        var,
+                    },
+                    span,
+                );
             }
             ExprKind::NewArray { len, init } => {
                 let var = self.allocation_site(lowerer, VarKind::NewArray, span);
@@ -1011,7 +1252,15 @@ impl FunctionBuilder {
                     Some(e) => self.expr(lowerer, e),
                     None => self.constant(lowerer, Value::Int(0), span),
                 };
-                self.emit(Op::NewArray { dst, len, init, var }, span);
+                self.emit(
+                    Op::NewArray {
+                        dst,
+                        len,
+                        init,
+                        var,
+                    },
+                    span,
+                );
             }
             ExprKind::NewMutex => {
                 let var = self.allocation_site(lowerer, VarKind::NewMutex, span);
@@ -1043,7 +1292,13 @@ impl FunctionBuilder {
     }
 
     /// The function a call or spawn names, with its arity checked.
-    fn callee(&mut self, lowerer: &mut Lowerer<'_>, callee: &ast::Ident, argc: usize, span: Span) -> Option<FuncId> {
+    fn callee(
+        &mut self,
+        lowerer: &mut Lowerer<'_>,
+        callee: &ast::Ident,
+        argc: usize,
+        span: Span,
+    ) -> Option<FuncId> {
         match lowerer.symbols.get(&callee.name).map(|s| s.0) {
             Some(Symbol::Function(func, params)) => {
                 if params != argc {
@@ -1051,9 +1306,15 @@ impl FunctionBuilder {
                     lowerer.error(
                         Diagnostic::error(
                             span,
-                            format!("`{}` takes {params} argument{plural}, but {argc} were given", callee.name),
+                            format!(
+                                "`{}` takes {params} argument{plural}, but {argc} were given",
+                                callee.name
+                            ),
                         )
-                        .with_label(format!("{argc} argument{}", if argc == 1 { "" } else { "s" })),
+                        .with_label(format!(
+                            "{argc} argument{}",
+                            if argc == 1 { "" } else { "s" }
+                        )),
                     );
                     return None;
                 }
@@ -1061,8 +1322,11 @@ impl FunctionBuilder {
             }
             Some(Symbol::Thread) => {
                 lowerer.error(
-                    Diagnostic::error(callee.span, format!("`{}` is a thread, not a function", callee.name))
-                        .with_note("thread items start with the program; spawn a `fn` instead"),
+                    Diagnostic::error(
+                        callee.span,
+                        format!("`{}` is a thread, not a function", callee.name),
+                    )
+                    .with_note("thread items start with the program; spawn a `fn` instead"),
                 );
                 None
             }
@@ -1074,7 +1338,10 @@ impl FunctionBuilder {
                 None
             }
             None => {
-                lowerer.error(Diagnostic::error(callee.span, format!("unknown function `{}`", callee.name)));
+                lowerer.error(Diagnostic::error(
+                    callee.span,
+                    format!("unknown function `{}`", callee.name),
+                ));
                 None
             }
         }
