@@ -1,0 +1,30 @@
+//! `rankcheck-bench`: benchmarks whose numbers go to `results/`.
+//!
+//! `throughput` measures executions per second of the random scheduler on
+//! the VM and, in the same run, of awslabs/shuttle's random scheduler on the
+//! same programs written as shuttle tests (`bench/shuttle-baseline/`), and
+//! writes raw rows to `results/throughput.csv` plus the ratios to
+//! `results/throughput.md`. Rounds alternate between the two tools so that
+//! machine noise hits both alike.
+
+mod throughput;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("throughput") => throughput::run(&args[1..]),
+        _ => {
+            eprintln!("usage: rankcheck-bench throughput [--seconds S] [--rounds R] [--no-shuttle]");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
