@@ -16,7 +16,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("throughput") => throughput::run(&args[1..]),
         _ => {
-            eprintln!("usage: rankcheck-bench throughput [--seconds S] [--rounds R] [--no-shuttle]");
+            eprintln!(
+                "usage: rankcheck-bench throughput [--seconds S] [--rounds R] [--no-shuttle]"
+            );
             return ExitCode::from(2);
         }
     };

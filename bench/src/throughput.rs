@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use rankcheck_engine::{search, Executable, Instrumentation, Limits, RandomScheduler, SearchConfig};
+use rankcheck_engine::{
+    search, Executable, Instrumentation, Limits, RandomScheduler, SearchConfig,
+};
 
 /// A benchmark program: our `.rk` file and shuttle's name for the same test.
 struct Workload {
@@ -18,8 +20,16 @@ struct Workload {
 }
 
 const WORKLOADS: [Workload; 2] = [
-    Workload { name: "fig02-noassert", path: "bench/programs/fig02_noassert.rk", shuttle: "fig02-noassert" },
-    Workload { name: "locked-counter", path: "examples/locked_counter_ok.rk", shuttle: "locked-counter" },
+    Workload {
+        name: "fig02-noassert",
+        path: "bench/programs/fig02_noassert.rk",
+        shuttle: "fig02-noassert",
+    },
+    Workload {
+        name: "locked-counter",
+        path: "examples/locked_counter_ok.rk",
+        shuttle: "locked-counter",
+    },
 ];
 
 /// One measurement.
@@ -54,7 +64,11 @@ pub fn run(args: &[String]) -> Result<()> {
             other => bail!("unknown argument `{other}`"),
         }
     }
-    let shuttle = if with_shuttle { Some(build_shuttle()?) } else { None };
+    let shuttle = if with_shuttle {
+        Some(build_shuttle()?)
+    } else {
+        None
+    };
     let mut rows = Vec::new();
     for round in 1..=rounds {
         for workload in &WORKLOADS {
@@ -62,7 +76,12 @@ pub fn run(args: &[String]) -> Result<()> {
             if let Some(binary) = &shuttle {
                 rows.push(measure_shuttle(binary, workload, round, seconds)?);
             }
-            let last = rows.iter().rev().take(2).map(|r| format!("{} {:.0}/s", r.tool, r.rate())).collect::<Vec<_>>();
+            let last = rows
+                .iter()
+                .rev()
+                .take(2)
+                .map(|r| format!("{} {:.0}/s", r.tool, r.rate()))
+                .collect::<Vec<_>>();
             eprintln!("round {round} {}: {}", workload.name, last.join(", "));
         }
     }
@@ -71,20 +90,40 @@ pub fn run(args: &[String]) -> Result<()> {
 
 fn measure_rankcheck(workload: &Workload, round: u32, seconds: f64) -> Result<Row> {
     let path = root().join(workload.path);
-    let source = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let program = Arc::new(rankcheck_instr::compile(&source, &[]).map_err(|e| anyhow::anyhow!("{}: {e}", workload.path))?);
+    let source = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let program = Arc::new(
+        rankcheck_instr::compile(&source, &[])
+            .map_err(|e| anyhow::anyhow!("{}: {e}", workload.path))?,
+    );
     let exe = Executable::new(program.clone(), &Instrumentation::all(&program));
-    let config = SearchConfig { runs: u64::MAX, seed: u64::from(round), limits: Limits::default(), keep_going: true };
+    let config = SearchConfig {
+        runs: u64::MAX,
+        seed: u64::from(round),
+        limits: Limits::default(),
+        keep_going: true,
+    };
     let budget = Duration::from_secs_f64(seconds);
     let started = Instant::now();
     // Check the clock every 4096 executions: reading it costs as much as a
     // short execution.
-    let result = search(&exe, &config, RandomScheduler::new, |done| done % 4096 != 0 || started.elapsed() < budget);
+    let result = search(&exe, &config, RandomScheduler::new, |done| {
+        done % 4096 != 0 || started.elapsed() < budget
+    });
     let elapsed = started.elapsed().as_secs_f64();
     if result.failures > 0 {
-        bail!("{} failed under the benchmark: it must be correct", workload.path);
+        bail!(
+            "{} failed under the benchmark: it must be correct",
+            workload.path
+        );
     }
-    Ok(Row { tool: "rankcheck", program: workload.name, round, executions: result.runs, seconds: elapsed })
+    Ok(Row {
+        tool: "rankcheck",
+        program: workload.name,
+        round,
+        executions: result.runs,
+        seconds: elapsed,
+    })
 }
 
 fn build_shuttle() -> Result<PathBuf> {
@@ -102,16 +141,28 @@ fn build_shuttle() -> Result<PathBuf> {
 
 fn measure_shuttle(binary: &Path, workload: &Workload, round: u32, seconds: f64) -> Result<Row> {
     let output = Command::new(binary)
-        .args(["throughput", "--program", workload.shuttle, "--seconds", &seconds.to_string(), "--seed"])
+        .args([
+            "throughput",
+            "--program",
+            workload.shuttle,
+            "--seconds",
+            &seconds.to_string(),
+            "--seed",
+        ])
         .arg(round.to_string())
         .output()
         .with_context(|| format!("cannot run {}", binary.display()))?;
     if !output.status.success() {
-        bail!("shuttle baseline failed: {}", String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "shuttle baseline failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     // tool,program,scheduler,seed,executions,seconds,executions_per_s
     let text = String::from_utf8_lossy(&output.stdout);
-    let Some(line) = text.lines().nth(1) else { bail!("shuttle baseline printed no row: {text}") };
+    let Some(line) = text.lines().nth(1) else {
+        bail!("shuttle baseline printed no row: {text}")
+    };
     let fields: Vec<&str> = line.split(',').collect();
     if fields.len() < 6 {
         bail!("unexpected shuttle row `{line}`");
@@ -129,7 +180,16 @@ fn write_results(rows: &[Row], seconds: f64, rounds: u32) -> Result<()> {
     let dir = root().join("results");
     std::fs::create_dir_all(&dir)?;
     let mut csv = csv::Writer::from_path(dir.join("throughput.csv"))?;
-    csv.write_record(["tool", "program", "scheduler", "round", "seed", "executions", "seconds", "executions_per_s"])?;
+    csv.write_record([
+        "tool",
+        "program",
+        "scheduler",
+        "round",
+        "seed",
+        "executions",
+        "seconds",
+        "executions_per_s",
+    ])?;
     for row in rows {
         csv.write_record([
             row.tool.to_string(),
@@ -159,10 +219,26 @@ fn write_results(rows: &[Row], seconds: f64, rounds: u32) -> Result<()> {
     );
     md.push_str("| program | rankcheck runs/s (median) | shuttle runs/s (median) | ratio | target |\n| --- | ---: | ---: | ---: | ---: |\n");
     for workload in &WORKLOADS {
-        let ours = median(rows.iter().filter(|r| r.tool == "rankcheck" && r.program == workload.name).map(Row::rate));
-        let theirs = median(rows.iter().filter(|r| r.tool == "shuttle" && r.program == workload.name).map(Row::rate));
-        let ratio = if theirs > 0.0 { format!("{:.1}x", ours / theirs) } else { "-".into() };
-        let _ = writeln!(md, "| {} | {ours:.0} | {theirs:.0} | {ratio} | 3x |", workload.name);
+        let ours = median(
+            rows.iter()
+                .filter(|r| r.tool == "rankcheck" && r.program == workload.name)
+                .map(Row::rate),
+        );
+        let theirs = median(
+            rows.iter()
+                .filter(|r| r.tool == "shuttle" && r.program == workload.name)
+                .map(Row::rate),
+        );
+        let ratio = if theirs > 0.0 {
+            format!("{:.1}x", ours / theirs)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {ours:.0} | {theirs:.0} | {ratio} | 3x |",
+            workload.name
+        );
     }
     std::fs::write(dir.join("throughput.md"), md)?;
     eprintln!("wrote results/throughput.csv and results/throughput.md");

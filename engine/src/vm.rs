@@ -1110,7 +1110,7 @@ impl<'e> Vm<'e> {
                             pc: (pc - 1) as u32,
                         };
                         if let Some(frame) = frames.last_mut() {
-                            frame.pc = retry as u32;
+                            frame.pc = retry;
                         }
                         return Ok(Event {
                             kind: EventKind::AwaitBlocked,

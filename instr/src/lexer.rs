@@ -74,6 +74,11 @@ fn is_ident_continue(byte: u8) -> bool {
 
 impl Lexer<'_> {
     fn run(&mut self) {
+        // A byte order mark, which some editors write, is not part of the
+        // program; spans still count it.
+        if self.source.starts_with('\u{feff}') {
+            self.pos = '\u{feff}'.len_utf8();
+        }
         while let Some(byte) = self.peek(0) {
             let start = self.pos;
             match byte {
@@ -187,7 +192,8 @@ impl Lexer<'_> {
     /// A string literal. One that is not closed on its line is reported and
     /// taken to end before the line's last `)`, if any: strings appear only
     /// in `assert(...)` and `print(...)`, so that guess usually lets the rest
-    /// of the line parse.
+    /// of the line parse. Without a `)`, it ends at the end of the line and
+    /// is followed by an empty [`TokenKind::Unknown`].
     fn string(&mut self) {
         let start = self.pos;
         let mut end = start + 1;
@@ -215,6 +221,11 @@ impl Lexer<'_> {
         }
         let value = self.unescape(content.start..self.pos.min(content.end));
         self.push(TokenKind::Str(value), start);
+        if !closed && self.pos == end {
+            // No `)` to end at: an empty `Unknown` token at the end of the
+            // line keeps the parser from reporting what follows the string.
+            self.push(TokenKind::Unknown, end);
+        }
     }
 
     /// The text of a string literal's contents, escapes replaced; reports

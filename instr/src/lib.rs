@@ -1,8 +1,9 @@
-//! The rankcheck front end: `.rk` source to a syntax tree (this is the
-//! syntax half: lexer, parser, diagnostics).
+//! The rankcheck front end: `.rk` source to the engine's IR.
 //!
-//! [`parse`] is the entry point: source text in, an [`ast::Module`] or every
-//! [`Diagnostic`] found out.
+//! The syntax half is [`token`], [`lexer`], [`ast`] and [`parser`]: [`parse`]
+//! takes source text and returns an [`ast::Module`] or every [`Diagnostic`]
+//! found. [`Diagnostic`] is the front end's one error type, for syntax and
+//! name errors alike; the binary renders it.
 
 pub mod ast;
 pub mod diagnostic;

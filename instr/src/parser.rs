@@ -1033,7 +1033,10 @@ impl<'a> Parser<'a> {
         let (args, close) = self.list(TokenKind::RParen, "argument", |parser| {
             if strings {
                 if let TokenKind::Str(value) = parser.peek_kind() {
-                    if matches!(parser.nth_kind(1), TokenKind::Comma | TokenKind::RParen) {
+                    if matches!(
+                        parser.nth_kind(1),
+                        TokenKind::Comma | TokenKind::RParen | TokenKind::Unknown
+                    ) {
                         let value = value.clone();
                         let span = parser.bump();
                         return Some(PrintArg::Str(StrLit { value, span }));

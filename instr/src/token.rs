@@ -79,8 +79,9 @@ pub enum TokenKind {
     AndAnd,
     /// `||`
     OrOr,
-    /// A run of characters that start no token, or an unterminated block
-    /// comment. The lexer has reported it, so the parser skips it without a
+    /// A run of characters that start no token, an unterminated block
+    /// comment, or (empty) the end of a string literal that was not closed.
+    /// The lexer has reported it, so the parser skips it without a
     /// diagnostic of its own.
     Unknown,
     /// The end of the source; always the last token.

@@ -12,6 +12,7 @@ use rankcheck_instr::ast::{
     BinaryOp, Expr, ExprKind, Item, ItemKind, Module, PlaceKind, PrintArg, Stmt, StmtKind,
 };
 use rankcheck_instr::parser::MAX_NESTING;
+use rankcheck_instr::token::Keyword;
 use rankcheck_instr::{parse, Diagnostic};
 
 // ----- Helpers -----
@@ -634,7 +635,7 @@ fn a_missing_brace_at_the_end_of_file_is_one_error() {
 }
 
 #[test]
-fn a_declaration_inside_a_block_is_one_error() {
+fn each_declaration_inside_a_block_is_one_error() {
     let source = "thread t {\n    mutex m;\n    fn g() { x = 1; }\n    x = 2;\n}\nthread u { }\n";
     insta::assert_snapshot!(errors(source), @r"
     2:5: expected statement, found 'mutex'
@@ -682,6 +683,24 @@ fn an_unterminated_string_does_not_cascade() {
     let (diagnostic, under) = single_error(source);
     assert_eq!(diagnostic.message, "unterminated string literal");
     assert_eq!(under, "\"oops");
+}
+
+#[test]
+fn an_unterminated_string_without_a_parenthesis_does_not_cascade() {
+    let source = "thread t {\n    print(\"oops\n    y = 1;\n}\n";
+    let (diagnostic, under) = single_error(source);
+    assert_eq!(diagnostic.message, "unterminated string literal");
+    assert_eq!(under, "\"oops");
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped() {
+    let source = "\u{feff}thread t { x = ; }";
+    let (diagnostic, under) = single_error(source);
+    assert_eq!(diagnostic.message, "expected expression, found ';'");
+    // Spans still count the mark's three bytes.
+    assert_eq!(diagnostic.span.range(), 18..19);
+    assert_eq!(under, ";");
 }
 
 // ----- Each diagnostic class: message and span -----
@@ -781,6 +800,25 @@ fn keywords_are_not_names() {
 }
 
 #[test]
+fn no_keyword_can_be_a_name() {
+    for keyword in Keyword::ALL {
+        let source = format!("thread t {{ let {keyword} = 1; }}");
+        let (diagnostic, under) = single_error(&source);
+        assert_eq!(
+            diagnostic.message,
+            format!("expected variable name after 'let', found '{keyword}'")
+        );
+        assert_eq!(under, keyword.as_str());
+        assert_eq!(
+            diagnostic.notes,
+            [format!(
+                "'{keyword}' is a keyword and cannot be used as a name"
+            )]
+        );
+    }
+}
+
+#[test]
 fn missing_block_and_missing_header_parts() {
     let (diagnostic, under) = single_error("thread t { if x = 1 { } }");
     assert_eq!(
@@ -808,6 +846,11 @@ fn missing_block_and_missing_header_parts() {
     assert_eq!(
         diagnostic.message,
         "expected '{', '[', 'mutex' or 'cond' after 'new', found '5'"
+    );
+    let (diagnostic, _) = single_error("thread t { if x { } else y = 1; }");
+    assert_eq!(
+        diagnostic.message,
+        "expected '{' or 'if' after 'else', found 'y'"
     );
     let (diagnostic, _) = single_error("thread t { sync m x = 1; }");
     assert_eq!(

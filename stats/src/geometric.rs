@@ -151,9 +151,10 @@ mod tests {
     #[test]
     fn covers_the_true_mean_at_least_as_often_as_promised() {
         // 300 seeded experiments, each 20 geometric observations with p = 0.1
-        // (mean 10). The 95% interval is exact and conservative, so the cover
-        // count is ~Binomial(300, >= 0.95): mean >= 285, sd 3.8. Asserting
-        // 270..=299 leaves 4 sd below; all 300 covering has chance < 0.96^300 < 1e-5.
+        // (mean 10). Summing the negative binomial law of the total over the
+        // totals whose interval contains 10 gives coverage 0.9521, so the cover
+        // count is ~Binomial(300, 0.9521): mean 285.6, sd 3.7. Asserting
+        // 270..=299 leaves 4.2 sd below; all 300 covering has chance 0.9521^300 = 4e-7.
         let mut rng = Pcg64Mcg::seed_from_u64(11);
         let mut geometric = || {
             let mut runs = 1;
