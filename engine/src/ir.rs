@@ -344,6 +344,15 @@ pub enum Op {
     Loop {
         target: u32,
     },
+    /// The back edge of `for`: `counter += 1`, and while `counter < bound`
+    /// jump back to `target`. The loop's entry test has checked both are
+    /// ints with `counter < bound`, so the increment cannot overflow. Counts
+    /// as a step like [`Op::Loop`].
+    ForStep {
+        counter: Reg,
+        bound: Reg,
+        target: u32,
+    },
     /// Jump to `target` when `cond` is `false`; `cond` must be a bool.
     JumpIfFalse {
         cond: Reg,

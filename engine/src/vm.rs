@@ -682,6 +682,25 @@ impl<'e> Vm<'e> {
                     self.budget -= 1;
                     pc = target as usize;
                 }
+                Op::ForStep {
+                    counter,
+                    bound,
+                    target,
+                } => {
+                    // The entry test made both ints and the counter below
+                    // the bound, and the loop body cannot assign them.
+                    let (Value::Int(i), Value::Int(end)) = (reg!(counter), reg!(bound)) else {
+                        unreachable!("invariant: for-loop registers hold ints")
+                    };
+                    if i + 1 < end {
+                        if self.budget == 0 {
+                            fault!(BugKind::StepLimit, "{}", self.step_limit_message());
+                        }
+                        self.budget -= 1;
+                        reg!(counter) = Value::Int(i + 1);
+                        pc = target as usize;
+                    }
+                }
                 Op::JumpIfFalse { cond, target } => {
                     if !boolean!(cond, "a condition") {
                         pc = target as usize;

@@ -787,7 +787,6 @@ impl FunctionBuilder {
                 self.expr_into(lowerer, start, counter);
                 let bound = self.alloc(lowerer, end.span);
                 self.expr_into(lowerer, end, bound);
-                let top = self.here();
                 let more = self.temp(lowerer, span);
                 self.emit(
                     Op::Lt {
@@ -810,6 +809,7 @@ impl FunctionBuilder {
                     break_jumps: vec![exit],
                     regions: self.regions.len(),
                 });
+                let body_top = self.here();
                 self.scopes.push(Vec::new());
                 let i = self.alloc(lowerer, var.span);
                 self.emit(
@@ -831,24 +831,14 @@ impl FunctionBuilder {
                 for jump in jumps {
                     self.patch(jump, step_at);
                 }
-                let one = lowerer.intern_const(Value::Int(1));
-                let step = self.temp(lowerer, span);
                 self.emit(
-                    Op::Const {
-                        dst: step,
-                        value: one,
+                    Op::ForStep {
+                        counter,
+                        bound,
+                        target: body_top,
                     },
-                    var.span,
+                    span,
                 );
-                self.emit(
-                    Op::Add {
-                        dst: counter,
-                        lhs: counter,
-                        rhs: step,
-                    },
-                    var.span,
-                );
-                self.emit(Op::Loop { target: top }, span);
                 self.end_loop();
             }
             StmtKind::Break | StmtKind::Continue => {
