@@ -2,11 +2,13 @@
 //! that clap never reaches the engine.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// rankcheck finds concurrency bugs in `.rk` programs by running them many
-/// times under a scheduler it controls.
+/// times under a scheduler it controls: PCT with variable bounding by
+/// default, with a probability guarantee for what it did not find.
 #[derive(Debug, Parser)]
 #[command(
     name = "rankcheck",
@@ -28,40 +30,119 @@ pub struct Cli {
 pub enum Command {
     /// Re-run the execution a replay file records, step by step.
     Replay(ReplayArgs),
+    /// Print the per-run probability bound and the runs a confidence needs,
+    /// for PCT and PCTVB side by side, after the preparatory runs only.
+    Bounds(BoundsArgs),
+}
+
+/// Which variables a search tracks: `--vars`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VarsArg {
+    /// This many variables, drawn at random for each run (PCTVB's `v`).
+    Count(usize),
+    /// Every variable (plain PCT).
+    All,
+    /// Mutexes and condition variables only (CHESS's choice).
+    Sync,
+    /// Nothing: only synchronisation operations are scheduling points.
+    None,
+}
+
+/// The program and the options every command that runs it shares.
+#[derive(Debug, Args)]
+pub struct ProgramArgs {
+    /// The `.rk` program.
+    #[arg(required = true)]
+    pub program: Option<PathBuf>,
+    /// Override a `const` of the program: `-D HOT=400`. Repeatable.
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+    pub define: Vec<(String, i64)>,
+    /// Steps one execution may take (scheduling points, loop iterations and
+    /// calls) before it is reported as possible non-termination.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: u64,
+    /// Preparatory random runs that measure threads (n), steps (k) and
+    /// accesses per variable (k_q) before the search.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub profile_runs: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 /// Options of `rankcheck PROGRAM`.
 #[derive(Debug, Args)]
 pub struct TestArgs {
-    /// The `.rk` program to test.
-    #[arg(required = true)]
-    pub program: Option<PathBuf>,
-    /// Executions to run at most.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub runs: u64,
+    /// The program and shared options.
+    #[command(flatten)]
+    pub common: ProgramArgs,
+    /// The search strategy.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Pctvb)]
+    pub strategy: StrategyArg,
+    /// Bug depth d: d-1 priority change points per run. Without it (and
+    /// without --vars) runs rotate through (d, v) = (1,0), (2,1), (3,1), (3,2).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub depth: Option<u32>,
+    /// Variables tracked per run: a number v (drawn at random each run),
+    /// `all` (plain PCT), `sync` (mutexes and conds) or `none`.
+    #[arg(long, value_parser = parse_vars)]
+    pub vars: Option<VarsArg>,
+    /// Only choose among these variables (comma-separated names, as
+    /// `rankcheck` reports them).
+    #[arg(long, value_delimiter = ',')]
+    pub track: Vec<String>,
+    /// Priority scheme: PCT's, or thread bounding's permutations.
+    #[arg(long, value_enum, default_value_t = PrioritiesArg::Pct)]
+    pub priorities: PrioritiesArg,
+    /// Thread bound t the guarantee is stated for.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=16))]
+    pub threads: u32,
+    /// Executions to run at most. Without it (and without --time), as many
+    /// as --confidence needs, up to --max-runs.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub runs: Option<u64>,
+    /// Stop after this much time: `90s`, `10m`, `2h`.
+    #[arg(long, value_parser = parse_duration)]
+    pub time: Option<Duration>,
+    /// The most runs the confidence target may ask for.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_runs: u64,
+    /// The confidence the run count aims at when --runs is not given.
+    #[arg(long, default_value_t = 0.99, value_parser = parse_confidence)]
+    pub confidence: f64,
     /// Master seed; every run's scheduler is seeded from it and the run's
     /// number. Default: a fresh seed, printed in the report.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// The search strategy.
-    #[arg(long, value_enum, default_value_t = StrategyArg::Random)]
-    pub strategy: StrategyArg,
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: Option<u64>,
     /// Count every failing run instead of stopping at the first.
     #[arg(long)]
     pub keep_going: bool,
-    /// Steps one execution may take (scheduling points, loop iterations and
-    /// calls) before it is reported as possible non-termination.
-    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_steps: u64,
-    /// Override a `const` of the program: `-D HOT=400`. Repeatable.
-    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
-    pub define: Vec<(String, i64)>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
     /// Directory where the replay file of a failure is written.
     #[arg(long, default_value = ".")]
     pub replay_dir: PathBuf,
+}
+
+/// Options of `rankcheck bounds`.
+#[derive(Debug, Args)]
+pub struct BoundsArgs {
+    /// The program and shared options.
+    #[command(flatten)]
+    pub common: ProgramArgs,
+    /// Bug depth d.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub depth: u32,
+    /// Bug variable bound v.
+    #[arg(long, default_value_t = 1)]
+    pub vars: usize,
+    /// Target confidence.
+    #[arg(long, default_value_t = 0.99, value_parser = parse_confidence)]
+    pub confidence: f64,
+    /// Seed of the preparatory runs.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
 }
 
 /// Options of `rankcheck replay`.
@@ -80,6 +161,11 @@ pub struct ReplayArgs {
 /// Search strategies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyArg {
+    /// PCT with variable bounding: change points only at accesses to v
+    /// variables drawn for each run.
+    Pctvb,
+    /// PCT: change points among all accesses.
+    Pct,
     /// A uniformly random choice among the enabled threads at every
     /// scheduling point, every shared access tracked.
     Random,
@@ -89,9 +175,20 @@ impl StrategyArg {
     /// The name reports and replay files use.
     pub fn name(self) -> &'static str {
         match self {
+            StrategyArg::Pctvb => "pctvb",
+            StrategyArg::Pct => "pct",
             StrategyArg::Random => "random",
         }
     }
+}
+
+/// Priority schemes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PrioritiesArg {
+    /// PCT's: random initial priorities, change points drop below all.
+    Pct,
+    /// Thread bounding's: one permutation of n+c priorities per run.
+    ThreadBounded,
 }
 
 /// Output formats.
@@ -117,4 +214,44 @@ fn parse_define(text: &str) -> Result<(String, i64), String> {
         .parse::<i64>()
         .map_err(|_| format!("`{value}` is not a 64-bit integer"))?;
     Ok((name.to_string(), value))
+}
+
+fn parse_vars(text: &str) -> Result<VarsArg, String> {
+    match text {
+        "all" => Ok(VarsArg::All),
+        "sync" => Ok(VarsArg::Sync),
+        "none" => Ok(VarsArg::None),
+        n => n.parse::<usize>().map(VarsArg::Count).map_err(|_| {
+            format!("expected a number of variables, `all`, `sync` or `none`, found `{n}`")
+        }),
+    }
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration like 90s, 10m or 2h, found `{text}`"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("unknown time unit `{unit}`: use s, m or h")),
+    };
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!("`{text}` is not a positive duration"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+fn parse_confidence(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(c) if c > 0.0 && c < 1.0 => Ok(c),
+        _ => Err(format!(
+            "expected a confidence strictly between 0 and 1, found `{text}`"
+        )),
+    }
 }

@@ -17,10 +17,13 @@ macro_rules! out {
     }};
 }
 
+mod bounds;
 mod check;
 mod cli;
 mod diagnostics;
+mod guarantee;
 mod load;
+mod plan;
 mod replay;
 mod report;
 mod trace_view;
@@ -47,6 +50,7 @@ fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match &cli.command {
         Some(Command::Replay(args)) => replay::replay(args),
+        Some(Command::Bounds(args)) => bounds::bounds(args),
         None => check::check(&cli.test),
     }
 }

@@ -5,10 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::replay_file::fingerprint;
-use rankcheck_engine::{Executable, Instrumentation, Limits, ReplayFile};
+use rankcheck_engine::{Executable, Instrumentation, Limits, ReplayFile, VarId};
 
 use crate::cli::{Format, ReplayArgs};
 use crate::load::load;
+use crate::plan::instrumenter;
 use crate::report::{failure_text, trace, FailureJson, ReplayMismatch};
 
 /// Replay the file `args` names. Exit 1 when the failure reproduces.
@@ -34,9 +35,29 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         );
     }
     let program = loaded.program.clone();
-    let instrumentation = match file.tracking.as_str() {
-        "all" => Instrumentation::all(&program),
-        other => bail!("{}: unknown tracking `{other}`", args.file.display()),
+    let instrumentation = match file
+        .tracking
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["all"] => Instrumentation::all(&program),
+        ["vars", list @ ..] => {
+            let mut vars = Vec::new();
+            for item in list {
+                let id = item.split(':').next().and_then(|id| id.parse::<u32>().ok());
+                match id {
+                    Some(id) if (id as usize) < program.n_vars() => vars.push(VarId(id)),
+                    _ => bail!("{}: bad tracked variable `{item}`", args.file.display()),
+                }
+            }
+            (instrumenter())(&program, &vars)
+        }
+        _ => bail!(
+            "{}: unknown tracking `{}`",
+            args.file.display(),
+            file.tracking
+        ),
     };
     let exe = Executable::new(program, &instrumentation);
     let limits = Limits {

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use rankcheck_engine::outcome::Bug;
 use rankcheck_engine::replay::TraceStep;
 use rankcheck_engine::vm::PrintLine;
-use rankcheck_engine::{Executable, Limits, Outcome, ReplayScheduler, ThreadId, Tracer, Vm};
+use rankcheck_engine::{
+    Executable, Limits, Outcome, ReplayScheduler, Scheduler, ThreadId, Tracer, Vm,
+};
 use serde::Serialize;
 
 use crate::diagnostics::SourceFile;
@@ -39,9 +41,20 @@ pub fn trace(
     schedule: &[ThreadId],
     file: &SourceFile,
 ) -> Result<TracedFailure, ReplayMismatch> {
+    trace_with(exe, limits, ReplayScheduler::new(schedule), file).map(|(traced, _)| traced)
+}
+
+/// Run `exe` under `scheduler` with a trace and `print` output; the
+/// scheduler comes back to be asked what it decided.
+pub fn trace_with<S: Scheduler>(
+    exe: &Executable,
+    limits: Limits,
+    scheduler: S,
+    file: &SourceFile,
+) -> Result<(TracedFailure, S), ReplayMismatch> {
     let mut vm = Vm::new(exe, limits);
     vm.record_prints();
-    let mut tracer = Tracer::new(ReplayScheduler::new(schedule));
+    let mut tracer = Tracer::new(scheduler);
     let outcome = vm.run(&mut tracer);
     let bug = match outcome {
         Outcome::Bug(bug) => bug,
@@ -49,7 +62,7 @@ pub fn trace(
         Outcome::Diverged { step, .. } => return Err(ReplayMismatch::Diverged { step }),
     };
     let unfinished = tracer.unfinished();
-    let steps: Vec<TraceStep> = tracer.into_steps();
+    let steps: Vec<TraceStep> = tracer.steps.clone();
     let program = exe.program();
     let mut views = view_steps(&steps, program, file, |t| vm.thread_name(t));
     // The failing thread's last step ends in the failure itself.
@@ -65,6 +78,7 @@ pub fn trace(
                 rankcheck_engine::BugKind::Deadlock => "blocks: deadlock".into(),
             },
             preemption: preempting,
+            var: None,
         });
     }
     let prints = vm
@@ -72,11 +86,15 @@ pub fn trace(
         .iter()
         .map(|p: &PrintLine| (vm.thread_name(p.thread), p.text.clone()))
         .collect();
-    Ok(TracedFailure {
-        bug,
-        steps: views,
-        prints,
-    })
+    let scheduler = tracer.into_inner();
+    Ok((
+        TracedFailure {
+            bug,
+            steps: views,
+            prints,
+        },
+        scheduler,
+    ))
 }
 
 /// The human report of a failure: its location, the interleaving, what the
@@ -136,35 +154,6 @@ pub fn failure_text(failure: &TracedFailure, file: &SourceFile) -> String {
         }
     }
     out
-}
-
-/// The JSON object of `rankcheck PROGRAM --format json`. Fields are added
-/// over time, never renamed (README, JSON output).
-#[derive(Debug, Serialize)]
-pub struct TestJson {
-    /// The program's path.
-    pub program: String,
-    /// The strategy.
-    pub strategy: String,
-    /// The master seed.
-    pub seed: u64,
-    /// Executions done.
-    pub runs: u64,
-    /// Failing executions among them.
-    pub failures: u64,
-    /// Wall time of the search, in seconds.
-    pub elapsed_s: f64,
-    /// Executions per second.
-    pub executions_per_s: f64,
-    /// The most threads any execution had.
-    pub n: usize,
-    /// The most scheduling points any execution passed.
-    pub k: u64,
-    /// The number of variables.
-    #[serde(rename = "Q")]
-    pub q: usize,
-    /// The first failing execution, if any.
-    pub first_failure: Option<FailureJson>,
 }
 
 /// A failure in JSON.

@@ -18,6 +18,8 @@ pub struct StepView {
     pub line: Option<usize>,
     /// What the operation did, such as `read a` or `lock m`.
     pub operation: String,
+    /// The variable the operation touched, if any.
+    pub var: Option<String>,
     /// Whether the scheduler switched to this thread away from one that
     /// could have gone on.
     pub preemption: bool,
@@ -41,6 +43,7 @@ pub fn view_steps(
                 .loc
                 .map(|loc| file.line(program.span_at(loc.func, loc.pc as usize))),
             operation: describe(&step.event, program),
+            var: step.event.var.map(|v| program.vars[v.index()].name.clone()),
             preemption: step.preempting,
         })
         .collect()
@@ -87,5 +90,42 @@ pub fn describe(event: &Event, program: &Program) -> String {
                 _ => "blocks".into(),
             }
         }
+    }
+}
+
+/// The bug as the trace shows it: how many preemptions it took, at
+/// accesses to which variables, among how many threads (PAPER.md, Bug
+/// characteristics: an upper bound on the bug's `c`, `v` and `t`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Observed {
+    /// Switches away from a thread that could have gone on.
+    pub preemptions: usize,
+    /// The variables whose accesses the preempted threads had just made.
+    pub variables: Vec<String>,
+    /// The threads that ran.
+    pub threads: usize,
+}
+
+/// Count what a trace's interleaving took.
+pub fn observe(steps: &[StepView]) -> Observed {
+    let mut variables: Vec<String> = Vec::new();
+    let mut preemptions = 0;
+    for pair in steps.windows(2) {
+        if pair[1].preemption {
+            preemptions += 1;
+            if let Some(var) = &pair[0].var {
+                if !variables.contains(var) {
+                    variables.push(var.clone());
+                }
+            }
+        }
+    }
+    let mut threads: Vec<&str> = steps.iter().map(|s| s.thread.as_str()).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    Observed {
+        preemptions,
+        variables,
+        threads: threads.len(),
     }
 }

@@ -55,9 +55,9 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Every buggy example fails with the kind its header names, within the
-/// default 10,000 runs of the random scheduler, and the failure replays to
-/// the same kind and line; the correct one passes every run.
+/// Every buggy example fails with the kind its header names within 10,000
+/// runs of the random scheduler, and the failure replays to the same kind
+/// and line; the correct one passes every run.
 ///
 /// The random scheduler finds each of these bugs with probability well over
 /// 1/100 per run (they need at most two preemptions among a few dozen
@@ -70,6 +70,10 @@ fn examples_fail_as_their_headers_say_and_replay() {
         let expect = expectation(&path);
         let kind = expect[0].as_str();
         let out = rankcheck(&[
+            "--strategy",
+            "random",
+            "--runs",
+            "10000",
             "--seed",
             "7",
             "--format",
@@ -115,6 +119,10 @@ fn errors_name_their_line() {
         let (kind, line, message) = (expect[0].as_str(), &expect[1], expect[2..].join(" "));
         let name = path.display();
         let args = [
+            "--strategy",
+            "random",
+            "--runs",
+            "200",
             "--seed",
             "3",
             "--max-steps",
@@ -167,6 +175,10 @@ fn same_seed_same_result() {
         let out = rankcheck(&[
             "--seed",
             seed,
+            "--runs",
+            "2000",
+            "--jobs",
+            "1",
             "--format",
             "json",
             "--replay-dir",
@@ -201,6 +213,8 @@ fn replay_refuses_an_edited_program() {
     let program = dir.join("prog.rk");
     std::fs::copy(root().join("examples/corner_variable.rk"), &program).expect("copy");
     let out = rankcheck(&[
+        "--runs",
+        "5000",
         "--seed",
         "1",
         "-D",
@@ -266,4 +280,223 @@ fn usage_errors_exit_2() {
     let out = rankcheck(&["no/such/file.rk"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such/file.rk"));
+}
+
+/// The `(c, v, t)` of an example's header.
+fn header_bounds(path: &Path) -> Option<(u32, u32, u32)> {
+    let expect = expectation(path);
+    let field = |name: &str| {
+        expect
+            .iter()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .and_then(|v| v.parse().ok())
+    };
+    Some((field("c")?, field("v")?, field("t")?))
+}
+
+/// PCTVB (the default strategy) finds every buggy example with the depth
+/// `d = c + 1` and variable bound `v` of its header, and the failure it
+/// reports replays step for step. Thread-bounded priorities are used where
+/// the header needs them: `fig10` is a `c = 2` bug only with thread
+/// bounding (PAPER.md, Thread bounding); with PCT's priorities it needs
+/// `d = 4`.
+///
+/// Each of these bugs has a per-run probability of at least 1/500 under
+/// its setting (the bounds test below measures them), so 5,000 runs miss
+/// with probability below (1 - 1/500)^5000 < 5e-5; the seed is fixed.
+#[test]
+fn pctvb_finds_each_example_at_its_header_bounds() {
+    let replays = temp_dir("pctvb");
+    for path in programs("examples") {
+        let name = path.display().to_string();
+        let Some((c, v, _)) = header_bounds(&path) else {
+            // The correct program: a short search stays clean.
+            let out = rankcheck(&[
+                "--runs",
+                "2000",
+                "--seed",
+                "3",
+                "--format",
+                "json",
+                path.to_str().unwrap(),
+            ]);
+            assert_eq!(out.status.code(), Some(0), "{name}");
+            assert_eq!(json(&out)["failures"], 0);
+            continue;
+        };
+        let depth = (c + 1).to_string();
+        let vars = v.to_string();
+        let priorities = if name.contains("fig10") {
+            "thread-bounded"
+        } else {
+            "pct"
+        };
+        let out = rankcheck(&[
+            "--depth",
+            &depth,
+            "--vars",
+            &vars,
+            "--priorities",
+            priorities,
+            "--runs",
+            "5000",
+            "--seed",
+            "21",
+            "--format",
+            "json",
+            "--replay-dir",
+            replays.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let report = json(&out);
+        let failure = &report["first_failure"];
+        assert_eq!(failure["found_by"], "search", "{name}: {report}");
+        assert_eq!(failure["kind"], expectation(&path)[0].as_str(), "{name}");
+        assert_eq!(failure["depth"], c + 1, "{name}");
+        assert_eq!(
+            failure["chosen_vars"].as_array().map(Vec::len),
+            Some(v as usize),
+            "{name}"
+        );
+        let replay = failure["replay"].as_str().expect("replay path");
+        let replayed = json(&rankcheck(&["replay", "--format", "json", replay]));
+        assert_eq!(
+            replayed["trace"], failure["trace"],
+            "{name}: the replay takes the same steps"
+        );
+    }
+}
+
+/// The run count, failures and first failing run do not depend on the
+/// number of workers.
+#[test]
+fn results_do_not_depend_on_jobs() {
+    let program = root().join("examples/corner_variable.rk");
+    let run = |jobs: &str, keep_going: bool| {
+        let mut args = vec![
+            "--depth", "2", "--vars", "1", "--runs", "3000", "--seed", "5", "--jobs", jobs,
+        ];
+        args.extend(["--format", "json", "--replay-dir"]);
+        let dir = temp_dir(&format!("jobs{jobs}{keep_going}"));
+        let dir = dir.to_str().unwrap().to_string();
+        args.push(&dir);
+        if keep_going {
+            args.push("--keep-going");
+        }
+        args.push(program.to_str().unwrap());
+        let report = json(&rankcheck(&args));
+        (
+            report["runs"].clone(),
+            report["failures"].clone(),
+            report["first_failure"]["run"].clone(),
+        )
+    };
+    for keep_going in [false, true] {
+        let one = run("1", keep_going);
+        assert_eq!(one, run("2", keep_going), "keep_going = {keep_going}");
+        assert_eq!(one, run("3", keep_going), "keep_going = {keep_going}");
+    }
+}
+
+/// A correct implementation finds each bug at least as often as the
+/// per-run bound promises: the upper end of the 99.9% Clopper-Pearson
+/// interval of the measured hit rate is never below the bound. Run with
+/// fixed seeds over every example whose depth under PCT's priorities is
+/// `c + 1` (all but fig10, whose PCT depth is 4, checked at 4), for PCT
+/// and PCTVB.
+#[test]
+fn measured_hit_rates_are_not_below_the_bounds() {
+    for path in programs("examples") {
+        let Some((c, v, _)) = header_bounds(&path) else {
+            continue;
+        };
+        let name = path.display().to_string();
+        let depth = if name.contains("fig10") { c + 2 } else { c + 1 };
+        for strategy in ["pct", "pctvb"] {
+            let depth = depth.to_string();
+            let vars = v.to_string();
+            let mut args = vec!["--strategy", strategy, "--depth", &depth];
+            if strategy == "pctvb" {
+                args.extend(["--vars", &vars]);
+            }
+            let dir = temp_dir("rates");
+            let dir = dir.to_str().unwrap().to_string();
+            args.extend([
+                "--runs",
+                "4000",
+                "--keep-going",
+                "--confidence",
+                "0.999",
+                "--seed",
+                "9",
+            ]);
+            args.extend([
+                "--format",
+                "json",
+                "--replay-dir",
+                &dir,
+                path.to_str().unwrap(),
+            ]);
+            let report = json(&rankcheck(&args));
+            let bound = report["bound"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{name} {strategy}: no bound: {report}"));
+            let high = report["hit_rate_high"].as_f64().expect("hit rate interval");
+            assert!(
+                high >= bound,
+                "{name} {strategy} d={depth}: measured {} of 4000 (interval up to {high}) below the bound {bound}",
+                report["failures"]
+            );
+        }
+    }
+}
+
+/// `rankcheck bounds` gives the exact bounds for a program whose `n` and
+/// `k_q` are known: in fig02 two threads make four accesses to `a`.
+#[test]
+fn bounds_have_their_exact_values() {
+    let fig02 = root().join("examples/fig02_c1v1.rk");
+    let out = rankcheck(&[
+        "bounds",
+        "--depth",
+        "2",
+        "--vars",
+        "1",
+        "--format",
+        "json",
+        fig02.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let report = json(&out);
+    assert_eq!(
+        (
+            report["n"].clone(),
+            report["k"].clone(),
+            report["Q"].clone()
+        ),
+        (2.into(), 4.into(), 1.into())
+    );
+    // PCT: 1/(n k^(d-1)) = 1/(2 * 4) = 1/8; PCTVB with Q = 1: the same.
+    // Runs for 99%: ceil(ln 0.01 / ln(7/8)) = ceil(34.49) = 35.
+    for strategy in ["pct", "pctvb"] {
+        assert!(
+            (report[strategy]["bound"].as_f64().unwrap() - 0.125).abs() < 1e-12,
+            "{report}"
+        );
+        assert_eq!(report[strategy]["runs_needed"], 35);
+    }
+    // corner_variable at HOT = 50: k_q(hot) = 2 threads * 50 * (read + write)
+    // = 200, k_q(cold) = 3, k = 203. PCT: 1/(2 * 203) = 1/406. PCTVB, the
+    // bug's variable unknown: 1/C(2,1) * 1/(2 * 200) = 1/800.
+    let corner = root().join("examples/corner_variable.rk");
+    let report = json(&rankcheck(&[
+        "bounds",
+        "--format",
+        "json",
+        corner.to_str().unwrap(),
+    ]));
+    assert_eq!(report["k"], 203);
+    assert!((report["pct"]["bound"].as_f64().unwrap() - 1.0 / 406.0).abs() < 1e-15);
+    assert!((report["pctvb"]["bound"].as_f64().unwrap() - 1.0 / 800.0).abs() < 1e-15);
 }

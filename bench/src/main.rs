@@ -1,5 +1,8 @@
 //! `rankcheck-bench`: benchmarks whose numbers go to `results/`.
 //!
+//! `corner` measures executions until the bug in corner_variable.rk for
+//! PCT and PCTVB against shuttle's PCT (`results/corner_variable.*`);
+//! `jobs` measures the speed-up of two workers (`results/jobs.*`);
 //! `throughput` measures executions per second of the random scheduler on
 //! the VM and, in the same run, of awslabs/shuttle's random scheduler on the
 //! same programs written as shuttle tests (`bench/shuttle-baseline/`), and
@@ -7,7 +10,10 @@
 //! `results/throughput.md`. Rounds alternate between the two tools so that
 //! machine noise hits both alike.
 
+mod corner;
+mod jobs;
 mod throughput;
+mod workload;
 
 use std::process::ExitCode;
 
@@ -15,6 +21,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("throughput") => throughput::run(&args[1..]),
+        Some("corner") => corner::run(&args[1..]),
+        Some("jobs") => jobs::run(&args[1..]),
         _ => {
             eprintln!(
                 "usage: rankcheck-bench throughput [--seconds S] [--rounds R] [--no-shuttle]"

@@ -8,9 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use rankcheck_engine::{
-    search, Executable, Instrumentation, Limits, RandomScheduler, SearchConfig,
-};
+use rankcheck_engine::{search, Limits, RandomStrategy, SearchConfig};
 
 /// A benchmark program: our `.rk` file and shuttle's name for the same test.
 struct Workload {
@@ -96,18 +94,19 @@ fn measure_rankcheck(workload: &Workload, round: u32, seconds: f64) -> Result<Ro
         rankcheck_instr::compile(&source, &[])
             .map_err(|e| anyhow::anyhow!("{}: {e}", workload.path))?,
     );
-    let exe = Executable::new(program.clone(), &Instrumentation::all(&program));
+    let strategy = RandomStrategy::new(program);
     let config = SearchConfig {
         runs: u64::MAX,
         seed: u64::from(round),
         limits: Limits::default(),
         keep_going: true,
+        jobs: 1,
     };
     let budget = Duration::from_secs_f64(seconds);
     let started = Instant::now();
     // Check the clock every 4096 executions: reading it costs as much as a
     // short execution.
-    let result = search(&exe, &config, RandomScheduler::new, |done| {
+    let result = search(&strategy, &config, &|done| {
         done % 4096 != 0 || started.elapsed() < budget
     });
     let elapsed = started.elapsed().as_secs_f64();
@@ -126,7 +125,7 @@ fn measure_rankcheck(workload: &Workload, round: u32, seconds: f64) -> Result<Ro
     })
 }
 
-fn build_shuttle() -> Result<PathBuf> {
+pub fn build_shuttle() -> Result<PathBuf> {
     let manifest = root().join("bench/shuttle-baseline/Cargo.toml");
     let status = Command::new("cargo")
         .args(["build", "--release", "--quiet", "--manifest-path"])

@@ -71,6 +71,16 @@ impl<S: Scheduler> Tracer<S> {
         self.steps
     }
 
+    /// The wrapped scheduler, given back.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+
+    /// The wrapped scheduler, to ask what it decided.
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
     /// The thread chosen last and whether it preempted another, if its step
     /// has not ended at a scheduling point (it failed, or the run ended).
     pub fn unfinished(&self) -> Option<(ThreadId, bool)> {

@@ -1,11 +1,13 @@
-//! Running many executions of one program under a strategy and collecting
-//! what they found.
+//! Running many executions of one program under a strategy, on one or
+//! more worker threads, and collecting what they found.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use crate::id::ThreadId;
 use crate::outcome::{Bug, Outcome};
-use crate::scheduler::Scheduler;
-use crate::vm::{Limits, Vm};
-use crate::Executable;
+use crate::strategy::Strategy;
+use crate::vm::{Limits, Vm, VmBuffers};
 
 /// How many executions to run and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +20,8 @@ pub struct SearchConfig {
     pub limits: Limits,
     /// Count every failing run instead of stopping at the first.
     pub keep_going: bool,
+    /// Worker threads.
+    pub jobs: usize,
 }
 
 /// A failing execution, with what replays it.
@@ -36,16 +40,16 @@ pub struct Failure {
 /// What a search found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchResult {
-    /// Executions run.
+    /// Executions run. Without `keep_going`, a search that failed counts the
+    /// runs up to and including the first failing one, whichever worker ran
+    /// what.
     pub runs: u64,
     /// Executions that failed.
     pub failures: u64,
-    /// The first failing execution.
+    /// The failing execution with the lowest number.
     pub first_failure: Option<Failure>,
-    /// The most scheduling points any execution passed (PCT's `k`).
-    pub max_steps: u64,
-    /// The most threads any execution had (PCT's `n`).
-    pub max_threads: usize,
+    /// Whether `keep_running` stopped the search early (a time budget).
+    pub stopped: bool,
 }
 
 /// The seed of run `run` (0-based) of a search seeded with `seed`: SplitMix64
@@ -61,53 +65,115 @@ pub fn run_seed(seed: u64, run: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Run up to `config.runs` executions of `exe`, each under the scheduler
-/// `make_scheduler(run_seed)` builds. `on_run` is told how many executions
-/// are done after each and may stop the search by returning `false` (a time
-/// budget, a progress bar).
-pub fn search<S, F, P>(
-    exe: &Executable,
+/// Executions handed to a worker at a time: large enough that taking them
+/// costs nothing, small enough that workers stay busy to the end.
+const CHUNK: u64 = 64;
+
+/// Run up to `config.runs` executions on `config.jobs` workers, run `i`
+/// prepared by `strategy.prepare(i, run_seed(seed, i))`. `keep_running` is
+/// told how many executions are done after each and may stop the search by
+/// returning `false` (a time budget, a progress bar).
+///
+/// The result does not depend on the number of workers unless
+/// `keep_running` stops the search: every run below the first failing one
+/// is run, and the first failure is the failing run with the lowest number.
+pub fn search<St: Strategy>(
+    strategy: &St,
     config: &SearchConfig,
-    mut make_scheduler: F,
-    mut on_run: P,
-) -> SearchResult
-where
-    S: Scheduler,
-    F: FnMut(u64) -> S,
-    P: FnMut(u64) -> bool,
-{
-    let mut vm = Vm::new(exe, config.limits);
-    let mut result = SearchResult::default();
-    for run in 0..config.runs {
-        let seed = run_seed(config.seed, run);
-        let mut scheduler = make_scheduler(seed);
-        let outcome = vm.run(&mut scheduler);
-        result.runs += 1;
-        result.max_threads = result.max_threads.max(vm.n_threads());
-        match outcome {
-            Outcome::Pass { steps } => result.max_steps = result.max_steps.max(steps),
-            Outcome::Bug(bug) => {
-                result.max_steps = result.max_steps.max(bug.steps);
-                result.failures += 1;
-                if result.first_failure.is_none() {
-                    result.first_failure = Some(Failure {
-                        run: run + 1,
-                        run_seed: seed,
-                        bug,
-                        schedule: vm.schedule().to_vec(),
-                    });
+    keep_running: &(dyn Fn(u64) -> bool + Sync),
+) -> SearchResult {
+    let next = AtomicU64::new(0);
+    // Runs numbered (0-based) at or above this are not started.
+    let stop_at = AtomicU64::new(config.runs);
+    let done = AtomicU64::new(0);
+    let stopped = AtomicBool::new(false);
+    let failures: Mutex<Vec<Failure>> = Mutex::new(Vec::new());
+    let failure_count = AtomicU64::new(0);
+
+    let worker = || {
+        let mut strategy = strategy.clone();
+        let mut buffers = VmBuffers::default();
+        'chunks: loop {
+            let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+            let end = start.saturating_add(CHUNK).min(config.runs);
+            for run in start..end {
+                if run >= stop_at.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) {
+                    break 'chunks;
                 }
-                if !config.keep_going {
-                    break;
+                let seed = run_seed(config.seed, run);
+                let (exe, mut scheduler) = strategy.prepare(run, seed);
+                let mut vm = Vm::with_buffers(&exe, config.limits, buffers);
+                match vm.run(&mut scheduler) {
+                    Outcome::Pass { .. } => {}
+                    Outcome::Bug(bug) => {
+                        failure_count.fetch_add(1, Ordering::Relaxed);
+                        let failure = Failure {
+                            run: run + 1,
+                            run_seed: seed,
+                            bug,
+                            schedule: vm.schedule().to_vec(),
+                        };
+                        let mut found = failures
+                            .lock()
+                            .unwrap_or_else(|poisoned| poisoned.into_inner());
+                        if config.keep_going {
+                            found.push(failure);
+                        } else {
+                            stop_at.fetch_min(run + 1, Ordering::Relaxed);
+                            // Only the lowest failing run matters.
+                            if found.first().is_none_or(|f| f.run > failure.run) {
+                                found.clear();
+                                found.push(failure);
+                            }
+                        }
+                    }
+                    Outcome::Diverged { .. } => {
+                        unreachable!(
+                            "invariant: a strategy's scheduler only chooses enabled threads"
+                        )
+                    }
+                }
+                buffers = vm.into_buffers();
+                let total = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if !keep_running(total) {
+                    stopped.store(true, Ordering::Relaxed);
                 }
             }
-            Outcome::Diverged { .. } => {
-                unreachable!("invariant: a search scheduler only chooses enabled threads")
+            if end >= config.runs {
+                break;
             }
         }
-        if !on_run(result.runs) {
-            break;
-        }
+    };
+    if config.jobs <= 1 {
+        worker();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..config.jobs {
+                scope.spawn(worker);
+            }
+        });
     }
-    result
+
+    let mut found = failures
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    found.sort_by_key(|f| f.run);
+    let stopped = stopped.into_inner();
+    let first_failure = found.into_iter().next();
+    let runs = match (&first_failure, config.keep_going, stopped) {
+        (Some(first), false, false) => first.run,
+        (None, _, false) | (_, true, false) => config.runs,
+        (_, _, true) => done.into_inner(),
+    };
+    let failures = if config.keep_going {
+        failure_count.into_inner()
+    } else {
+        u64::from(first_failure.is_some())
+    };
+    SearchResult {
+        runs,
+        failures,
+        first_failure,
+        stopped,
+    }
 }

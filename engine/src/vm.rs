@@ -179,28 +179,78 @@ pub struct Vm<'e> {
     scratch: Vec<Value>,
 }
 
+/// The memory a [`Vm`] has grown, without the executable it ran: moved from
+/// one `Vm` to the next when the executable changes between executions (as
+/// under variable bounding), so that no execution allocates afresh.
+#[derive(Default)]
+pub struct VmBuffers {
+    threads: Vec<Thread>,
+    status: Vec<Status>,
+    globals: Vec<Value>,
+    heap: Heap,
+    mutexes: Vec<MutexState>,
+    conds: Vec<CondState>,
+    enabled: Vec<ThreadId>,
+    schedule: Vec<ThreadId>,
+    prints: Option<Vec<PrintLine>>,
+    scratch: Vec<Value>,
+}
+
 impl<'e> Vm<'e> {
     /// A machine for `exe`.
     pub fn new(exe: &'e Executable, limits: Limits) -> Vm<'e> {
+        Vm::with_buffers(exe, limits, VmBuffers::default())
+    }
+
+    /// A machine for `exe` that reuses the memory another one grew.
+    pub fn with_buffers(exe: &'e Executable, limits: Limits, buffers: VmBuffers) -> Vm<'e> {
+        let VmBuffers {
+            threads,
+            status,
+            globals,
+            heap,
+            mutexes,
+            conds,
+            enabled,
+            schedule,
+            prints,
+            scratch,
+        } = buffers;
         Vm {
             exe,
             limits,
-            threads: Vec::new(),
-            status: Vec::new(),
+            threads,
+            status,
             n_threads: 0,
-            globals: Vec::new(),
-            heap: Heap::default(),
-            mutexes: Vec::new(),
-            conds: Vec::new(),
-            enabled: Vec::new(),
+            globals,
+            heap,
+            mutexes,
+            conds,
+            enabled,
             enabled_stale: true,
             awaiting: 0,
-            schedule: Vec::new(),
+            schedule,
             budget: 0,
             progress: 0,
-            prints: None,
+            prints,
             step: 0,
-            scratch: Vec::new(),
+            scratch,
+        }
+    }
+
+    /// Give up the executable, keeping the memory for the next machine.
+    pub fn into_buffers(self) -> VmBuffers {
+        VmBuffers {
+            threads: self.threads,
+            status: self.status,
+            globals: self.globals,
+            heap: self.heap,
+            mutexes: self.mutexes,
+            conds: self.conds,
+            enabled: self.enabled,
+            schedule: self.schedule,
+            prints: self.prints,
+            scratch: self.scratch,
         }
     }
 

@@ -1,0 +1,147 @@
+//! Preparatory runs: what a few random executions tell about a program's
+//! threads, steps and variables, which PCT and variable bounding need before
+//! they can place change points (PAPER.md, PCT and PCTVB: `n`, `k`, `k_q`).
+
+use crate::id::{ThreadId, VarId};
+use crate::outcome::Outcome;
+use crate::random::RandomScheduler;
+use crate::scheduler::{Point, Scheduler};
+use crate::search::{run_seed, Failure};
+use crate::vm::{Limits, Vm};
+use crate::Executable;
+
+/// What the preparatory runs observed of one variable.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VarProfile {
+    /// The most accesses to it in one run: the paper's `k_q`.
+    pub max_accesses: u64,
+    /// Accesses per run on average.
+    pub mean_accesses: f64,
+    /// The most distinct threads that touched it in one run.
+    pub max_threads: usize,
+}
+
+impl VarProfile {
+    /// Whether some run saw two or more threads touch it.
+    pub fn shared(&self) -> bool {
+        self.max_threads >= 2
+    }
+}
+
+/// The result of the preparatory runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// Runs done.
+    pub runs: u64,
+    /// The most threads of any run: `n`.
+    pub max_threads: usize,
+    /// The most tracked accesses (scheduling points after an access) of
+    /// any run: PCT's `k`.
+    pub max_accesses: u64,
+    /// The most scheduling points of any run, accesses and synchronisation
+    /// alike.
+    pub max_steps: u64,
+    /// Per variable, by [`VarId`].
+    pub vars: Vec<VarProfile>,
+    /// A failure met on the way, if any: the preparatory runs are random
+    /// runs like any other.
+    pub failure: Option<Failure>,
+}
+
+impl Profile {
+    /// `k_q` of every variable, by [`VarId`].
+    pub fn access_bounds(&self) -> Vec<u64> {
+        self.vars.iter().map(|v| v.max_accesses).collect()
+    }
+}
+
+/// Counts accesses per variable while a random scheduler decides.
+struct Counting {
+    inner: RandomScheduler,
+    accesses: Vec<u64>,
+    /// The threads that touched each variable this run (few: a linear set).
+    touched_by: Vec<Vec<ThreadId>>,
+    tracked_accesses: u64,
+}
+
+impl Scheduler for Counting {
+    fn choose(&mut self, point: &Point<'_>) -> ThreadId {
+        if let (Some(var), Some(thread), true) = (point.event.var, point.last, point.event.tracked)
+        {
+            self.accesses[var.index()] += 1;
+            self.tracked_accesses += 1;
+            let threads = &mut self.touched_by[var.index()];
+            if !threads.contains(&thread) {
+                threads.push(thread);
+            }
+        }
+        self.inner.choose(point)
+    }
+}
+
+/// Run `exe` (which should track every variable) `runs` times under the
+/// random scheduler seeded from `seed`, and summarise what was seen.
+pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profile {
+    let n_vars = exe.program().n_vars();
+    let mut vm = Vm::new(exe, limits);
+    let mut result = Profile {
+        runs: 0,
+        max_threads: 0,
+        max_accesses: 0,
+        max_steps: 0,
+        vars: vec![VarProfile::default(); n_vars],
+        failure: None,
+    };
+    let mut totals = vec![0u64; n_vars];
+    let mut counting = Counting {
+        inner: RandomScheduler::new(0),
+        accesses: vec![0; n_vars],
+        touched_by: vec![Vec::new(); n_vars],
+        tracked_accesses: 0,
+    };
+    for run in 0..runs {
+        let seed = run_seed(seed, run);
+        counting.inner = RandomScheduler::new(seed);
+        counting.accesses.iter_mut().for_each(|a| *a = 0);
+        counting.touched_by.iter_mut().for_each(Vec::clear);
+        counting.tracked_accesses = 0;
+        let outcome = vm.run(&mut counting);
+        result.runs += 1;
+        result.max_threads = result.max_threads.max(vm.n_threads());
+        result.max_accesses = result.max_accesses.max(counting.tracked_accesses);
+        result.max_steps = result.max_steps.max(vm.schedule().len() as u64);
+        for (v, var) in result.vars.iter_mut().enumerate() {
+            var.max_accesses = var.max_accesses.max(counting.accesses[v]);
+            var.max_threads = var.max_threads.max(counting.touched_by[v].len());
+            totals[v] += counting.accesses[v];
+        }
+        if let (Outcome::Bug(bug), None) = (outcome, &result.failure) {
+            result.failure = Some(Failure {
+                run: run + 1,
+                run_seed: seed,
+                bug,
+                schedule: vm.schedule().to_vec(),
+            });
+        }
+    }
+    for (var, total) in result.vars.iter_mut().zip(totals) {
+        var.mean_accesses = if result.runs == 0 {
+            0.0
+        } else {
+            total as f64 / result.runs as f64
+        };
+    }
+    result
+}
+
+/// The variables worth choosing among: those some preparatory run
+/// accessed. A variable never accessed cannot be where a preemption happens.
+pub fn accessed_vars(profile: &Profile) -> Vec<VarId> {
+    profile
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.max_accesses > 0)
+        .map(|(i, _)| VarId(i as u32))
+        .collect()
+}

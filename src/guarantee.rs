@@ -1,0 +1,74 @@
+//! What a run count proves: the per-run probability bound of each setting
+//! (PAPER.md, PCT and PCTVB) and the confidence its clean runs reached.
+
+use rankcheck_engine::profile::Profile;
+use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
+use rankcheck_engine::PriorityScheme;
+use rankcheck_stats::{
+    confidence_after, runs_needed, Probability, RunBound, RunCount, VariableChoice,
+};
+
+/// The per-run lower bound on finding a bug of the setting's depth over
+/// its variables, or `None` where no bound is claimed (thread-bounded
+/// priorities, whose guarantee is Lemma 4.1's instead).
+pub fn per_run_bound(
+    setting: &PrioritySetting,
+    scheme: PriorityScheme,
+    profile: &Profile,
+) -> Option<Probability> {
+    if scheme != PriorityScheme::Pct {
+        return None;
+    }
+    let n = profile.max_threads.max(1) as u64;
+    let bounds = profile.access_bounds();
+    let bound = match &setting.vars {
+        VarSelection::All { window } => RunBound::pct(n, *window, setting.depth),
+        VarSelection::Fixed(vars) => {
+            let access_bounds: Vec<u64> = vars.iter().map(|v| bounds[v.index()]).collect();
+            RunBound::pctvb(
+                n,
+                setting.depth,
+                VariableChoice::Known {
+                    access_bounds: &access_bounds,
+                },
+            )
+        }
+        VarSelection::Drawn { pool, count } => {
+            let access_bounds: Vec<u64> = pool.iter().map(|v| bounds[v.index()]).collect();
+            RunBound::pctvb(
+                n,
+                setting.depth,
+                VariableChoice::DrawnWorstCase {
+                    access_bounds: &access_bounds,
+                    n_variables: *count,
+                },
+            )
+        }
+    };
+    // A setting whose window is empty (no accesses to its variables) has
+    // no bound for depths above 1: nothing to state.
+    bound.ok().map(|b| b.probability())
+}
+
+/// The confidence `runs` clean runs reached for a per-run bound.
+pub fn confidence(bound: Probability, runs: u64) -> f64 {
+    confidence_after(bound, runs).value()
+}
+
+/// The runs a confidence needs for a per-run bound; `None` beyond `u64`.
+pub fn needed(bound: Probability, confidence: f64) -> Option<u64> {
+    match runs_needed(bound, 1.0 - confidence) {
+        Ok(RunCount::Finite(n)) => Some(n),
+        _ => None,
+    }
+}
+
+/// `1/X` for a small probability, with X rounded, as reports print it.
+pub fn show(bound: Probability) -> String {
+    let inverse = (-bound.ln()).exp();
+    if inverse.is_finite() && inverse < 1e15 {
+        format!("1/{:.0}", inverse)
+    } else {
+        format!("1/10^{:.1}", -bound.log10())
+    }
+}

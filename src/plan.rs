@@ -1,0 +1,195 @@
+//! Turning the command line and the preparatory runs into a search: which
+//! strategy, which (depth, variables) settings, how many runs.
+
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use rankcheck_engine::ir::{Program, VarKind};
+use rankcheck_engine::profile::{accessed_vars, Profile};
+use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, VarSelection};
+use rankcheck_engine::{Instrumentation, PriorityScheme, PriorityStrategy, RandomStrategy, VarId};
+
+use crate::cli::{PrioritiesArg, StrategyArg, TestArgs, VarsArg};
+
+/// The strategy a search runs.
+pub enum Plan {
+    /// The random scheduler.
+    Random(RandomStrategy),
+    /// PCT or PCTVB, possibly rotating through settings.
+    Priority(PriorityStrategy),
+}
+
+/// The instrumentation every search and replay uses for a set of tracked
+/// variables.
+pub fn instrumenter() -> Instrumenter {
+    Arc::new(|program: &Program, vars: &[VarId]| Instrumentation::for_vars(program, vars))
+}
+
+/// The priority scheme the flags ask for.
+pub fn scheme(args: &TestArgs) -> PriorityScheme {
+    match args.priorities {
+        PrioritiesArg::Pct => PriorityScheme::Pct,
+        PrioritiesArg::ThreadBounded => PriorityScheme::ThreadBounded,
+    }
+}
+
+/// The variables of the program's mutexes and condition variables.
+pub fn sync_vars(program: &Program) -> Vec<VarId> {
+    program
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            matches!(
+                v.kind,
+                VarKind::Mutex | VarKind::Cond | VarKind::NewMutex | VarKind::NewCond
+            )
+        })
+        .map(|(i, _)| VarId(i as u32))
+        .collect()
+}
+
+/// Look variables up by the names reports use.
+pub fn resolve_vars(program: &Program, names: &[String]) -> Result<Vec<VarId>> {
+    let mut vars = Vec::new();
+    for name in names {
+        match program.vars.iter().position(|v| v.name == *name) {
+            Some(i) => vars.push(VarId(i as u32)),
+            None => {
+                let known: Vec<&str> = program.vars.iter().map(|v| v.name.as_str()).collect();
+                bail!(
+                    "--track {name}: the program has no variable `{name}` (it has {})",
+                    known.join(", ")
+                )
+            }
+        }
+    }
+    vars.sort_unstable();
+    vars.dedup();
+    Ok(vars)
+}
+
+/// The (depth, variables) settings a priority search rotates through.
+pub fn settings(
+    args: &TestArgs,
+    program: &Program,
+    profile: &Profile,
+) -> Result<Vec<PrioritySetting>> {
+    let window = profile.max_accesses;
+    let pool = if args.track.is_empty() {
+        let accessed = accessed_vars(profile);
+        if accessed.is_empty() {
+            (0..program.n_vars()).map(|i| VarId(i as u32)).collect()
+        } else {
+            accessed
+        }
+    } else {
+        resolve_vars(program, &args.track)?
+    };
+    let count = |v: usize| -> Result<VarSelection> {
+        if v > pool.len() {
+            bail!("--vars {v}: only {} variables to choose from", pool.len());
+        }
+        Ok(match v {
+            0 => VarSelection::Fixed(Vec::new()),
+            v if v == pool.len() && !args.track.is_empty() => VarSelection::Fixed(pool.clone()),
+            v => VarSelection::Drawn {
+                pool: pool.clone(),
+                count: v,
+            },
+        })
+    };
+    let fixed = |vars: &Option<VarsArg>| match vars {
+        Some(VarsArg::All) => Some(VarSelection::All { window }),
+        Some(VarsArg::Sync) => Some(VarSelection::Fixed(sync_vars(program))),
+        Some(VarsArg::None) => Some(VarSelection::Fixed(Vec::new())),
+        _ => None,
+    };
+    let setting = |depth: u32, vars: VarSelection| PrioritySetting { depth, vars };
+    if args.strategy == StrategyArg::Pct {
+        if matches!(args.vars, Some(VarsArg::Count(_))) || !args.track.is_empty() {
+            bail!(
+                "--strategy pct tracks every variable; use --strategy pctvb with --vars or --track"
+            );
+        }
+        let depths = args.depth.map_or(vec![1, 2, 3], |d| vec![d]);
+        return Ok(depths
+            .into_iter()
+            .map(|d| setting(d, VarSelection::All { window }))
+            .collect());
+    }
+    Ok(match (args.depth, &args.vars) {
+        (Some(d), Some(VarsArg::Count(v))) => vec![setting(d, count(*v)?)],
+        (None, Some(VarsArg::Count(v))) => vec![setting(*v as u32 + 1, count(*v)?)],
+        (depth, vars @ Some(_)) => {
+            let selection = fixed(vars).unwrap_or_else(|| unreachable!("count handled above"));
+            depth
+                .map_or(vec![1, 2, 3], |d| vec![d])
+                .into_iter()
+                .map(|d| setting(d, selection.clone()))
+                .collect()
+        }
+        (Some(d), None) => {
+            let most = (d.saturating_sub(1) as usize).min(2).min(pool.len());
+            let vs: Vec<usize> = if most == 0 {
+                vec![0]
+            } else {
+                (1..=most).collect()
+            };
+            vs.into_iter()
+                .map(|v| count(v).map(|s| setting(d, s)))
+                .collect::<Result<_>>()?
+        }
+        (None, None) => [(1, 0), (2, 1), (3, 1), (3, 2)]
+            .into_iter()
+            .filter(|&(_, v)| v <= pool.len())
+            .map(|(d, v)| count(v).map(|s| setting(d, s)))
+            .collect::<Result<_>>()?,
+    })
+}
+
+/// Build the strategy the flags ask for.
+pub fn plan(args: &TestArgs, program: &Arc<Program>, profile: &Profile) -> Result<Plan> {
+    if args.strategy == StrategyArg::Random {
+        if args.depth.is_some() || args.vars.is_some() || !args.track.is_empty() {
+            bail!("--strategy random takes no --depth, --vars or --track: it tracks everything");
+        }
+        return Ok(Plan::Random(RandomStrategy::new(program.clone())));
+    }
+    let settings = settings(args, program, profile)?;
+    Ok(Plan::Priority(PriorityStrategy::new(
+        program.clone(),
+        instrumenter(),
+        scheme(args),
+        profile.max_threads,
+        profile.access_bounds(),
+        settings,
+    )))
+}
+
+/// How a setting's variables read in reports: `1 of 5`, `all`, `cold, hot`.
+pub fn describe_selection(program: &Program, selection: &VarSelection) -> String {
+    match selection {
+        VarSelection::All { .. } => "all".into(),
+        VarSelection::Fixed(vars) if vars.is_empty() => "none".into(),
+        VarSelection::Fixed(vars) => names(program, vars),
+        VarSelection::Drawn { pool, count } => format!("{count} of {}", pool.len()),
+    }
+}
+
+/// The names of `vars`, comma-separated.
+pub fn names(program: &Program, vars: &[VarId]) -> String {
+    vars.iter()
+        .map(|v| program.vars[v.index()].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `v`, the number of variables a setting tracks (`None` for all).
+pub fn var_count(selection: &VarSelection) -> Option<usize> {
+    match selection {
+        VarSelection::All { .. } => None,
+        VarSelection::Fixed(vars) => Some(vars.len()),
+        VarSelection::Drawn { count, .. } => Some(*count),
+    }
+}
