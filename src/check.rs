@@ -268,9 +268,10 @@ fn reproduce(
     };
     match plan {
         Plan::Random(strategy) => {
-            let (exe, scheduler) = strategy.clone().prepare(run, failure.run_seed);
+            let mut strategy = strategy.clone();
+            let (exe, scheduler) = strategy.prepare(run, failure.run_seed);
             let (traced, _) =
-                trace_with(&exe, limits, scheduler, &loaded.file).map_err(|_| broken())?;
+                trace_with(exe, limits, scheduler, &loaded.file).map_err(|_| broken())?;
             Ok(Found {
                 failure: failure.clone(),
                 traced,
@@ -281,9 +282,10 @@ fn reproduce(
         }
         Plan::Priority(strategy) => {
             let choices = strategy.choices(run, failure.run_seed);
-            let (exe, scheduler) = strategy.clone().prepare(run, failure.run_seed);
+            let mut strategy = strategy.clone();
+            let (exe, scheduler) = strategy.prepare(run, failure.run_seed);
             let (traced, scheduler) =
-                trace_with(&exe, limits, scheduler, &loaded.file).map_err(|_| broken())?;
+                trace_with(exe, limits, scheduler, &loaded.file).map_err(|_| broken())?;
             Ok(Found {
                 failure: failure.clone(),
                 traced,

@@ -71,8 +71,8 @@ const CHUNK: u64 = 64;
 
 /// Run up to `config.runs` executions on `config.jobs` workers, run `i`
 /// prepared by `strategy.prepare(i, run_seed(seed, i))`. `keep_running` is
-/// told how many executions are done after each and may stop the search by
-/// returning `false` (a time budget, a progress bar).
+/// told how many executions are done after every chunk of them and may stop
+/// the search by returning `false` (a time budget, a progress bar).
 ///
 /// The result does not depend on the number of workers unless
 /// `keep_running` stops the search: every run below the first failing one
@@ -93,16 +93,18 @@ pub fn search<St: Strategy>(
     let worker = || {
         let mut strategy = strategy.clone();
         let mut buffers = VmBuffers::default();
+        let mut finished = 0;
         'chunks: loop {
             let start = next.fetch_add(CHUNK, Ordering::Relaxed);
             let end = start.saturating_add(CHUNK).min(config.runs);
             for run in start..end {
                 if run >= stop_at.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) {
+                    done.fetch_add(finished, Ordering::Relaxed);
                     break 'chunks;
                 }
                 let seed = run_seed(config.seed, run);
                 let (exe, mut scheduler) = strategy.prepare(run, seed);
-                let mut vm = Vm::with_buffers(&exe, config.limits, buffers);
+                let mut vm = Vm::with_buffers(exe, config.limits, buffers);
                 match vm.run(&mut scheduler) {
                     Outcome::Pass { .. } => {}
                     Outcome::Bug(bug) => {
@@ -116,15 +118,14 @@ pub fn search<St: Strategy>(
                         let mut found = failures
                             .lock()
                             .unwrap_or_else(|poisoned| poisoned.into_inner());
-                        if config.keep_going {
-                            found.push(failure);
-                        } else {
+                        if !config.keep_going {
                             stop_at.fetch_min(run + 1, Ordering::Relaxed);
-                            // Only the lowest failing run matters.
-                            if found.first().is_none_or(|f| f.run > failure.run) {
-                                found.clear();
-                                found.push(failure);
-                            }
+                        }
+                        // Only the lowest failing run is kept; the others
+                        // are counted.
+                        if found.first().is_none_or(|f| f.run > failure.run) {
+                            found.clear();
+                            found.push(failure);
                         }
                     }
                     Outcome::Diverged { .. } => {
@@ -134,10 +135,14 @@ pub fn search<St: Strategy>(
                     }
                 }
                 buffers = vm.into_buffers();
-                let total = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if !keep_running(total) {
-                    stopped.store(true, Ordering::Relaxed);
-                }
+                finished += 1;
+            }
+            // Shared counters are touched once a chunk, not once a run, so
+            // that workers do not fight over their cache line.
+            let total = done.fetch_add(finished, Ordering::Relaxed) + finished;
+            finished = 0;
+            if !keep_running(total) {
+                stopped.store(true, Ordering::Relaxed);
             }
             if end >= config.runs {
                 break;

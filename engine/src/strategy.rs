@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rand::seq::index::sample;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::executable::{Executable, Instrumentation};
@@ -23,7 +23,7 @@ pub trait Strategy: Clone + Send + Sync {
     type Scheduler: Scheduler;
 
     /// The executable and scheduler of run `run` (0-based) seeded `seed`.
-    fn prepare(&mut self, run: u64, seed: u64) -> (Arc<Executable>, Self::Scheduler);
+    fn prepare(&mut self, run: u64, seed: u64) -> (&Executable, Self::Scheduler);
 }
 
 /// The random scheduler with every access tracked.
@@ -45,8 +45,8 @@ impl RandomStrategy {
 impl Strategy for RandomStrategy {
     type Scheduler = RandomScheduler;
 
-    fn prepare(&mut self, _run: u64, seed: u64) -> (Arc<Executable>, RandomScheduler) {
-        (self.exe.clone(), RandomScheduler::new(seed))
+    fn prepare(&mut self, _run: u64, seed: u64) -> (&Executable, RandomScheduler) {
+        (&self.exe, RandomScheduler::new(seed))
     }
 }
 
@@ -97,8 +97,12 @@ pub struct PriorityStrategy {
     access_bounds: Vec<u64>,
     /// The settings runs rotate through: run `i` uses `settings[i % len]`.
     settings: Vec<PrioritySetting>,
-    cache: BTreeMap<Vec<VarId>, Arc<Executable>>,
-    all: Option<Arc<Executable>>,
+    /// Executables by tracked-variable set, built on first use. Each
+    /// worker has its own clone, so nothing here is shared between cores.
+    cache: BTreeMap<Vec<VarId>, Executable>,
+    all: Option<Executable>,
+    /// The variables drawn for the current run, reused between runs.
+    drawn: Vec<VarId>,
 }
 
 /// What one run of a priority search tracked and where it changed
@@ -141,6 +145,7 @@ impl PriorityStrategy {
             settings,
             cache: BTreeMap::new(),
             all: None,
+            drawn: Vec::new(),
         }
     }
 
@@ -151,28 +156,34 @@ impl PriorityStrategy {
 
     /// The variables and window run `run` with `seed` uses.
     pub fn choices(&self, run: u64, seed: u64) -> RunChoices {
+        let mut vars = Vec::new();
+        let (setting, all, window) = self.draw(run, seed, &mut vars);
+        RunChoices { setting, vars: (!all).then_some(vars), window }
+    }
+
+    /// Draw run `run`'s variables into `vars`: the setting's index, whether
+    /// every variable is tracked (then `vars` stays empty), and the window.
+    fn draw(&self, run: u64, seed: u64, vars: &mut Vec<VarId>) -> (usize, bool, u64) {
         let setting = (run % self.settings.len() as u64) as usize;
-        // The variable draw has its own generator, apart from the
-        // scheduler's, so that both follow from the seed alone.
-        let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5eed_0f7a_b1e5);
-        let (vars, window) = match &self.settings[setting].vars {
-            VarSelection::All { window } => (None, *window),
-            VarSelection::Fixed(vars) => (Some(vars.clone()), self.window(vars)),
-            VarSelection::Drawn { pool, count } => {
-                let count = (*count).min(pool.len());
-                let mut vars: Vec<VarId> = sample(&mut rng, pool.len(), count)
-                    .into_iter()
-                    .map(|i| pool[i])
-                    .collect();
-                vars.sort_unstable();
-                let window = self.window(&vars);
-                (Some(vars), window)
+        vars.clear();
+        match &self.settings[setting].vars {
+            VarSelection::All { window } => (setting, true, *window),
+            VarSelection::Fixed(fixed) => {
+                vars.extend_from_slice(fixed);
+                (setting, false, self.window(vars))
             }
-        };
-        RunChoices {
-            setting,
-            vars,
-            window,
+            VarSelection::Drawn { pool, count } => {
+                // The variable draw has its own generator, apart from the
+                // scheduler's, so that both follow from the seed alone.
+                let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5eed_0f7a_b1e5);
+                match (*count).min(pool.len()) {
+                    0 => {}
+                    1 => vars.push(pool[rng.random_range(0..pool.len())]),
+                    count => vars.extend(sample(&mut rng, pool.len(), count).into_iter().map(|i| pool[i])),
+                }
+                vars.sort_unstable();
+                (setting, false, self.window(vars))
+            }
         }
     }
 
@@ -182,39 +193,38 @@ impl PriorityStrategy {
             .map(|v| self.access_bounds.get(v.index()).copied().unwrap_or(0))
             .sum()
     }
+}
 
-    fn executable(&mut self, vars: Option<&[VarId]>) -> Arc<Executable> {
-        let Some(vars) = vars else {
-            let program = &self.program;
-            return self
-                .all
-                .get_or_insert_with(|| {
-                    Arc::new(Executable::new(
-                        program.clone(),
-                        &Instrumentation::all(program),
-                    ))
-                })
-                .clone();
-        };
-        if let Some(exe) = self.cache.get(vars) {
-            return exe.clone();
-        }
-        let instrumentation = (self.instrumenter)(&self.program, vars);
-        let exe = Arc::new(Executable::new(self.program.clone(), &instrumentation));
-        self.cache.insert(vars.to_vec(), exe.clone());
-        exe
+/// The executable tracking `vars` (or every variable), built on first use.
+/// A free function so that the strategy's fields borrow apart.
+fn executable<'a>(
+    program: &Arc<Program>,
+    instrumenter: &Instrumenter,
+    every: &'a mut Option<Executable>,
+    cache: &'a mut BTreeMap<Vec<VarId>, Executable>,
+    all: bool,
+    vars: &[VarId],
+) -> &'a Executable {
+    if all {
+        return every.get_or_insert_with(|| Executable::new(program.clone(), &Instrumentation::all(program)));
     }
+    if !cache.contains_key(vars) {
+        let instrumentation = instrumenter(program, vars);
+        cache.insert(vars.to_vec(), Executable::new(program.clone(), &instrumentation));
+    }
+    &cache[vars]
 }
 
 impl Strategy for PriorityStrategy {
     type Scheduler = PriorityScheduler;
 
-    fn prepare(&mut self, run: u64, seed: u64) -> (Arc<Executable>, PriorityScheduler) {
-        let choices = self.choices(run, seed);
-        let depth = self.settings[choices.setting].depth;
-        let exe = self.executable(choices.vars.as_deref());
-        let scheduler =
-            PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, choices.window);
+    fn prepare(&mut self, run: u64, seed: u64) -> (&Executable, PriorityScheduler) {
+        let mut vars = std::mem::take(&mut self.drawn);
+        let (setting, all, window) = self.draw(run, seed, &mut vars);
+        self.drawn = vars;
+        let depth = self.settings[setting].depth;
+        let scheduler = PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, window);
+        let exe = executable(&self.program, &self.instrumenter, &mut self.all, &mut self.cache, all, &self.drawn);
         (exe, scheduler)
     }
 }
