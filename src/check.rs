@@ -21,7 +21,7 @@ use rankcheck_stats::{HitRate, Probability};
 use serde::Serialize;
 
 use crate::cli::{Format, TestArgs};
-use crate::guarantee::{confidence, needed, per_run_bound, show};
+use crate::guarantee::{confidence, needed, per_run_bound, show, show_confidence};
 use crate::load::{load, Loaded};
 use crate::plan::{describe_selection, plan, scheme, var_count, Plan};
 use crate::report::{failure_text, trace, trace_with, FailureJson, TracedFailure};
@@ -310,11 +310,11 @@ fn describe_changes(found: &Found, loaded: &Loaded) -> String {
                 "#{} after tracked access {} (step {}, thread {}{})",
                 c.index,
                 c.access,
-                c.step + 1,
+                c.step,
                 found
                     .traced
                     .steps
-                    .get(c.step as usize)
+                    .get((c.step as usize).wrapping_sub(1))
                     .map_or("?", |s| s.thread.as_str()),
                 c.var
                     .map(|v| format!(", {}", program.vars[v.index()].name))
@@ -450,11 +450,11 @@ impl FailureDetails {
                 .map(|c| ChangeJson {
                     index: c.index,
                     access: c.access,
-                    step: c.step + 1,
+                    step: c.step,
                     thread: found
                         .traced
                         .steps
-                        .get(c.step as usize)
+                        .get((c.step as usize).wrapping_sub(1))
                         .map(|s| s.thread.clone())
                         .unwrap_or_default(),
                     var: c.var.map(|v| program.vars[v.index()].name.clone()),
@@ -619,16 +619,25 @@ fn summary_text(json: &SummaryJson, scheme: PriorityScheme) -> String {
         );
     }
     for s in &json.settings {
-        let Some(ln) = s.bound_ln else { continue };
-        let bound = Probability::from_ln(ln).map(show).unwrap_or_default();
+        let Some(bound) = s.bound_ln.and_then(|ln| Probability::from_ln(ln).ok()) else {
+            continue;
+        };
+        let over = match s.vars {
+            None => "any variables".to_string(),
+            Some(0) => "no variable".to_string(),
+            Some(1) => format!("1 variable ({})", s.tracking),
+            Some(v) => format!("{v} variables ({})", s.tracking),
+        };
         let _ = writeln!(
             out,
-            "depth {} over {} variables: each run finds such a bug with p >= {bound}; {} runs give confidence {:.4}{}",
+            "no bug of depth {} over {over}, with probability >= {} ({} runs, each finding one with p >= {}{})",
             s.depth,
-            s.tracking,
+            show_confidence(bound, s.runs),
             s.runs,
-            s.confidence.unwrap_or(0.0),
-            s.runs_needed.map(|n| format!(" ({n} runs for {})", json.target_confidence)).unwrap_or_default()
+            show(bound),
+            s.runs_needed
+                .map(|n| format!("; {n} runs reach {}", json.target_confidence))
+                .unwrap_or_default()
         );
     }
     if let (Some(rate), Some(low), Some(high)) =

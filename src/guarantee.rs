@@ -5,7 +5,7 @@ use rankcheck_engine::profile::Profile;
 use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
 use rankcheck_engine::PriorityScheme;
 use rankcheck_stats::{
-    confidence_after, runs_needed, Probability, RunBound, RunCount, VariableChoice,
+    confidence_after, miss_after, runs_needed, Probability, RunBound, RunCount, VariableChoice,
 };
 
 /// The per-run lower bound on finding a bug of the setting's depth over
@@ -70,5 +70,16 @@ pub fn show(bound: Probability) -> String {
         format!("1/{:.0}", inverse)
     } else {
         format!("1/10^{:.1}", -bound.log10())
+    }
+}
+
+/// The confidence `runs` clean runs reached, as reports print it: four
+/// decimals, or `1 - 10^-8.6` when that would round to 1.
+pub fn show_confidence(bound: Probability, runs: u64) -> String {
+    let miss = miss_after(bound, runs);
+    if miss.log10() < -4.0 {
+        format!("1 - 10^{:.1}", miss.log10())
+    } else {
+        format!("{:.4}", confidence(bound, runs))
     }
 }

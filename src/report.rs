@@ -107,7 +107,7 @@ pub fn failure_text(failure: &TracedFailure, file: &SourceFile) -> String {
     };
     let mut out = file.render_at(bug.kind.name(), &bug.message, bug.span, &label);
     if !bug.blocked.is_empty() {
-        out.push_str("\nblocked threads:\n");
+        out.push_str("blocked threads:\n");
         for b in &bug.blocked {
             let _ = writeln!(
                 out,
@@ -117,11 +117,12 @@ pub fn failure_text(failure: &TracedFailure, file: &SourceFile) -> String {
                 file.line(b.span)
             );
         }
+        out.push('\n');
     }
     let preemptions = failure.steps.iter().filter(|s| s.preemption).count();
     let _ = writeln!(
         out,
-        "\ninterleaving ({} steps, {} preemption{}; > marks a preemption):",
+        "interleaving ({} steps, {} preemption{}; > marks a preemption):",
         failure.steps.len(),
         preemptions,
         if preemptions == 1 { "" } else { "s" }

@@ -48,7 +48,8 @@ pub struct AppliedChange {
     pub index: usize,
     /// The tracked access it followed (1-based count of tracked accesses).
     pub access: u64,
-    /// The scheduling point it happened at (0-based).
+    /// The trace step (1-based) whose end it followed: the step in which
+    /// `thread` made the access.
     pub step: u64,
     /// The thread whose priority changed.
     pub thread: ThreadId,
