@@ -96,11 +96,20 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
 
     let progress = progress_bar(runs, common.format);
     let deadline = args.time.map(|t| Instant::now() + t);
+    // Called once per chunk of runs: cheap enough to update the bar, with
+    // the lowest confidence reached so far, and to look at the clock.
     let keep_running = |done: u64| {
-        if done % 1024 == 0 {
-            progress.set_position(done);
+        progress.set_position(done);
+        let per_setting = done / bounds.len().max(1) as u64;
+        let lowest = bounds
+            .iter()
+            .flatten()
+            .map(|&b| confidence(b, per_setting))
+            .reduce(f64::min);
+        if let Some(lowest) = lowest {
+            progress.set_message(format!("confidence {lowest:.4}"));
         }
-        deadline.is_none_or(|d| done % 64 != 0 || Instant::now() < d)
+        deadline.is_none_or(|d| Instant::now() < d)
     };
     let started = Instant::now();
     let result = match &plan {
@@ -140,7 +149,7 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
     let Some(found) = found else {
         match common.format {
             Format::Json => outln!("{}", serde_json::to_string_pretty(&summary.json(None))?),
-            Format::Human => out!("{}", summary.text()),
+            Format::Human => out!("{}", summary.text(false)),
         }
         return Ok(ExitCode::SUCCESS);
     };
@@ -233,6 +242,7 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
             if let Ok(p) = &replay {
                 outln!("replay: rankcheck replay {}", p.display());
             }
+            out!("\n{}", summary.text(true));
         }
     }
     Ok(ExitCode::from(1))
@@ -328,7 +338,7 @@ fn describe_changes(found: &Found, loaded: &Loaded) -> String {
 /// What the search did and what it proved, for the closing summary.
 struct Summary {
     json: SummaryJson,
-    text: String,
+    scheme: PriorityScheme,
 }
 
 /// One (depth, variables) setting's guarantee.
@@ -535,7 +545,7 @@ impl Summary {
                 0.0
             },
             depth: args.depth,
-            vars: args.vars.as_ref().map(|v| format!("{v:?}").to_lowercase()),
+            vars: args.vars.as_ref().map(ToString::to_string),
             threads: args.threads,
             n: profile.max_threads,
             k: profile.max_accesses,
@@ -563,8 +573,8 @@ impl Summary {
             hit_rate_high: interval.map(|i| i.upper),
             first_failure: None,
         };
-        let text = summary_text(&json, scheme(args));
-        Summary { json, text }
+        let scheme = scheme(args);
+        Summary { json, scheme }
     }
 
     fn json(mut self, failure: Option<(FailureJson, FailureDetails)>) -> SummaryJson {
@@ -580,17 +590,31 @@ impl Summary {
         self.json
     }
 
-    fn text(&self) -> &str {
-        &self.text
+    fn text(&self, failed: bool) -> String {
+        summary_text(&self.json, self.scheme, failed)
     }
 }
 
-fn summary_text(json: &SummaryJson, scheme: PriorityScheme) -> String {
+/// The closing summary: after a clean search, what it proved; after a
+/// failure (`failed`), the same figures without the claim.
+fn summary_text(json: &SummaryJson, scheme: PriorityScheme, failed: bool) -> String {
     use std::fmt::Write as _;
-    let mut out = format!(
-        "no failure in {} runs of {} (strategy {}, seed {}, {:.2}s, {:.0} runs/s)\n",
-        json.runs, json.program, json.strategy, json.seed, json.elapsed_s, json.executions_per_s
-    );
+    let mut out = if failed {
+        format!(
+            "{} runs of {} ({:.0} runs/s), {} failed\n",
+            json.runs, json.strategy, json.executions_per_s, json.failures
+        )
+    } else {
+        format!(
+            "no failure in {} runs of {} (strategy {}, seed {}, {:.2}s, {:.0} runs/s)\n",
+            json.runs,
+            json.program,
+            json.strategy,
+            json.seed,
+            json.elapsed_s,
+            json.executions_per_s
+        )
+    };
     let _ = writeln!(
         out,
         "n = {} threads, k = {} tracked accesses per run at most, Q = {} variables ({} preparatory runs)",
@@ -628,6 +652,16 @@ fn summary_text(json: &SummaryJson, scheme: PriorityScheme) -> String {
             Some(1) => format!("1 variable ({})", s.tracking),
             Some(v) => format!("{v} variables ({})", s.tracking),
         };
+        if failed {
+            let _ = writeln!(
+                out,
+                "depth {} over {over}: each run finds such a bug with p >= {} ({} runs)",
+                s.depth,
+                show(bound),
+                s.runs
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "no bug of depth {} over {over}, with probability >= {} ({} runs, each finding one with p >= {}{})",
@@ -674,7 +708,7 @@ fn progress_bar(runs: u64, format: Format) -> ProgressBar {
     let length = (runs != u64::MAX).then_some(runs);
     let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
     if let Ok(style) =
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec} ({eta} left)")
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec} ({eta} left) {msg}")
     {
         bar.set_style(style);
     }

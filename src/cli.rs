@@ -48,6 +48,17 @@ pub enum VarsArg {
     None,
 }
 
+impl std::fmt::Display for VarsArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VarsArg::Count(v) => write!(f, "{v}"),
+            VarsArg::All => f.write_str("all"),
+            VarsArg::Sync => f.write_str("sync"),
+            VarsArg::None => f.write_str("none"),
+        }
+    }
+}
+
 /// The program and the options every command that runs it shares.
 #[derive(Debug, Args)]
 pub struct ProgramArgs {

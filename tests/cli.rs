@@ -500,3 +500,36 @@ fn bounds_have_their_exact_values() {
     assert!((report["pct"]["bound"].as_f64().unwrap() - 1.0 / 406.0).abs() < 1e-15);
     assert!((report["pctvb"]["bound"].as_f64().unwrap() - 1.0 / 800.0).abs() < 1e-15);
 }
+
+/// Correct programs pass every run under every strategy: no false alarms
+/// from condition variables, `await`, `atomic`, heap records or yield-based
+/// spinning (which needs the spin-loop guard under priority scheduling:
+/// without it the waiter can outrank the setter forever and every such run
+/// ends at the step limit).
+#[test]
+fn correct_programs_pass_under_every_strategy() {
+    for path in programs("tests/programs") {
+        assert_eq!(expectation(&path)[0], "ok", "{}", path.display());
+        for strategy in ["random", "pct", "pctvb"] {
+            let out = rankcheck(&[
+                "--strategy",
+                strategy,
+                "--runs",
+                "2000",
+                "--seed",
+                "4",
+                "--format",
+                "json",
+                path.to_str().unwrap(),
+            ]);
+            let report = json(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{} under {strategy}: {report}",
+                path.display()
+            );
+            assert_eq!(report["runs"], 2000);
+        }
+    }
+}
