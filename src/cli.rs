@@ -33,6 +33,64 @@ pub enum Command {
     /// Print the per-run probability bound and the runs a confidence needs,
     /// for PCT and PCTVB side by side, after the preparatory runs only.
     Bounds(BoundsArgs),
+    /// Explore every schedule with at most C preemptions at accesses to V
+    /// variables, for thread bounding's priority orders (the paper's
+    /// Algorithm 1).
+    Explore(ExploreArgs),
+    /// Find a bug's minimal (c, v, t): explore with increasing bounds until
+    /// it appears.
+    Classify(ClassifyArgs),
+}
+
+/// Options shared by `explore` and `classify`.
+#[derive(Debug, Args)]
+pub struct ExhaustiveArgs {
+    /// The program and shared options.
+    #[command(flatten)]
+    pub common: ProgramArgs,
+    /// Do not prune schedules whose happens-before relation was explored.
+    #[arg(long)]
+    pub no_prune: bool,
+    /// Stop after this many schedules.
+    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_schedules: u64,
+    /// Seed of the preparatory runs and of sampled priority orders.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Directory where the replay file of a bug is written.
+    #[arg(long, default_value = ".")]
+    pub replay_dir: PathBuf,
+}
+
+/// Options of `rankcheck explore`.
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// Shared options.
+    #[command(flatten)]
+    pub exhaustive: ExhaustiveArgs,
+    /// The preemption bound c.
+    #[arg(long, default_value_t = 2)]
+    pub preemptions: u32,
+    /// Variables preemptions may follow: a number v (every v-subset in
+    /// turn, variables seen shared first), `all` (CHESS's iterative context
+    /// bounding), `sync` (mutexes and conds only) or `none`.
+    #[arg(long, default_value = "1", value_parser = parse_vars)]
+    pub vars: VarsArg,
+    /// Thread bound t: when the priority orders are too many to enumerate,
+    /// enough random ones to cover every order of t threads (Lemma 4.1).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=16))]
+    pub threads: u32,
+}
+
+/// Options of `rankcheck classify`.
+#[derive(Debug, Args)]
+pub struct ClassifyArgs {
+    /// Shared options.
+    #[command(flatten)]
+    pub exhaustive: ExhaustiveArgs,
+    /// The highest preemption bound to try.
+    #[arg(long, default_value_t = 3)]
+    pub max_preemptions: u32,
 }
 
 /// Which variables a search tracks: `--vars`.

@@ -21,6 +21,7 @@ mod bounds;
 mod check;
 mod cli;
 mod diagnostics;
+mod explore;
 mod guarantee;
 mod load;
 mod plan;
@@ -51,6 +52,8 @@ fn run() -> anyhow::Result<ExitCode> {
     match &cli.command {
         Some(Command::Replay(args)) => replay::replay(args),
         Some(Command::Bounds(args)) => bounds::bounds(args),
+        Some(Command::Explore(args)) => explore::explore(args),
+        Some(Command::Classify(args)) => explore::classify(args),
         None => check::check(&cli.test),
     }
 }

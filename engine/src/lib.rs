@@ -6,6 +6,7 @@
 //! a [`Scheduler`] and ends each execution with an [`Outcome`].
 
 pub mod executable;
+pub mod explore;
 mod heap;
 pub mod id;
 pub mod ir;

@@ -125,7 +125,26 @@ impl PriorityScheduler {
             .zip(change_values.iter().copied())
             .collect();
         paired.sort_by_key(|&(point, _)| point);
-        let (change_points, change_values) = paired.into_iter().unzip();
+        PriorityScheduler::with_order(rng, scheme, initial, paired, unexpected)
+    }
+
+    /// A scheduler with given priorities: thread `i` starts at
+    /// `initial[i]`, and after tracked access `changes[j].0` (1-based,
+    /// ascending) the running thread gets priority `changes[j].1`. Threads
+    /// beyond `initial` draw a priority from `rng` in `unexpected`.
+    /// Exhaustive search enumerates these (PAPER.md, Algorithm 1).
+    pub fn with_order(
+        rng: Pcg64Mcg,
+        scheme: PriorityScheme,
+        initial: Vec<i64>,
+        changes: Vec<(u64, i64)>,
+        unexpected: (i64, i64),
+    ) -> PriorityScheduler {
+        debug_assert!(
+            changes.windows(2).all(|w| w[0].0 <= w[1].0),
+            "change points ascending"
+        );
+        let (change_points, change_values) = changes.into_iter().unzip();
         PriorityScheduler {
             rng,
             scheme,
@@ -155,6 +174,15 @@ impl PriorityScheduler {
     /// The priority scheme.
     pub fn scheme(&self) -> PriorityScheme {
         self.scheme
+    }
+
+    /// The current priority of every thread up to `threads`, assigning
+    /// initial priorities to those not seen yet.
+    pub fn priorities(&mut self, threads: usize) -> &[i64] {
+        if threads > 0 {
+            self.priority(ThreadId(threads as u32 - 1));
+        }
+        &self.priorities[..threads]
     }
 
     fn priority(&mut self, thread: ThreadId) -> i64 {

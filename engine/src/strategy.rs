@@ -158,7 +158,11 @@ impl PriorityStrategy {
     pub fn choices(&self, run: u64, seed: u64) -> RunChoices {
         let mut vars = Vec::new();
         let (setting, all, window) = self.draw(run, seed, &mut vars);
-        RunChoices { setting, vars: (!all).then_some(vars), window }
+        RunChoices {
+            setting,
+            vars: (!all).then_some(vars),
+            window,
+        }
     }
 
     /// Draw run `run`'s variables into `vars`: the setting's index, whether
@@ -179,7 +183,11 @@ impl PriorityStrategy {
                 match (*count).min(pool.len()) {
                     0 => {}
                     1 => vars.push(pool[rng.random_range(0..pool.len())]),
-                    count => vars.extend(sample(&mut rng, pool.len(), count).into_iter().map(|i| pool[i])),
+                    count => vars.extend(
+                        sample(&mut rng, pool.len(), count)
+                            .into_iter()
+                            .map(|i| pool[i]),
+                    ),
                 }
                 vars.sort_unstable();
                 (setting, false, self.window(vars))
@@ -206,11 +214,16 @@ fn executable<'a>(
     vars: &[VarId],
 ) -> &'a Executable {
     if all {
-        return every.get_or_insert_with(|| Executable::new(program.clone(), &Instrumentation::all(program)));
+        return every.get_or_insert_with(|| {
+            Executable::new(program.clone(), &Instrumentation::all(program))
+        });
     }
     if !cache.contains_key(vars) {
         let instrumentation = instrumenter(program, vars);
-        cache.insert(vars.to_vec(), Executable::new(program.clone(), &instrumentation));
+        cache.insert(
+            vars.to_vec(),
+            Executable::new(program.clone(), &instrumentation),
+        );
     }
     &cache[vars]
 }
@@ -224,7 +237,14 @@ impl Strategy for PriorityStrategy {
         self.drawn = vars;
         let depth = self.settings[setting].depth;
         let scheduler = PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, window);
-        let exe = executable(&self.program, &self.instrumenter, &mut self.all, &mut self.cache, all, &self.drawn);
+        let exe = executable(
+            &self.program,
+            &self.instrumenter,
+            &mut self.all,
+            &mut self.cache,
+            all,
+            &self.drawn,
+        );
         (exe, scheduler)
     }
 }

@@ -16,5 +16,9 @@ pub use parser::parse;
 
 pub mod compile;
 pub mod lower;
+pub mod plan;
+pub mod points_to;
 
 pub use compile::{compile, CompileError};
+pub use plan::Tracking;
+pub use points_to::PointsTo;

@@ -1,0 +1,77 @@
+//! Instrumentation plans: which variables a search tracks, and from the
+//! alias analysis, which access sites it must observe.
+//!
+//! PAPER.md, Variables: "to track a set V, instrument exactly the sites
+//! whose may-set meets V; an instrumented site checks at run time that the
+//! location it touched really belongs to V". Untracked sites are compiled
+//! as plain loads and stores and cost nothing.
+
+use std::collections::BTreeSet;
+
+use rankcheck_engine::ir::Program;
+use rankcheck_engine::{Instrumentation, SiteId, VarId};
+
+use crate::points_to::PointsTo;
+
+/// What a search tracks (LANGUAGE.md, Variables for variable bounding).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tracking {
+    /// Exactly these variables: PCTVB's chosen `q_1..q_v` (PAPER.md,
+    /// PCTVB). Only the sites that may touch one of them are observed.
+    Vars(BTreeSet<VarId>),
+    /// Every variable, every site observed: plain PCT and the random
+    /// scheduler.
+    All,
+    /// Mutexes and condition variables only, as CHESS and PCT did; no
+    /// memory access is observed.
+    SyncOnly,
+    /// Nothing: only synchronisation operations are scheduling points and
+    /// no preemption is possible.
+    None,
+}
+
+impl Tracking {
+    /// The instrumentation of `program` for this tracking, with the
+    /// observed sites read off `points_to` (the analysis of `program`).
+    ///
+    /// For [`Tracking::Vars`], a memory-access site is observed exactly
+    /// when its may-set meets the tracked set. Synchronisation sites are
+    /// scheduling points whatever is observed; their entry says the same
+    /// for them, so that [`Instrumentation::observed`] reads as "may touch
+    /// a tracked variable" for every site.
+    ///
+    /// # Panics
+    /// If `points_to` is the analysis of another program, or a tracked
+    /// variable is not one of `program`'s (invariant: a plan belongs to
+    /// one program).
+    pub fn instrumentation(&self, program: &Program, points_to: &PointsTo) -> Instrumentation {
+        assert!(
+            points_to.n_sites() == program.sites.len() && points_to.n_vars() == program.vars.len(),
+            "invariant: a plan belongs to one program"
+        );
+        match self {
+            Tracking::All => Instrumentation::all(program),
+            Tracking::SyncOnly => Instrumentation::sync_only(program),
+            Tracking::None => Instrumentation::none(program),
+            Tracking::Vars(vars) => {
+                let mut tracked = vec![false; program.vars.len()];
+                for var in vars {
+                    assert!(
+                        var.index() < tracked.len(),
+                        "invariant: a plan belongs to one program (variable {var} out of range)"
+                    );
+                    tracked[var.index()] = true;
+                }
+                let observed = (0..program.sites.len())
+                    .map(|site| {
+                        points_to
+                            .may_access(SiteId(site as u32))
+                            .iter()
+                            .any(|var| tracked[var.index()])
+                    })
+                    .collect();
+                Instrumentation { tracked, observed }
+            }
+        }
+    }
+}

@@ -1,0 +1,551 @@
+//! `rankcheck explore` and `rankcheck classify`: exhaustive,
+//! preemption-bounded search with variable and thread bounding (the
+//! paper's Algorithm 1), and the minimal (c, v, t) of a bug.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use rankcheck_engine::explore::{
+    all_orders, explore as explore_orders, fails_with, random_orders, thread_bound, ExploreConfig,
+    Explored, FoundBug, Order, MAX_ENUMERATED_FRAGMENTS,
+};
+use rankcheck_engine::profile::{accessed_vars, profile, Profile};
+use rankcheck_engine::replay_file::fingerprint;
+use rankcheck_engine::{Executable, Instrumentation, Limits, Program, ReplayFile, VarId};
+use rankcheck_stats::{runs_for_thread_coverage, LemmaForm, RunCount};
+use serde::Serialize;
+
+use crate::check::tracking_line;
+use crate::cli::{ClassifyArgs, ExhaustiveArgs, ExploreArgs, Format, VarsArg};
+use crate::load::{load, Loaded};
+use crate::plan::{instrumenter, names, sync_vars};
+use crate::report::{failure_text, trace, FailureJson};
+
+/// The miss probability sampled priority orders are drawn for.
+const ORDER_EPSILON: f64 = 0.01;
+
+/// The priority orders of an exploration.
+struct Orders {
+    orders: Vec<Order>,
+    /// `None` when every order is enumerated; otherwise the `epsilon` of
+    /// Lemma 4.1 the sample was drawn for.
+    epsilon: Option<f64>,
+}
+
+/// Every order of `n + c` fragments when there are few enough, else enough
+/// random ones to cover every order of `t` threads with probability
+/// `1 - epsilon` (Lemma 4.1 as PAPER.md states it).
+fn orders(n: usize, c: u32, t: u32, seed: u64) -> Orders {
+    let fragments = n + c as usize;
+    if fragments <= MAX_ENUMERATED_FRAGMENTS {
+        return Orders {
+            orders: all_orders(fragments),
+            epsilon: None,
+        };
+    }
+    let count = match runs_for_thread_coverage(LemmaForm::Summary, n as u64, c, t, ORDER_EPSILON) {
+        Ok(RunCount::Finite(count)) => count.min(100_000) as usize,
+        _ => 100_000,
+    };
+    Orders {
+        orders: random_orders(fragments, count, seed),
+        epsilon: Some(ORDER_EPSILON),
+    }
+}
+
+/// The variable sets to explore for `vars`, smallest ids first within
+/// each, variables the preparatory runs saw shared ranked first.
+fn var_sets(
+    program: &Program,
+    profile: &Profile,
+    vars: &VarsArg,
+) -> Result<Vec<Option<Vec<VarId>>>> {
+    Ok(match vars {
+        VarsArg::All => vec![None],
+        VarsArg::Sync => vec![Some(sync_vars(program))],
+        VarsArg::None => vec![Some(Vec::new())],
+        VarsArg::Count(v) => {
+            let mut ranked = accessed_vars(profile);
+            ranked.sort_by_key(|var| (!profile.vars[var.index()].shared(), *var));
+            if *v > ranked.len() {
+                anyhow::bail!(
+                    "--vars {v}: the preparatory runs accessed only {} variables",
+                    ranked.len()
+                );
+            }
+            combinations(&ranked, *v).into_iter().map(Some).collect()
+        }
+    })
+}
+
+/// Every `size`-subset of `items`, in order.
+fn combinations(items: &[VarId], size: usize) -> Vec<Vec<VarId>> {
+    if size == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for (i, &first) in items.iter().enumerate() {
+        for mut rest in combinations(&items[i + 1..], size - 1) {
+            rest.insert(0, first);
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// A program with its profile, ready to explore.
+struct Subject {
+    loaded: Loaded,
+    profile: Profile,
+    limits: Limits,
+}
+
+fn subject(args: &ExhaustiveArgs) -> Result<(Subject, &Path)> {
+    let common = &args.common;
+    let Some(path) = common.program.as_deref() else {
+        anyhow::bail!("no program given")
+    };
+    let loaded = load(path, &common.define)?;
+    let limits = Limits {
+        max_steps: common.max_steps,
+        ..Limits::default()
+    };
+    let all = Executable::new(
+        loaded.program.clone(),
+        &Instrumentation::all(&loaded.program),
+    );
+    let profile = profile(&all, common.profile_runs, args.seed, limits);
+    Ok((
+        Subject {
+            loaded,
+            profile,
+            limits,
+        },
+        path,
+    ))
+}
+
+fn executable(program: &std::sync::Arc<Program>, vars: &Option<Vec<VarId>>) -> Executable {
+    let instrumentation = match vars {
+        None => Instrumentation::all(program),
+        Some(vars) => instrumenter()(program, vars),
+    };
+    Executable::new(program.clone(), &instrumentation)
+}
+
+/// Totals over the variable sets explored.
+#[derive(Default)]
+struct Totals {
+    schedules: u64,
+    schedules_to_first_bug: Option<u64>,
+    pruned: u64,
+    exhausted: bool,
+}
+
+/// Explore every variable set in turn until a bug appears.
+fn explore_sets(
+    subject: &Subject,
+    sets: &[Option<Vec<VarId>>],
+    orders: &[Order],
+    config: &ExploreConfig,
+    totals: &mut Totals,
+) -> Option<(Option<Vec<VarId>>, Explored)> {
+    totals.exhausted = true;
+    for vars in sets {
+        let exe = executable(&subject.loaded.program, vars);
+        let mut seen = BTreeSet::new();
+        let budget = ExploreConfig {
+            max_schedules: config.max_schedules.saturating_sub(totals.schedules),
+            ..*config
+        };
+        let explored = explore_orders(&exe, orders, &budget, &mut seen);
+        if let Some(first) = explored.schedules_to_first_bug {
+            totals
+                .schedules_to_first_bug
+                .get_or_insert(totals.schedules + first);
+        }
+        totals.schedules += explored.schedules;
+        totals.pruned += explored.pruned;
+        if !explored.bugs.is_empty() {
+            totals.exhausted = false;
+            return Some((vars.clone(), explored));
+        }
+        if !explored.exhausted {
+            totals.exhausted = false;
+            return None;
+        }
+    }
+    None
+}
+
+/// The JSON of `explore` and `classify`.
+#[derive(Serialize)]
+struct ExploreJson {
+    program: String,
+    preemptions: u32,
+    vars: String,
+    threads: Option<u32>,
+    n: usize,
+    #[serde(rename = "Q")]
+    q: usize,
+    orders: usize,
+    orders_epsilon: Option<f64>,
+    prune: bool,
+    schedules: u64,
+    schedules_to_first_bug: Option<u64>,
+    pruned: u64,
+    exhausted: bool,
+    elapsed_s: f64,
+    schedules_per_s: f64,
+    c: Option<usize>,
+    v: Option<usize>,
+    t: Option<usize>,
+    kind: Option<String>,
+    line: Option<usize>,
+    replay: Option<String>,
+    tracked: Option<Vec<String>>,
+    bug: Option<FailureJson>,
+}
+
+/// `rankcheck explore`.
+pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
+    let (subject, path) = subject(&args.exhaustive)?;
+    let program = subject.loaded.program.clone();
+    let n = subject.profile.max_threads;
+    let orders = orders(n, args.preemptions, args.threads, args.exhaustive.seed);
+    let sets = var_sets(&program, &subject.profile, &args.vars)?;
+    let config = config(&args.exhaustive, &subject, args.preemptions, false);
+    let started = Instant::now();
+    let mut totals = Totals::default();
+    let found = explore_sets(&subject, &sets, &orders.orders, &config, &mut totals);
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut json = base_json(
+        path,
+        &subject,
+        &args.vars.to_string(),
+        args.preemptions,
+        &orders,
+        &config,
+        &totals,
+        elapsed,
+    );
+    json.threads = Some(args.threads);
+    let Some((vars, explored)) = found else {
+        emit(&json, args.exhaustive.common.format, || {
+            proved_text(&json, &subject.loaded.program)
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    report_bug(
+        args.exhaustive.common.format,
+        &args.exhaustive,
+        path,
+        &subject,
+        &vars,
+        &explored.bugs[0],
+        None,
+        json,
+    )
+}
+
+/// `rankcheck classify`.
+pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
+    let (subject, path) = subject(&args.exhaustive)?;
+    let program = subject.loaded.program.clone();
+    let n = subject.profile.max_threads;
+    let accessed = accessed_vars(&subject.profile).len();
+    let started = Instant::now();
+    let mut totals = Totals::default();
+    let mut steps: Vec<(u32, usize)> = vec![(0, 0)];
+    for c in 1..=args.max_preemptions {
+        steps.extend((1..=(c as usize).min(accessed)).map(|v| (c, v)));
+    }
+    let mut last = None;
+    for (c, v) in steps {
+        let orders = orders(n, c, (n as u32).max(2), args.exhaustive.seed);
+        let sets = var_sets(&program, &subject.profile, &VarsArg::Count(v))?;
+        let config = config(&args.exhaustive, &subject, c, true);
+        let mut round = Totals::default();
+        let found = explore_sets(&subject, &sets, &orders.orders, &config, &mut round);
+        totals.schedules += round.schedules;
+        totals.pruned += round.pruned;
+        if let Some(first) = round.schedules_to_first_bug {
+            totals.schedules_to_first_bug = Some(totals.schedules - round.schedules + first);
+        }
+        if let Some((vars, explored)) = found {
+            let exe = executable(&program, &vars);
+            // The thread bound needs every order: only enumerated orders
+            // give one.
+            let t = orders.epsilon.is_none().then(|| {
+                let mut distinct: Vec<&Vec<u64>> =
+                    explored.bugs.iter().map(|b| &b.preemptions).collect();
+                distinct.sort();
+                distinct.dedup();
+                distinct
+                    .into_iter()
+                    .filter_map(|at| {
+                        thread_bound(&orders.orders, c as usize, &|order: &Order| {
+                            fails_with(&exe, &config, order, at)
+                        })
+                    })
+                    .min()
+            });
+            let elapsed = started.elapsed().as_secs_f64();
+            totals.exhausted = false;
+            let json = base_json(
+                path,
+                &subject,
+                &v.to_string(),
+                c,
+                &orders,
+                &config,
+                &totals,
+                elapsed,
+            );
+            let bug = explored
+                .bugs
+                .iter()
+                .min_by_key(|b| b.preemptions.len())
+                .unwrap_or(&explored.bugs[0]);
+            return report_bug(
+                args.exhaustive.common.format,
+                &args.exhaustive,
+                path,
+                &subject,
+                &vars,
+                bug,
+                t.flatten(),
+                json,
+            );
+        }
+        last = Some((c, v, orders, config));
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    totals.exhausted = true;
+    let Some((c, v, orders, config)) = last else {
+        anyhow::bail!("nothing to classify")
+    };
+    let json = base_json(
+        path,
+        &subject,
+        &v.to_string(),
+        c,
+        &orders,
+        &config,
+        &totals,
+        elapsed,
+    );
+    emit(&json, args.exhaustive.common.format, || {
+        format!(
+            "no bug up to c = {c}: {} schedules, {} pruned\n",
+            json.schedules, json.pruned
+        )
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn config(args: &ExhaustiveArgs, subject: &Subject, c: u32, finish_bound: bool) -> ExploreConfig {
+    ExploreConfig {
+        preemptions: c,
+        n_threads: subject.profile.max_threads,
+        limits: subject.limits,
+        prune: !args.no_prune,
+        finish_bound,
+        max_schedules: args.max_schedules,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn base_json(
+    path: &Path,
+    subject: &Subject,
+    vars: &str,
+    c: u32,
+    orders: &Orders,
+    config: &ExploreConfig,
+    totals: &Totals,
+    elapsed: f64,
+) -> ExploreJson {
+    ExploreJson {
+        program: path.display().to_string(),
+        preemptions: c,
+        vars: vars.to_string(),
+        threads: None,
+        n: subject.profile.max_threads,
+        q: subject.loaded.program.n_vars(),
+        orders: orders.orders.len(),
+        orders_epsilon: orders.epsilon,
+        prune: config.prune,
+        schedules: totals.schedules,
+        schedules_to_first_bug: totals.schedules_to_first_bug,
+        pruned: totals.pruned,
+        exhausted: totals.exhausted,
+        elapsed_s: elapsed,
+        schedules_per_s: if elapsed > 0.0 {
+            totals.schedules as f64 / elapsed
+        } else {
+            0.0
+        },
+        c: None,
+        v: None,
+        t: None,
+        kind: None,
+        line: None,
+        replay: None,
+        tracked: None,
+        bug: None,
+    }
+}
+
+fn emit(json: &ExploreJson, format: Format, text: impl FnOnce() -> String) -> Result<()> {
+    match format {
+        Format::Json => outln!("{}", serde_json::to_string_pretty(json)?),
+        Format::Human => out!("{}", text()),
+    }
+    Ok(())
+}
+
+/// What an exhausted exploration proved.
+fn proved_text(json: &ExploreJson, program: &Program) -> String {
+    let _ = program;
+    let what = match json.vars.as_str() {
+        "all" => "at any access".to_string(),
+        "sync" => "at mutex and condition operations".to_string(),
+        "none" => "(no preemption point)".to_string(),
+        v => format!(
+            "at accesses to any {v} variable{} (of Q = {})",
+            if v == "1" { "" } else { "s" },
+            json.q
+        ),
+    };
+    let head = format!(
+        "{} schedules in {:.2}s ({:.0}/s), {} pruned by happens-before\n",
+        json.schedules, json.elapsed_s, json.schedules_per_s, json.pruned
+    );
+    if !json.exhausted {
+        return format!(
+            "{head}stopped at --max-schedules before the bound was exhausted: nothing is proved\n"
+        );
+    }
+    let orders = match json.orders_epsilon {
+        None => format!("under every one of the {} priority orders of n + c = {} fragments", json.orders, json.n + json.preemptions as usize),
+        Some(eps) => format!(
+            "under {} random priority orders, which cover every order of {} threads with probability >= {}",
+            json.orders,
+            json.threads.unwrap_or(2),
+            1.0 - eps
+        ),
+    };
+    format!(
+        "{head}no bug with at most {} preemptions {what}, {orders}\n",
+        json.preemptions
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report_bug(
+    format: Format,
+    args: &ExhaustiveArgs,
+    path: &Path,
+    subject: &Subject,
+    vars: &Option<Vec<VarId>>,
+    bug: &FoundBug,
+    t: Option<usize>,
+    mut json: ExploreJson,
+) -> Result<ExitCode> {
+    let program = &subject.loaded.program;
+    let exe = executable(program, vars);
+    let traced = trace(&exe, subject.limits, &bug.schedule, &subject.loaded.file)
+        .map_err(|_| anyhow::anyhow!("internal error: an explored schedule did not replay"))?;
+    let replay = write_replay(args, path, &subject.loaded, vars.as_deref(), bug);
+    let replay_path = match &replay {
+        Ok(p) => Some(p.display().to_string()),
+        Err(error) => {
+            eprintln!("warning: {error:#}");
+            None
+        }
+    };
+    json.c = Some(bug.preemptions.len());
+    json.v = Some(vars.as_ref().map_or(program.n_vars(), Vec::len));
+    json.t = t;
+    json.kind = Some(bug.bug.kind.name().to_string());
+    json.line = Some(subject.loaded.file.line(bug.bug.span));
+    json.replay = replay_path.clone();
+    json.tracked = vars.as_ref().map(|vars| {
+        vars.iter()
+            .map(|v| program.vars[v.index()].name.clone())
+            .collect()
+    });
+    json.bug = Some(FailureJson::new(
+        0,
+        &traced,
+        &subject.loaded.file,
+        replay_path.clone(),
+    ));
+    match format {
+        Format::Json => outln!("{}", serde_json::to_string_pretty(&json)?),
+        Format::Human => {
+            out!("{}", failure_text(&traced, &subject.loaded.file));
+            let tracked = vars
+                .as_ref()
+                .map_or_else(|| "every variable".to_string(), |v| names(program, v));
+            outln!(
+                "\nfound after {} schedules ({} pruned), with c = {} preemptions at {}{}",
+                json.schedules_to_first_bug.unwrap_or(json.schedules),
+                json.pruned,
+                bug.preemptions.len(),
+                if tracked.is_empty() {
+                    "no variable".to_string()
+                } else {
+                    tracked
+                },
+                t.map(|t| format!(", thread bound t = {t}"))
+                    .unwrap_or_default()
+            );
+            if let Some(p) = replay_path {
+                outln!("replay: rankcheck replay {p}");
+            }
+        }
+    }
+    Ok(ExitCode::from(1))
+}
+
+fn write_replay(
+    args: &ExhaustiveArgs,
+    path: &Path,
+    loaded: &Loaded,
+    vars: Option<&[VarId]>,
+    bug: &FoundBug,
+) -> Result<PathBuf> {
+    let file = ReplayFile {
+        program: path.display().to_string(),
+        fingerprint: fingerprint(loaded.file.source(), &args.common.define),
+        defines: args.common.define.clone(),
+        strategy: "explore".to_string(),
+        tracking: tracking_line(&loaded.program, vars),
+        seed: args.seed,
+        run: 1,
+        max_steps: args.common.max_steps,
+        kind: bug.bug.kind.name().to_string(),
+        schedule: bug.schedule.clone(),
+    };
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".into());
+    std::fs::create_dir_all(&args.replay_dir).with_context(|| {
+        format!(
+            "cannot create replay directory {}",
+            args.replay_dir.display()
+        )
+    })?;
+    let out = args
+        .replay_dir
+        .join(format!("{stem}-explore-c{}.replay", bug.preemptions.len()));
+    std::fs::write(&out, file.to_text())
+        .with_context(|| format!("cannot write replay file {}", out.display()))?;
+    Ok(out)
+}
