@@ -14,6 +14,7 @@ use rankcheck_engine::explore::{
 };
 use rankcheck_engine::profile::{accessed_vars, profile, Profile};
 use rankcheck_engine::replay_file::fingerprint;
+use rankcheck_engine::strategy::Instrumenter;
 use rankcheck_engine::{Executable, Instrumentation, Limits, Program, ReplayFile, VarId};
 use rankcheck_stats::{runs_for_thread_coverage, LemmaForm, RunCount};
 use serde::Serialize;
@@ -101,6 +102,7 @@ struct Subject {
     loaded: Loaded,
     profile: Profile,
     limits: Limits,
+    instrumenter: Instrumenter,
 }
 
 fn subject(args: &ExhaustiveArgs) -> Result<(Subject, &Path)> {
@@ -118,20 +120,23 @@ fn subject(args: &ExhaustiveArgs) -> Result<(Subject, &Path)> {
         &Instrumentation::all(&loaded.program),
     );
     let profile = profile(&all, common.profile_runs, args.seed, limits);
+    let instrumenter = instrumenter(&loaded.program);
     Ok((
         Subject {
             loaded,
             profile,
             limits,
+            instrumenter,
         },
         path,
     ))
 }
 
-fn executable(program: &std::sync::Arc<Program>, vars: &Option<Vec<VarId>>) -> Executable {
+fn executable(subject: &Subject, vars: &Option<Vec<VarId>>) -> Executable {
+    let program = &subject.loaded.program;
     let instrumentation = match vars {
         None => Instrumentation::all(program),
-        Some(vars) => instrumenter()(program, vars),
+        Some(vars) => (subject.instrumenter)(program, vars),
     };
     Executable::new(program.clone(), &instrumentation)
 }
@@ -155,7 +160,7 @@ fn explore_sets(
 ) -> Option<(Option<Vec<VarId>>, Explored)> {
     totals.exhausted = true;
     for vars in sets {
-        let exe = executable(&subject.loaded.program, vars);
+        let exe = executable(subject, vars);
         let mut seen = BTreeSet::new();
         let budget = ExploreConfig {
             max_schedules: config.max_schedules.saturating_sub(totals.schedules),
@@ -276,7 +281,7 @@ pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
             totals.schedules_to_first_bug = Some(totals.schedules - round.schedules + first);
         }
         if let Some((vars, explored)) = found {
-            let exe = executable(&program, &vars);
+            let exe = executable(&subject, &vars);
             // The thread bound needs every order: only enumerated orders
             // give one.
             let t = orders.epsilon.is_none().then(|| {
@@ -457,7 +462,7 @@ fn report_bug(
     mut json: ExploreJson,
 ) -> Result<ExitCode> {
     let program = &subject.loaded.program;
-    let exe = executable(program, vars);
+    let exe = executable(subject, vars);
     let traced = trace(&exe, subject.limits, &bug.schedule, &subject.loaded.file)
         .map_err(|_| anyhow::anyhow!("internal error: an explored schedule did not replay"))?;
     let replay = write_replay(args, path, &subject.loaded, vars.as_deref(), bug);

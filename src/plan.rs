@@ -7,7 +7,8 @@ use anyhow::{bail, Result};
 use rankcheck_engine::ir::{Program, VarKind};
 use rankcheck_engine::profile::{accessed_vars, Profile};
 use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, VarSelection};
-use rankcheck_engine::{Instrumentation, PriorityScheme, PriorityStrategy, RandomStrategy, VarId};
+use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, VarId};
+use rankcheck_instr::{PointsTo, Tracking};
 
 use crate::cli::{PrioritiesArg, StrategyArg, TestArgs, VarsArg};
 
@@ -19,10 +20,14 @@ pub enum Plan {
     Priority(PriorityStrategy),
 }
 
-/// The instrumentation every search and replay uses for a set of tracked
-/// variables.
-pub fn instrumenter() -> Instrumenter {
-    Arc::new(|program: &Program, vars: &[VarId]| Instrumentation::for_vars(program, vars))
+/// The instrumentation every search, exploration and replay of `program`
+/// uses for a set of tracked variables: the sites the alias analysis says
+/// may touch them (issue 3). The analysis runs once, here.
+pub fn instrumenter(program: &Program) -> Instrumenter {
+    let points_to = Arc::new(PointsTo::analyze(program));
+    Arc::new(move |program: &Program, vars: &[VarId]| {
+        Tracking::Vars(vars.iter().copied().collect()).instrumentation(program, &points_to)
+    })
 }
 
 /// The priority scheme the flags ask for.
@@ -159,7 +164,7 @@ pub fn plan(args: &TestArgs, program: &Arc<Program>, profile: &Profile) -> Resul
     let settings = settings(args, program, profile)?;
     Ok(Plan::Priority(PriorityStrategy::new(
         program.clone(),
-        instrumenter(),
+        instrumenter(program),
         scheme(args),
         profile.max_threads,
         profile.access_bounds(),

@@ -51,7 +51,7 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
                     _ => bail!("{}: bad tracked variable `{item}`", args.file.display()),
                 }
             }
-            (instrumenter())(&program, &vars)
+            instrumenter(&program)(&program, &vars)
         }
         _ => bail!(
             "{}: unknown tracking `{}`",

@@ -533,3 +533,130 @@ fn correct_programs_pass_under_every_strategy() {
         }
     }
 }
+
+/// Run `rankcheck classify` or `explore` with JSON output.
+fn exhaustive(args: &[&str], program: &Path) -> (Option<i32>, Value) {
+    let dir = temp_dir("exhaustive");
+    let mut all: Vec<&str> = args.to_vec();
+    let dir = dir.to_str().unwrap().to_string();
+    all.extend([
+        "--format",
+        "json",
+        "--replay-dir",
+        &dir,
+        program.to_str().unwrap(),
+    ]);
+    let out = rankcheck(&all);
+    (out.status.code(), json(&out))
+}
+
+/// `classify` reports each example's header (c, v, t), and exploring with
+/// one preemption fewer, or one variable fewer, exhausts the bound without
+/// finding it: the header's bounds are minimal.
+#[test]
+fn classify_reports_each_header_and_smaller_bounds_find_nothing() {
+    for path in programs("examples") {
+        let Some((c, v, t)) = header_bounds(&path) else {
+            continue;
+        };
+        let name = path.display().to_string();
+        let (code, report) = exhaustive(&["classify"], &path);
+        assert_eq!(code, Some(1), "{name}: {report}");
+        assert_eq!(
+            (
+                report["c"].clone(),
+                report["v"].clone(),
+                report["t"].clone()
+            ),
+            (c.into(), v.into(), t.into()),
+            "{name}"
+        );
+        assert_eq!(report["kind"], expectation(&path)[0].as_str(), "{name}");
+        let replay = report["replay"].as_str().expect("replay file");
+        assert_eq!(
+            rankcheck(&["replay", replay]).status.code(),
+            Some(1),
+            "{name}: the replay fails too"
+        );
+        let mut smaller = Vec::new();
+        if c > 0 {
+            smaller.push((c - 1, v.min(c - 1)));
+        }
+        if v > 0 {
+            smaller.push((c, v - 1));
+        }
+        for (c, v) in smaller {
+            let (c, v) = (c.to_string(), v.to_string());
+            let (code, report) = exhaustive(&["explore", "--preemptions", &c, "--vars", &v], &path);
+            assert_eq!(code, Some(0), "{name} at c={c} v={v}: {report}");
+            assert_eq!(report["exhausted"], true, "{name} at c={c} v={v}");
+        }
+    }
+}
+
+/// The correct program is fully explored at c = 2 over any two variables.
+#[test]
+fn locked_counter_is_fully_explored_at_two_preemptions() {
+    let path = root().join("examples/locked_counter_ok.rk");
+    let (code, report) = exhaustive(&["explore", "--preemptions", "2", "--vars", "2"], &path);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["exhausted"], true);
+    // n = 4 threads, c = 2: every order of 6 fragments.
+    assert_eq!(report["orders"], 720);
+}
+
+/// Exact schedule counts where the reasoning is short. fig01 at c = 0:
+/// two threads, so two priority orders of two fragments, [1, 2] and [2, 1];
+/// the first gives the writer (thread 1) the higher priority, so it runs
+/// first and the checker's assertion fails on schedule 1 of 2.
+/// fig02 at c = 0 over its one variable: the same two orders, no
+/// preemption, and neither order fails: 2 schedules, exhausted.
+#[test]
+fn exhaustive_schedule_counts() {
+    let (code, report) = exhaustive(&["classify"], &root().join("examples/fig01_c0v0.rk"));
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        (
+            report["schedules"].clone(),
+            report["schedules_to_first_bug"].clone()
+        ),
+        (2.into(), 1.into())
+    );
+    let (code, report) = exhaustive(
+        &["explore", "--preemptions", "0", "--vars", "1"],
+        &root().join("examples/fig02_c1v1.rk"),
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        (report["schedules"].clone(), report["exhausted"].clone()),
+        (2.into(), true.into())
+    );
+}
+
+/// Pruning never loses a bug: on every example, classify with and without
+/// it reports the same (c, v, t) and kind, and with it fewer schedules run.
+#[test]
+fn pruning_never_loses_a_bug() {
+    for path in programs("examples") {
+        if header_bounds(&path).is_none() {
+            continue;
+        }
+        let name = path.display().to_string();
+        let (_, pruned) = exhaustive(&["classify"], &path);
+        let (_, full) = exhaustive(&["classify", "--no-prune"], &path);
+        for field in ["c", "v", "t", "kind", "line"] {
+            assert_eq!(pruned[field], full[field], "{name}: {field}");
+        }
+        let (with, without) = (
+            pruned["schedules"].as_u64().unwrap(),
+            full["schedules"].as_u64().unwrap(),
+        );
+        assert!(
+            with <= without,
+            "{name}: {with} schedules with pruning, {without} without"
+        );
+        if full["c"].as_u64().unwrap_or(0) > 0 {
+            assert!(with < without, "{name}: pruning saved nothing ({with})");
+        }
+    }
+}
