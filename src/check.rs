@@ -114,7 +114,7 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let result = match &plan {
         Plan::Random(strategy) => search(strategy, &config, &keep_running),
-        Plan::Priority(strategy) => search(strategy, &config, &keep_running),
+        Plan::Priority(strategy) => search(strategy.as_ref(), &config, &keep_running),
     };
     let elapsed = started.elapsed().as_secs_f64();
     progress.finish_and_clear();

@@ -17,7 +17,7 @@ pub enum Plan {
     /// The random scheduler.
     Random(RandomStrategy),
     /// PCT or PCTVB, possibly rotating through settings.
-    Priority(PriorityStrategy),
+    Priority(Box<PriorityStrategy>),
 }
 
 /// The instrumentation every search, exploration and replay of `program`
@@ -162,14 +162,14 @@ pub fn plan(args: &TestArgs, program: &Arc<Program>, profile: &Profile) -> Resul
         return Ok(Plan::Random(RandomStrategy::new(program.clone())));
     }
     let settings = settings(args, program, profile)?;
-    Ok(Plan::Priority(PriorityStrategy::new(
+    Ok(Plan::Priority(Box::new(PriorityStrategy::new(
         program.clone(),
         instrumenter(program),
         scheme(args),
         profile.max_threads,
         profile.access_bounds(),
         settings,
-    )))
+    ))))
 }
 
 /// How a setting's variables read in reports: `1 of 5`, `all`, `cold, hot`.

@@ -283,6 +283,10 @@ fn child_key(candidate: &Candidate, order: &[i64], n: usize, used: usize) -> u64
     hasher.finish()
 }
 
+/// A work item as far as its run goes: the effective order and the
+/// preemptions.
+type ItemKey = (Vec<u8>, Vec<u64>);
+
 /// The effective order of a work item with `b` preemptions: the ranks of
 /// the first `n + b` entries, so that orders differing only in fragments
 /// the item never uses count once.
@@ -354,7 +358,7 @@ pub fn explore(
         // schedule: run it once, but let every such order have successors,
         // which may use fragments where the orders differ. `None`: the
         // schedule failed or was pruned, so no successors.
-        let mut ran: BTreeMap<(Vec<u8>, Vec<u64>), Option<Vec<Candidate>>> = BTreeMap::new();
+        let mut ran: BTreeMap<ItemKey, Option<Vec<Candidate>>> = BTreeMap::new();
         for (index, preemptions) in queue {
             let order = &orders[index];
             let key = (
