@@ -40,6 +40,47 @@ pub enum Command {
     /// Find a bug's minimal (c, v, t): explore with increasing bounds until
     /// it appears.
     Classify(ClassifyArgs),
+    /// List the program's variables (what variable bounding chooses among)
+    /// with their access sites and profiled accesses, and the sites that
+    /// tracking given variables instruments.
+    Sites(SitesArgs),
+}
+
+/// Options of `rankcheck sites`.
+#[derive(Debug, Args)]
+pub struct SitesArgs {
+    /// The `.rk` program.
+    pub program: PathBuf,
+    /// Override a `const` of the program: `-D HOT=400`. Repeatable.
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+    pub define: Vec<(String, i64)>,
+    /// Show the sites that tracking these variables instruments
+    /// (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    pub vars: Vec<String>,
+    /// Preparatory random runs that measure accesses per variable.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub profile_runs: u64,
+    /// Steps one preparatory run may take.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: u64,
+    /// Seed of the preparatory runs.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Human)]
+    pub format: TableFormat,
+}
+
+/// Output formats of tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    /// A table for people.
+    Human,
+    /// One JSON object.
+    Json,
+    /// CSV rows with a header.
+    Csv,
 }
 
 /// Options shared by `explore` and `classify`.

@@ -27,6 +27,7 @@ mod load;
 mod plan;
 mod replay;
 mod report;
+mod sites;
 mod trace_view;
 
 use std::process::ExitCode;
@@ -54,6 +55,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Some(Command::Bounds(args)) => bounds::bounds(args),
         Some(Command::Explore(args)) => explore::explore(args),
         Some(Command::Classify(args)) => explore::classify(args),
+        Some(Command::Sites(args)) => sites::sites(args),
         None => check::check(&cli.test),
     }
 }

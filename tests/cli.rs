@@ -660,3 +660,51 @@ fn pruning_never_loses_a_bug() {
         }
     }
 }
+
+/// `rankcheck sites` lists the variables with their profiled accesses, and
+/// tracking `cold` in corner_variable instruments exactly its three sites
+/// (two reads in the reader, one write in the writer), none of `hot`'s.
+#[test]
+fn sites_lists_variables_and_the_instrumented_sites() {
+    let corner = root().join("examples/corner_variable.rk");
+    let out = rankcheck(&[
+        "sites",
+        "--vars",
+        "cold",
+        "--format",
+        "json",
+        corner.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let report = json(&out);
+    assert_eq!(report["Q"], 2);
+    let vars = report["vars"].as_array().unwrap();
+    assert_eq!(
+        (vars[0]["name"].clone(), vars[0]["k_q"].clone()),
+        ("hot".into(), 200.into())
+    );
+    assert_eq!(
+        (
+            vars[1]["name"].clone(),
+            vars[1]["k_q"].clone(),
+            vars[1]["shared"].clone()
+        ),
+        ("cold".into(), 3.into(), true.into())
+    );
+    let sites = report["instrumented"].as_array().unwrap();
+    assert_eq!(sites.len(), 3);
+    assert!(
+        sites
+            .iter()
+            .all(|s| s["may_access"] == serde_json::json!(["cold"])),
+        "{sites:?}"
+    );
+    let out = rankcheck(&["sites", "--format", "csv", corner.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("id,name,kind,line,k_q,mean,shared,sites\n0,\"hot\",\"global\",9,200,"),
+        "{text}"
+    );
+    let out = rankcheck(&["sites", "--vars", "nope", corner.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
