@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::profile::{profile, Profile};
@@ -24,7 +24,7 @@ use crate::cli::{Format, TestArgs};
 use crate::guarantee::{confidence, needed, per_run_bound, show, show_confidence};
 use crate::load::{load, Loaded};
 use crate::plan::{describe_selection, plan, scheme, var_count, Plan};
-use crate::report::{failure_text, trace, trace_with, FailureJson, TracedFailure};
+use crate::report::{failure_text, save_replay, trace, trace_with, FailureJson, TracedFailure};
 use crate::trace_view::{observe, Observed};
 
 /// Runs when neither --runs nor --time is given and no bound sets a count
@@ -753,20 +753,10 @@ fn write_replay(
         kind: found.failure.bug.kind.name().to_string(),
         schedule: found.failure.schedule.clone(),
     };
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "program".into());
-    std::fs::create_dir_all(&args.replay_dir).with_context(|| {
-        format!(
-            "cannot create replay directory {}",
-            args.replay_dir.display()
-        )
-    })?;
-    let out = args
-        .replay_dir
-        .join(format!("{stem}-seed{seed}-run{}.replay", found.failure.run));
-    std::fs::write(&out, file.to_text())
-        .with_context(|| format!("cannot write replay file {}", out.display()))?;
-    Ok(out)
+    save_replay(
+        &args.replay_dir,
+        path,
+        &file,
+        &format!("seed{seed}-run{}", found.failure.run),
+    )
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use rankcheck_engine::explore::{
     all_orders, explore as explore_orders, fails_with, random_orders, thread_bound, ExploreConfig,
     Explored, FoundBug, Order, MAX_ENUMERATED_FRAGMENTS,
@@ -23,7 +23,7 @@ use crate::check::tracking_line;
 use crate::cli::{ClassifyArgs, ExhaustiveArgs, ExploreArgs, Format, VarsArg};
 use crate::load::{load, Loaded};
 use crate::plan::{instrumenter, names, sync_vars};
-use crate::report::{failure_text, trace, FailureJson};
+use crate::report::{failure_text, save_replay, trace, FailureJson};
 
 /// The miss probability sampled priority orders are drawn for.
 const ORDER_EPSILON: f64 = 0.01;
@@ -537,20 +537,10 @@ fn write_replay(
         kind: bug.bug.kind.name().to_string(),
         schedule: bug.schedule.clone(),
     };
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "program".into());
-    std::fs::create_dir_all(&args.replay_dir).with_context(|| {
-        format!(
-            "cannot create replay directory {}",
-            args.replay_dir.display()
-        )
-    })?;
-    let out = args
-        .replay_dir
-        .join(format!("{stem}-explore-c{}.replay", bug.preemptions.len()));
-    std::fs::write(&out, file.to_text())
-        .with_context(|| format!("cannot write replay file {}", out.display()))?;
-    Ok(out)
+    save_replay(
+        &args.replay_dir,
+        path,
+        &file,
+        &format!("explore-c{}", bug.preemptions.len()),
+    )
 }

@@ -1,12 +1,13 @@
 //! Reports of a search or a replay: the human text and the JSON object.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use rankcheck_engine::outcome::Bug;
 use rankcheck_engine::replay::TraceStep;
 use rankcheck_engine::vm::PrintLine;
 use rankcheck_engine::{
-    Executable, Limits, Outcome, ReplayScheduler, Scheduler, ThreadId, Tracer, Vm,
+    Executable, Limits, Outcome, ReplayFile, ReplayScheduler, Scheduler, ThreadId, Tracer, Vm,
 };
 use serde::Serialize;
 
@@ -198,4 +199,25 @@ impl FailureJson {
             trace: failure.steps.clone(),
         }
     }
+}
+
+/// Write a replay file as `DIR/STEM-SUFFIX.replay`, `STEM` the program's
+/// file name without its extension; the path written.
+pub fn save_replay(
+    dir: &Path,
+    program: &Path,
+    file: &ReplayFile,
+    suffix: &str,
+) -> anyhow::Result<PathBuf> {
+    use anyhow::Context as _;
+    let stem = program
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".into());
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create replay directory {}", dir.display()))?;
+    let out = dir.join(format!("{stem}-{suffix}.replay"));
+    std::fs::write(&out, file.to_text())
+        .with_context(|| format!("cannot write replay file {}", out.display()))?;
+    Ok(out)
 }
