@@ -28,6 +28,7 @@ mod plan;
 mod replay;
 mod report;
 mod sites;
+mod summary;
 mod trace_view;
 
 use std::process::ExitCode;
