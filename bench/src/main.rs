@@ -12,6 +12,8 @@
 
 mod corner;
 mod jobs;
+mod table2;
+mod table3;
 mod throughput;
 mod workload;
 
@@ -23,10 +25,16 @@ fn main() -> ExitCode {
         Some("throughput") => throughput::run(&args[1..]),
         Some("corner") => corner::run(&args[1..]),
         Some("jobs") => jobs::run(&args[1..]),
+        Some("table2") => table2::run(&args[1..]),
+        Some("table3") => table3::run(&args[1..]),
         _ => {
             eprintln!(
                 "usage: rankcheck-bench throughput [--seconds S] [--rounds R] [--no-shuttle]"
             );
+            eprintln!(
+                "       rankcheck-bench table2 [--seconds S] [--rounds R] [--pairs P] [--seed N]"
+            );
+            eprintln!("       rankcheck-bench table3 [--cap N] [--all-cap N] [--no-examples]");
             return ExitCode::from(2);
         }
     };
