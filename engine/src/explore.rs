@@ -169,6 +169,11 @@ struct Recorder {
     /// Per variable, a running hash of its accesses in order, each named by
     /// thread, per-thread index and whether it writes.
     var_hashes: BTreeMap<VarId, u64>,
+    /// The combination of `var_hashes`, kept up to date.
+    prefix: u64,
+    /// Whether to record candidates at all: not at the last bound, whose
+    /// work items have no successors.
+    record: bool,
     per_thread: Vec<u32>,
 }
 
@@ -189,9 +194,14 @@ impl Scheduler for Recorder {
             self.per_thread[last.index()] += 1;
             let write = point.event.kind != EventKind::Read;
             let entry = self.var_hashes.entry(var).or_insert(0);
-            let mut hasher = DefaultHasher::new();
-            (*entry, last, self.per_thread[last.index()], write).hash(&mut hasher);
-            *entry = hasher.finish();
+            let old = *entry;
+            let access = (u64::from(last.0) << 33)
+                | (u64::from(self.per_thread[last.index()]) << 1)
+                | u64::from(write);
+            *entry = mix(old ^ mix(access));
+            // The prefix signature combines the variables' hashes, each
+            // keyed by its variable, so one access updates it in O(1).
+            self.prefix ^= mix(old ^ u64::from(var.0)) ^ mix(*entry ^ u64::from(var.0));
         }
         if point.event.tracked {
             self.accesses += 1;
@@ -201,7 +211,7 @@ impl Scheduler for Recorder {
                 self.source(last);
                 self.sources[last.index()] = Source::Fragment(self.n + j);
             }
-            if point.last_enabled() {
+            if self.record && point.last_enabled() {
                 let threads = point
                     .enabled
                     .iter()
@@ -252,12 +262,18 @@ impl Recorder {
     /// hold: reads between two writes may commute, so this prunes a little
     /// less than it could).
     fn prefix(&self) -> u64 {
-        let mut hasher = DefaultHasher::new();
-        for entry in &self.var_hashes {
-            entry.hash(&mut hasher);
-        }
-        hasher.finish()
+        self.prefix
     }
+}
+
+/// A 64-bit mixing function (SplitMix64's finaliser): cheap, and spreads
+/// every input bit over the output. Signatures are compared by value, so a
+/// collision (about 2^-64 per pair) could prune a schedule wrongly; that is
+/// the price of not storing whole access sequences.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The key of a child work item for pruning: the state where its new
@@ -304,6 +320,7 @@ fn run_item(
     config: &ExploreConfig,
     order: &[i64],
     preemptions: &[u64],
+    record: bool,
     buffers: VmBuffers,
 ) -> (Outcome, Recorder, Vec<ThreadId>, VmBuffers) {
     let n = config.n_threads;
@@ -332,6 +349,8 @@ fn run_item(
         accesses: 0,
         candidates: Vec::new(),
         var_hashes: BTreeMap::new(),
+        prefix: 0,
+        record,
         per_thread: Vec::new(),
     };
     let mut vm = Vm::with_buffers(exe, config.limits, buffers);
@@ -371,8 +390,14 @@ pub fn explore(
                     if result.schedules >= config.max_schedules {
                         return result;
                     }
-                    let (outcome, recorder, schedule, back) =
-                        run_item(exe, config, order, &preemptions, buffers);
+                    let (outcome, recorder, schedule, back) = run_item(
+                        exe,
+                        config,
+                        order,
+                        &preemptions,
+                        bound < config.preemptions,
+                        buffers,
+                    );
                     buffers = back;
                     result.schedules += 1;
                     let candidates = match outcome {
@@ -502,7 +527,7 @@ pub fn fails_with(
     order: &[i64],
     preemptions: &[u64],
 ) -> bool {
-    let (outcome, ..) = run_item(exe, config, order, preemptions, VmBuffers::default());
+    let (outcome, ..) = run_item(exe, config, order, preemptions, false, VmBuffers::default());
     matches!(outcome, Outcome::Bug(_))
 }
 
