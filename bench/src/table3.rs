@@ -58,11 +58,11 @@ const ORDER_EPSILON: f64 = 0.01;
 const CAP: u64 = 2_000_000;
 
 /// Default cap of schedules when every variable is tracked. Lower, because
-/// such a schedule costs the explorer up to ten times more time (it records
-/// a candidate, with a happens-before hash over every variable, at every
-/// access) and the explorer keeps every schedule's candidates until the
-/// bound ends, tens of kilobytes each: 200,000 keeps the whole run under
-/// five minutes and near 10 GB, and is above what registry needs.
+/// such a schedule costs the explorer several times more: it records a
+/// candidate, with every thread's priority source, at every tracked access
+/// where a preemption could go, and keeps them until the bound ends.
+/// 200,000 keeps the whole run to a few minutes and is above what registry
+/// needs.
 const ALL_CAP: u64 = 200_000;
 
 /// The bug a program's `// expect:` header announces.
@@ -802,9 +802,9 @@ fn reading(summaries: &[Summary]) -> String {
             "\nOn the larger programs a variable-bounded schedule ran {low:.0}-{high:.0}x faster \
              than one with every variable tracked. The difference is the explorer's bookkeeping \
              more than the VM: at every tracked access where a preemption could go it records a \
-             candidate, with a happens-before hash over every variable accessed so far, and it \
-             keeps every schedule's candidates until the bound ends; with one or two variables \
-             tracked such accesses are few."
+             candidate with every thread's priority source, and it keeps every schedule's \
+             candidates until the bound ends; with one or two variables tracked such accesses \
+             are few."
         );
     }
     for (name, faster) in costlier {
