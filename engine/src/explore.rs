@@ -290,9 +290,9 @@ fn child_key(candidate: &Candidate, order: &[i64], n: usize, used: usize) -> u64
     let mut priorities: Vec<i64> = candidate.sources.iter().map(|&s| value(s)).collect();
     priorities[candidate.thread.index()] = value(Source::Fragment(n + used));
     priorities.extend(order.iter().skip(n + used + 1).map(|p| p * SCALE));
-    let ranks: Vec<u8> = priorities
+    let ranks: Vec<u32> = priorities
         .iter()
-        .map(|p| priorities.iter().filter(|q| *q < p).count() as u8)
+        .map(|p| priorities.iter().filter(|q| *q < p).count() as u32)
         .collect();
     let mut hasher = DefaultHasher::new();
     (candidate.prefix, ranks, order.len() - n - used).hash(&mut hasher);
@@ -301,16 +301,16 @@ fn child_key(candidate: &Candidate, order: &[i64], n: usize, used: usize) -> u64
 
 /// A work item as far as its run goes: the effective order and the
 /// preemptions.
-type ItemKey = (Vec<u8>, Vec<u64>);
+type ItemKey = (Vec<u32>, Vec<u64>);
 
 /// The effective order of a work item with `b` preemptions: the ranks of
 /// the first `n + b` entries, so that orders differing only in fragments
 /// the item never uses count once.
-fn effective(order: &[i64], used: usize) -> Vec<u8> {
+fn effective(order: &[i64], used: usize) -> Vec<u32> {
     let prefix = &order[..used.min(order.len())];
     prefix
         .iter()
-        .map(|p| prefix.iter().filter(|q| *q < p).count() as u8)
+        .map(|p| prefix.iter().filter(|q| *q < p).count() as u32)
         .collect()
 }
 
@@ -472,13 +472,13 @@ pub fn thread_bound(orders: &[Order], c: usize, failing: &dyn Fn(&Order) -> bool
         for subset in subsets(fragments, size) {
             // Group the orders by how they rank the subset: a group all of
             // whose orders fail is such a relative order.
-            let mut groups: std::collections::BTreeMap<Vec<u8>, bool> =
+            let mut groups: std::collections::BTreeMap<Vec<u32>, bool> =
                 std::collections::BTreeMap::new();
             for (order, &fail) in orders.iter().zip(&fails) {
                 let ranks: Vec<i64> = subset.iter().map(|&i| order[i]).collect();
                 let key = ranks
                     .iter()
-                    .map(|p| ranks.iter().filter(|q| *q < p).count() as u8)
+                    .map(|p| ranks.iter().filter(|q| *q < p).count() as u32)
                     .collect();
                 let all = groups.entry(key).or_insert(true);
                 *all &= fail;
