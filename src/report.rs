@@ -12,7 +12,7 @@ use rankcheck_engine::{
 use serde::Serialize;
 
 use crate::diagnostics::SourceFile;
-use crate::trace_view::{view_steps, StepView};
+use crate::trace_view::{describe, view_steps, StepView};
 
 /// A failing execution replayed with a trace.
 pub struct TracedFailure {
@@ -66,20 +66,34 @@ pub fn trace_with<S: Scheduler>(
     let steps: Vec<TraceStep> = tracer.steps.clone();
     let program = exe.program();
     let mut views = view_steps(&steps, program, file, |t| vm.thread_name(t));
-    // The failing thread's last step ends in the failure itself.
+    // The failing thread's last step ends in the failure itself, or, for a
+    // failure found at a scheduling point (a deadlock), in its own event.
     if let Some((thread, preempting)) = unfinished {
+        let (line, operation, var) = match vm.final_event() {
+            Some(event) => (
+                event
+                    .loc
+                    .map(|loc| file.line(program.span_at(loc.func, loc.pc as usize))),
+                describe(&event, program),
+                event.var.map(|v| program.vars[v.index()].name.clone()),
+            ),
+            None => {
+                let operation = match bug.kind {
+                    rankcheck_engine::BugKind::Assert => "assertion fails",
+                    rankcheck_engine::BugKind::Error => "run-time error",
+                    rankcheck_engine::BugKind::StepLimit => "step limit reached",
+                    rankcheck_engine::BugKind::Deadlock => "blocks",
+                };
+                (Some(file.line(bug.span)), operation.to_string(), None)
+            }
+        };
         views.push(StepView {
             step: views.len() + 1,
             thread: vm.thread_name(thread),
-            line: Some(file.line(bug.span)),
-            operation: match bug.kind {
-                rankcheck_engine::BugKind::Assert => "assertion fails".into(),
-                rankcheck_engine::BugKind::Error => "run-time error".into(),
-                rankcheck_engine::BugKind::StepLimit => "step limit reached".into(),
-                rankcheck_engine::BugKind::Deadlock => "blocks: deadlock".into(),
-            },
+            line,
+            operation,
             preemption: preempting,
-            var: None,
+            var,
         });
     }
     let prints = vm

@@ -708,3 +708,62 @@ fn sites_lists_variables_and_the_instrumented_sites() {
     let out = rankcheck(&["sites", "--vars", "nope", corner.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Strip what varies between runs (timings, rates, temp paths) from a report.
+fn stable(text: &str) -> String {
+    let pid = format!("rankcheck-test-{}-", std::process::id());
+    text.lines()
+        .map(|line| {
+            let line = line
+                .replace(std::env::temp_dir().to_str().unwrap_or("/tmp"), "$TMP")
+                .replace(&pid, "rankcheck-test-PID-");
+            match line.find(" runs/s") {
+                Some(_) if line.contains('(') => {
+                    line.split(" (").next().unwrap_or_default().to_string() + " (...)"
+                }
+                _ => line,
+            }
+        })
+        .map(|line| match line.find(", 0.") {
+            Some(at) if line.contains("seed") => line[..at].to_string() + ", ...)",
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The rendering of diagnostics: every error with file, line, column, the
+/// source line and a caret, as a user sees it.
+#[test]
+fn diagnostics_render_with_a_caret() {
+    let dir = temp_dir("render");
+    let program = dir.join("errors.rk");
+    std::fs::write(
+        &program,
+        "global a = 0;\n\nthread t {\n    let x = a\n    a = y + 1;\n}\n\nfn f(p, p) {\n    return 1;\n}\n",
+    )
+    .unwrap();
+    let out = rankcheck(&[program.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr =
+        String::from_utf8_lossy(&out.stderr).replace(program.to_str().unwrap(), "errors.rk");
+    insta::assert_snapshot!(stderr);
+}
+
+/// The human report of a failure, with its interleaving and summary.
+#[test]
+fn failure_report_reads_as_documented() {
+    let dir = temp_dir("report");
+    let out = rankcheck(&[
+        "--seed",
+        "1",
+        "--jobs",
+        "1",
+        "--replay-dir",
+        dir.to_str().unwrap(),
+        root().join("examples/lost_wakeup.rk").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout).replace(root().to_str().unwrap(), "$ROOT");
+    insta::assert_snapshot!(stable(&stdout));
+}

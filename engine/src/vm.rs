@@ -177,6 +177,10 @@ pub struct Vm<'e> {
     prints: Option<Vec<PrintLine>>,
     step: u64,
     scratch: Vec<Value>,
+    /// When the last execution failed at a scheduling point (a deadlock, or
+    /// the step limit there), what ended the last thread's step: the
+    /// scheduler was not asked again, so only this tells a trace.
+    final_event: Option<Event>,
 }
 
 /// The memory a [`Vm`] has grown, without the executable it ran: moved from
@@ -235,6 +239,7 @@ impl<'e> Vm<'e> {
             prints,
             step: 0,
             scratch,
+            final_event: None,
         }
     }
 
@@ -265,6 +270,12 @@ impl<'e> Vm<'e> {
         self.prints.as_deref().unwrap_or(&[])
     }
 
+    /// What ended the last thread's step when the last execution failed at
+    /// a scheduling point rather than inside a step (see [`Outcome::Bug`]).
+    pub fn final_event(&self) -> Option<Event> {
+        self.final_event
+    }
+
     /// The choices the last execution made: its schedule.
     pub fn schedule(&self) -> &[ThreadId] {
         &self.schedule
@@ -293,6 +304,7 @@ impl<'e> Vm<'e> {
     /// scheduling point.
     pub fn run<S: Scheduler>(&mut self, scheduler: &mut S) -> Outcome {
         self.reset();
+        self.final_event = None;
         let mut last: Option<ThreadId> = None;
         let mut event = Event::START;
         loop {
@@ -306,10 +318,12 @@ impl<'e> Vm<'e> {
                 return if self.status.iter().all(|&s| s == Status::Finished) {
                     Outcome::Pass { steps: self.step }
                 } else {
+                    self.final_event = Some(event);
                     Outcome::Bug(self.deadlock())
                 };
             }
             if self.budget == 0 {
+                self.final_event = Some(event);
                 let thread = last.unwrap_or(ThreadId(0));
                 let loc = event.loc.unwrap_or(Loc {
                     func: FuncId(0),
