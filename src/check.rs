@@ -14,7 +14,7 @@ use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::{run_seed, Failure};
 use rankcheck_engine::strategy::{RunChoices, Strategy};
 use rankcheck_engine::{
-    search, Executable, Instrumentation, Limits, ReplayFile, SearchConfig, VarId,
+    search, Executable, InstanceKey, Instrumentation, Limits, ReplayFile, SearchConfig, VarId,
 };
 use rankcheck_stats::Probability;
 
@@ -360,18 +360,31 @@ fn progress_bar(runs: u64, format: Format) -> ProgressBar {
 }
 
 /// The `tracking` line of a replay file: `all`, or `vars` and the tracked
-/// variables as `id:name`.
-pub fn tracking_line(program: &rankcheck_engine::Program, vars: Option<&[VarId]>) -> String {
-    match vars {
-        None => "all".into(),
-        Some(vars) => {
-            let list: Vec<String> = vars
-                .iter()
-                .map(|v| format!("{}:{}", v.0, program.vars[v.index()].name.replace(' ', "_")))
-                .collect();
-            format!("vars {}", list.join(" ")).trim_end().to_string()
+/// variables as `id:name`, then `instances` and tracked heap instances as
+/// `var:context:index` (context in hex).
+pub fn tracking_line(
+    program: &rankcheck_engine::Program,
+    vars: Option<&[VarId]>,
+    instances: &[InstanceKey],
+) -> String {
+    let Some(vars) = vars else {
+        return "all".into();
+    };
+    let mut line = String::from("vars");
+    for v in vars {
+        line.push_str(&format!(
+            " {}:{}",
+            v.0,
+            program.vars[v.index()].name.replace(' ', "_")
+        ));
+    }
+    if !instances.is_empty() {
+        line.push_str(" instances");
+        for key in instances {
+            line.push_str(&format!(" {}:{:x}:{}", key.var.0, key.context, key.index));
         }
     }
+    line
 }
 
 /// Write the failure's replay file into the replay directory.
@@ -390,7 +403,7 @@ fn write_replay(
         fingerprint: fingerprint(loaded.file.source(), &args.common.define),
         defines: args.common.define.clone(),
         strategy: strategy.to_string(),
-        tracking: tracking_line(program, tracked),
+        tracking: tracking_line(program, tracked, &[]),
         seed,
         run: found.failure.run,
         max_steps: args.common.max_steps,

@@ -121,6 +121,11 @@ pub struct ExploreArgs {
     /// enough random ones to cover every order of t threads (Lemma 4.1).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=16))]
     pub threads: u32,
+    /// Split allocation sites into heap instances: the first L objects each
+    /// site makes per call stack become variables of their own, ranked by
+    /// loop-iteration number. 0 keeps allocation sites whole.
+    #[arg(long, default_value_t = 0)]
+    pub loop_bound: u32,
 }
 
 /// Options of `rankcheck classify`.

@@ -15,14 +15,16 @@ use rankcheck_engine::explore::{
 use rankcheck_engine::profile::{accessed_vars, profile, Profile};
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::strategy::Instrumenter;
-use rankcheck_engine::{Executable, Instrumentation, Limits, Program, ReplayFile, VarId};
+use rankcheck_engine::{
+    Executable, InstanceKey, Instrumentation, Limits, Program, ReplayFile, VarId,
+};
 use rankcheck_stats::{runs_for_thread_coverage, LemmaForm, RunCount};
 use serde::Serialize;
 
 use crate::check::tracking_line;
 use crate::cli::{ClassifyArgs, ExhaustiveArgs, ExploreArgs, Format, VarsArg};
 use crate::load::{load, Loaded};
-use crate::plan::{instrumenter, names, sync_vars};
+use crate::plan::{instrumenter, sync_vars};
 use crate::report::{failure_text, save_replay, trace, FailureJson};
 
 /// The miss probability sampled priority orders are drawn for.
@@ -57,33 +59,136 @@ fn orders(n: usize, c: u32, t: u32, seed: u64) -> Orders {
     }
 }
 
-/// The variable sets to explore for `vars`, smallest ids first within
-/// each, variables the preparatory runs saw shared ranked first.
+/// What one exploration tracks: variables (`None`: every one) and, for
+/// allocation sites split by instance, the instances.
+#[derive(Clone, Debug)]
+struct TrackSet {
+    vars: Option<Vec<VarId>>,
+    instances: Vec<InstanceKey>,
+    /// The names of its units, as reports show them.
+    names: Vec<String>,
+}
+
+/// One thing a variable set may hold: a variable, or a heap instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    Var(VarId),
+    Instance(InstanceKey),
+}
+
+/// How reports name an instance: `push:new@8#1`, with the call stack's
+/// hash when the site allocates from several.
+fn instance_name(program: &Program, profile: &Profile, key: &InstanceKey) -> String {
+    let site = &program.vars[key.var.index()].name;
+    let contexts: BTreeSet<u64> = profile
+        .instances
+        .iter()
+        .filter(|k| k.var == key.var)
+        .map(|k| k.context)
+        .collect();
+    if contexts.len() > 1 {
+        format!("{site}#{}@{:04x}", key.index, key.context & 0xffff)
+    } else {
+        format!("{site}#{}", key.index)
+    }
+}
+
+/// The sets to explore for `vars`: every `v`-subset of the variables, those
+/// the preparatory runs saw shared ranked first. With `loop_bound` L > 0,
+/// allocation sites are split into their instances of index below L (the
+/// first L objects each site and call stack makes), ranked by index.
 fn var_sets(
     program: &Program,
     profile: &Profile,
     vars: &VarsArg,
-) -> Result<Vec<Option<Vec<VarId>>>> {
+    loop_bound: u32,
+) -> Result<Vec<TrackSet>> {
+    let whole = |vars: Option<Vec<VarId>>| {
+        let names = vars.as_ref().map_or_else(
+            || vec!["every variable".to_string()],
+            |vars| {
+                vars.iter()
+                    .map(|v| program.vars[v.index()].name.clone())
+                    .collect()
+            },
+        );
+        TrackSet {
+            vars,
+            instances: Vec::new(),
+            names,
+        }
+    };
     Ok(match vars {
-        VarsArg::All => vec![None],
-        VarsArg::Sync => vec![Some(sync_vars(program))],
-        VarsArg::None => vec![Some(Vec::new())],
+        VarsArg::All => vec![whole(None)],
+        VarsArg::Sync => vec![whole(Some(sync_vars(program)))],
+        VarsArg::None => vec![whole(Some(Vec::new()))],
         VarsArg::Count(v) => {
             let mut ranked = accessed_vars(profile);
             ranked.sort_by_key(|var| (!profile.vars[var.index()].shared(), *var));
-            if *v > ranked.len() {
-                anyhow::bail!(
-                    "--vars {v}: the preparatory runs accessed only {} variables",
-                    ranked.len()
+            let mut units: Vec<Unit> = Vec::new();
+            for &var in &ranked {
+                let site = program.vars[var.index()].kind.is_allocation_site();
+                if !(site && loop_bound > 0) {
+                    units.push(Unit::Var(var));
+                }
+            }
+            if loop_bound > 0 {
+                units.extend(
+                    profile
+                        .instances
+                        .iter()
+                        .filter(|k| k.index < loop_bound && ranked.contains(&k.var))
+                        .map(|&k| Unit::Instance(k)),
                 );
             }
-            combinations(&ranked, *v).into_iter().map(Some).collect()
+            if *v > units.len() {
+                anyhow::bail!(
+                    "--vars {v}: the preparatory runs accessed only {} variables",
+                    units.len()
+                );
+            }
+            combinations(&units, *v)
+                .into_iter()
+                .map(|subset| {
+                    let mut vars: Vec<VarId> = subset
+                        .iter()
+                        .map(|u| match u {
+                            Unit::Var(v) => *v,
+                            Unit::Instance(k) => k.var,
+                        })
+                        .collect();
+                    vars.sort_unstable();
+                    vars.dedup();
+                    let instances = subset
+                        .iter()
+                        .filter_map(|u| {
+                            if let Unit::Instance(k) = u {
+                                Some(*k)
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let names = subset
+                        .iter()
+                        .map(|u| match u {
+                            Unit::Var(v) => program.vars[v.index()].name.clone(),
+                            Unit::Instance(k) => instance_name(program, profile, k),
+                        })
+                        .collect();
+                    TrackSet {
+                        vars: Some(vars),
+                        instances,
+                        names,
+                    }
+                })
+                .collect()
         }
     })
 }
 
 /// Every `size`-subset of `items`, in order.
-fn combinations(items: &[VarId], size: usize) -> Vec<Vec<VarId>> {
+fn combinations<T: Copy>(items: &[T], size: usize) -> Vec<Vec<T>> {
     if size == 0 {
         return vec![Vec::new()];
     }
@@ -132,13 +237,13 @@ fn subject(args: &ExhaustiveArgs) -> Result<(Subject, &Path)> {
     ))
 }
 
-fn executable(subject: &Subject, vars: &Option<Vec<VarId>>) -> Executable {
+fn executable(subject: &Subject, set: &TrackSet) -> Executable {
     let program = &subject.loaded.program;
-    let instrumentation = match vars {
+    let instrumentation = match &set.vars {
         None => Instrumentation::all(program),
         Some(vars) => (subject.instrumenter)(program, vars),
     };
-    Executable::new(program.clone(), &instrumentation)
+    Executable::with_instances(program.clone(), &instrumentation, &set.instances)
 }
 
 /// Totals over the variable sets explored.
@@ -153,14 +258,14 @@ struct Totals {
 /// Explore every variable set in turn until a bug appears.
 fn explore_sets(
     subject: &Subject,
-    sets: &[Option<Vec<VarId>>],
+    sets: &[TrackSet],
     orders: &[Order],
     config: &ExploreConfig,
     totals: &mut Totals,
-) -> Option<(Option<Vec<VarId>>, Explored)> {
+) -> Option<(TrackSet, Explored)> {
     totals.exhausted = true;
-    for vars in sets {
-        let exe = executable(subject, vars);
+    for set in sets {
+        let exe = executable(subject, set);
         let mut seen = BTreeSet::new();
         let budget = ExploreConfig {
             max_schedules: config.max_schedules.saturating_sub(totals.schedules),
@@ -176,7 +281,7 @@ fn explore_sets(
         totals.pruned += explored.pruned;
         if !explored.bugs.is_empty() {
             totals.exhausted = false;
-            return Some((vars.clone(), explored));
+            return Some((set.clone(), explored));
         }
         if !explored.exhausted {
             totals.exhausted = false;
@@ -221,7 +326,7 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
     let program = subject.loaded.program.clone();
     let n = subject.profile.max_threads;
     let orders = orders(n, args.preemptions, args.threads, args.exhaustive.seed);
-    let sets = var_sets(&program, &subject.profile, &args.vars)?;
+    let sets = var_sets(&program, &subject.profile, &args.vars, args.loop_bound)?;
     let config = config(&args.exhaustive, &subject, args.preemptions, false);
     let started = Instant::now();
     let mut totals = Totals::default();
@@ -271,7 +376,7 @@ pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
     let mut last = None;
     for (c, v) in steps {
         let orders = orders(n, c, (n as u32).max(2), args.exhaustive.seed);
-        let sets = var_sets(&program, &subject.profile, &VarsArg::Count(v))?;
+        let sets = var_sets(&program, &subject.profile, &VarsArg::Count(v), 0)?;
         let config = config(&args.exhaustive, &subject, c, true);
         let mut round = Totals::default();
         let found = explore_sets(&subject, &sets, &orders.orders, &config, &mut round);
@@ -456,16 +561,16 @@ fn report_bug(
     args: &ExhaustiveArgs,
     path: &Path,
     subject: &Subject,
-    vars: &Option<Vec<VarId>>,
+    set: &TrackSet,
     bug: &FoundBug,
     t: Option<usize>,
     mut json: ExploreJson,
 ) -> Result<ExitCode> {
     let program = &subject.loaded.program;
-    let exe = executable(subject, vars);
+    let exe = executable(subject, set);
     let traced = trace(&exe, subject.limits, &bug.schedule, &subject.loaded.file)
         .map_err(|_| anyhow::anyhow!("internal error: an explored schedule did not replay"))?;
-    let replay = write_replay(args, path, &subject.loaded, vars.as_deref(), bug);
+    let replay = write_replay(args, path, &subject.loaded, set, bug);
     let replay_path = match &replay {
         Ok(p) => Some(p.display().to_string()),
         Err(error) => {
@@ -474,16 +579,16 @@ fn report_bug(
         }
     };
     json.c = Some(bug.preemptions.len());
-    json.v = Some(vars.as_ref().map_or(program.n_vars(), Vec::len));
+    json.v = Some(
+        set.vars
+            .as_ref()
+            .map_or(program.n_vars(), |_| set.names.len()),
+    );
     json.t = t;
     json.kind = Some(bug.bug.kind.name().to_string());
     json.line = Some(subject.loaded.file.line(bug.bug.span));
     json.replay = replay_path.clone();
-    json.tracked = vars.as_ref().map(|vars| {
-        vars.iter()
-            .map(|v| program.vars[v.index()].name.clone())
-            .collect()
-    });
+    json.tracked = set.vars.as_ref().map(|_| set.names.clone());
     json.bug = Some(FailureJson::new(
         0,
         &traced,
@@ -494,9 +599,7 @@ fn report_bug(
         Format::Json => outln!("{}", serde_json::to_string_pretty(&json)?),
         Format::Human => {
             out!("{}", failure_text(&traced, &subject.loaded.file));
-            let tracked = vars
-                .as_ref()
-                .map_or_else(|| "every variable".to_string(), |v| names(program, v));
+            let tracked = set.names.join(", ");
             outln!(
                 "\nfound after {} schedules ({} pruned), with c = {} preemptions at {}{}",
                 json.schedules_to_first_bug.unwrap_or(json.schedules),
@@ -522,7 +625,7 @@ fn write_replay(
     args: &ExhaustiveArgs,
     path: &Path,
     loaded: &Loaded,
-    vars: Option<&[VarId]>,
+    set: &TrackSet,
     bug: &FoundBug,
 ) -> Result<PathBuf> {
     let file = ReplayFile {
@@ -530,7 +633,7 @@ fn write_replay(
         fingerprint: fingerprint(loaded.file.source(), &args.common.define),
         defines: args.common.define.clone(),
         strategy: "explore".to_string(),
-        tracking: tracking_line(&loaded.program, vars),
+        tracking: tracking_line(&loaded.program, set.vars.as_deref(), &set.instances),
         seed: args.seed,
         run: 1,
         max_steps: args.common.max_steps,

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::replay_file::fingerprint;
-use rankcheck_engine::{Executable, Instrumentation, Limits, ReplayFile, VarId};
+use rankcheck_engine::{Executable, InstanceKey, Instrumentation, Limits, ReplayFile, VarId};
 
 use crate::cli::{Format, ReplayArgs};
 use crate::load::load;
@@ -35,6 +35,7 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         );
     }
     let program = loaded.program.clone();
+    let mut instances = Vec::new();
     let instrumentation = match file
         .tracking
         .split_whitespace()
@@ -43,12 +44,41 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
     {
         ["all"] => Instrumentation::all(&program),
         ["vars", list @ ..] => {
+            let split = list
+                .iter()
+                .position(|item| *item == "instances")
+                .unwrap_or(list.len());
             let mut vars = Vec::new();
-            for item in list {
+            for item in &list[..split] {
                 let id = item.split(':').next().and_then(|id| id.parse::<u32>().ok());
                 match id {
                     Some(id) if (id as usize) < program.n_vars() => vars.push(VarId(id)),
                     _ => bail!("{}: bad tracked variable `{item}`", args.file.display()),
+                }
+            }
+            for item in list.iter().skip(split + 1) {
+                let parts: Vec<&str> = item.split(':').collect();
+                let key = match parts.as_slice() {
+                    [var, context, index] => (|| {
+                        let var = var
+                            .parse::<u32>()
+                            .ok()
+                            .filter(|&v| (v as usize) < program.n_vars())?;
+                        let context = u64::from_str_radix(context, 16).ok()?;
+                        Some(InstanceKey {
+                            var: VarId(var),
+                            context,
+                            index: index.parse().ok()?,
+                        })
+                    })(),
+                    _ => None,
+                };
+                match key {
+                    Some(key) => instances.push(key),
+                    None => bail!(
+                        "{}: bad tracked instance `{item}` (expected VAR:CONTEXT:INDEX)",
+                        args.file.display()
+                    ),
                 }
             }
             instrumenter(&program)(&program, &vars)
@@ -59,7 +89,7 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
             file.tracking
         ),
     };
-    let exe = Executable::new(program, &instrumentation);
+    let exe = Executable::with_instances(program, &instrumentation, &instances);
     let limits = Limits {
         max_steps: file.max_steps,
         ..Limits::default()

@@ -767,3 +767,39 @@ fn failure_report_reads_as_documented() {
     let stdout = String::from_utf8_lossy(&out.stdout).replace(root().to_str().unwrap(), "$ROOT");
     insta::assert_snapshot!(stable(&stdout));
 }
+
+/// With `--loop-bound`, allocation sites split into heap instances: in
+/// this program only the second object of one `new` is raced on, so the
+/// exploration exhausts tracking `slots` and instance #0 alone and finds
+/// the bug tracking instance #1; the replay file names the instance and
+/// replays.
+#[test]
+fn explore_splits_allocation_sites_into_instances() {
+    let path = root().join("tests/explore/instance_race.rk");
+    let (code, report) = exhaustive(
+        &[
+            "explore",
+            "--preemptions",
+            "1",
+            "--vars",
+            "1",
+            "--loop-bound",
+            "2",
+        ],
+        &path,
+    );
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report["tracked"], serde_json::json!(["main:new@11#1"]));
+    assert_eq!(
+        (report["c"].clone(), report["v"].clone()),
+        (1.into(), 1.into())
+    );
+    let replay = report["replay"].as_str().expect("replay file");
+    let text = std::fs::read_to_string(replay).expect("replay readable");
+    assert!(text.contains(" instances 1:"), "{text}");
+    assert_eq!(rankcheck(&["replay", replay]).status.code(), Some(1));
+    // Without splitting, the whole allocation site is one variable.
+    let (code, report) = exhaustive(&["explore", "--preemptions", "1", "--vars", "1"], &path);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["tracked"], serde_json::json!(["main:new@11"]));
+}

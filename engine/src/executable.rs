@@ -1,6 +1,7 @@
 //! A program specialised for one set of tracked variables: the code the VM
 //! actually runs.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::id::{SiteId, VarId};
@@ -80,6 +81,22 @@ impl Instrumentation {
     }
 }
 
+/// One heap instance: the `index`-th object (from 0) that allocation site
+/// `var` made with call stack `context` in one execution. Exhaustive search
+/// can track single instances rather than whole allocation sites, ranked by
+/// `index`, the loop-iteration number (PAPER.md, Exhaustive search).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct InstanceKey {
+    /// The allocation site.
+    pub var: VarId,
+    /// A hash of the allocating thread's call stack (the functions and
+    /// return points of its frames).
+    pub context: u64,
+    /// How many objects the same site and call stack made before it in the
+    /// execution.
+    pub index: u32,
+}
+
 /// A [`Program`] with its accesses in plain or observed form according to
 /// an [`Instrumentation`].
 #[derive(Clone, Debug)]
@@ -92,6 +109,11 @@ pub struct Executable {
     /// `field_slots[shape * n_fields + field]`: the slot of `field` in
     /// records of `shape`, or [`NO_SLOT`].
     pub(crate) field_slots: Vec<u32>,
+    /// `split[v]`: allocation site `v` is tracked by instance, only the
+    /// objects listed in `instances`.
+    pub(crate) split: Vec<bool>,
+    /// The tracked instances of split allocation sites.
+    pub(crate) instances: BTreeSet<InstanceKey>,
 }
 
 /// Marks a field that a record shape does not have.
@@ -105,6 +127,21 @@ impl Executable {
     /// of variables or sites (invariant: an instrumentation belongs to one
     /// program).
     pub fn new(program: Arc<Program>, instrumentation: &Instrumentation) -> Executable {
+        Executable::with_instances(program, instrumentation, &[])
+    }
+
+    /// Specialise `program` for `instrumentation`, and track the
+    /// allocation sites of `instances` by instance: of their objects, only
+    /// those listed are tracked. The instrumentation must track (and so
+    /// observe the sites of) every site an instance belongs to.
+    ///
+    /// # Panics
+    /// As [`Executable::new`].
+    pub fn with_instances(
+        program: Arc<Program>,
+        instrumentation: &Instrumentation,
+        instances: &[InstanceKey],
+    ) -> Executable {
         assert_eq!(
             instrumentation.tracked.len(),
             program.vars.len(),
@@ -136,11 +173,19 @@ impl Executable {
                 field_slots[shape_index * n_fields + field.index()] = slot as u32;
             }
         }
+        let mut split = vec![false; program.vars.len()];
+        let mut tracked = instrumentation.tracked.clone();
+        for key in instances {
+            split[key.var.index()] = true;
+            tracked[key.var.index()] = true;
+        }
         Executable {
             program,
             code,
-            tracked: instrumentation.tracked.clone(),
+            tracked,
             field_slots,
+            split,
+            instances: instances.iter().copied().collect(),
         }
     }
 

@@ -15,6 +15,10 @@ struct Object {
     shape: u32,
     start: u32,
     len: u32,
+    /// Whether accesses to it are scheduling points: its variable is
+    /// tracked, and, when the search splits its allocation site by
+    /// instance, it is one of the tracked instances.
+    tracked: bool,
 }
 
 /// Records and arrays. Cleared, not freed, between executions so that a run
@@ -46,8 +50,9 @@ impl Heap {
         len: u32,
         init: Value,
         limit: usize,
+        tracked: bool,
     ) -> Result<ObjId, AllocError> {
-        self.alloc(var, ARRAY, len, limit).inspect(|_| {
+        self.alloc(var, ARRAY, len, limit, tracked).inspect(|_| {
             let new_len = self.slots.len() + len as usize;
             self.slots.resize(new_len, init);
         })
@@ -60,8 +65,9 @@ impl Heap {
         shape: ShapeId,
         values: &[Value],
         limit: usize,
+        tracked: bool,
     ) -> Result<ObjId, AllocError> {
-        self.alloc(var, shape.0, values.len() as u32, limit)
+        self.alloc(var, shape.0, values.len() as u32, limit, tracked)
             .inspect(|_| {
                 self.slots.extend_from_slice(values);
             })
@@ -73,12 +79,14 @@ impl Heap {
         shape: u32,
         len: u32,
         limit: usize,
+        tracked: bool,
     ) -> Result<ObjId, AllocError> {
         if self.slots.len() + len as usize > limit || self.objects.len() >= u32::MAX as usize {
             return Err(AllocError::Exhausted);
         }
         let id = ObjId(self.objects.len() as u32);
         self.objects.push(Object {
+            tracked,
             var,
             shape,
             start: self.slots.len() as u32,
@@ -91,6 +99,12 @@ impl Heap {
     #[inline(always)]
     pub(crate) fn var(&self, obj: ObjId) -> VarId {
         self.objects[obj.index()].var
+    }
+
+    /// Whether accesses to the object are scheduling points.
+    #[inline(always)]
+    pub(crate) fn tracked(&self, obj: ObjId) -> bool {
+        self.objects[obj.index()].tracked
     }
 
     /// The array's length, or `None` if the object is a record.

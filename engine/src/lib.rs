@@ -23,7 +23,7 @@ pub mod strategy;
 pub mod value;
 pub mod vm;
 
-pub use executable::{Executable, Instrumentation};
+pub use executable::{Executable, InstanceKey, Instrumentation};
 pub use id::{FuncId, SiteId, ThreadId, VarId};
 pub use ir::Program;
 pub use outcome::{Bug, BugKind, Outcome};

@@ -2,6 +2,9 @@
 //! threads, steps and variables, which PCT and variable bounding need before
 //! they can place change points (PAPER.md, PCT and PCTVB: `n`, `k`, `k_q`).
 
+use std::collections::BTreeSet;
+
+use crate::executable::InstanceKey;
 use crate::id::{ThreadId, VarId};
 use crate::outcome::Outcome;
 use crate::random::RandomScheduler;
@@ -46,6 +49,9 @@ pub struct Profile {
     /// A failure met on the way, if any: the preparatory runs are random
     /// runs like any other.
     pub failure: Option<Failure>,
+    /// The heap instances the runs made, ranked by loop-iteration number
+    /// (their index), then by allocation site and call stack.
+    pub instances: Vec<InstanceKey>,
 }
 
 impl Profile {
@@ -91,7 +97,10 @@ pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profil
         max_steps: 0,
         vars: vec![VarProfile::default(); n_vars],
         failure: None,
+        instances: Vec::new(),
     };
+    vm.record_instances();
+    let mut instances = BTreeSet::new();
     let mut totals = vec![0u64; n_vars];
     let mut counting = Counting {
         inner: RandomScheduler::new(0),
@@ -110,6 +119,7 @@ pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profil
         result.max_threads = result.max_threads.max(vm.n_threads());
         result.max_accesses = result.max_accesses.max(counting.tracked_accesses);
         result.max_steps = result.max_steps.max(vm.schedule().len() as u64);
+        instances.extend(vm.instances().iter().copied());
         for (v, var) in result.vars.iter_mut().enumerate() {
             var.max_accesses = var.max_accesses.max(counting.accesses[v]);
             var.max_threads = var.max_threads.max(counting.touched_by[v].len());
@@ -124,6 +134,10 @@ pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profil
             });
         }
     }
+    result.instances = instances.into_iter().collect();
+    result
+        .instances
+        .sort_by_key(|key| (key.index, key.var, key.context));
     for (var, total) in result.vars.iter_mut().zip(totals) {
         var.mean_accesses = if result.runs == 0 {
             0.0

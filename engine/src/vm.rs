@@ -6,7 +6,9 @@
 //! loop, and an execution is a pure function of the program and the
 //! sequence of choices, so the recorded choices replay it exactly.
 
-use crate::executable::{Executable, NO_SLOT};
+use std::collections::BTreeMap;
+
+use crate::executable::{Executable, InstanceKey, NO_SLOT};
 use crate::heap::Heap;
 use crate::id::{CondId, FuncId, MutexId, ObjId, Reg, SiteId, ThreadId, VarId};
 use crate::ir::{Op, PrintArg};
@@ -125,11 +127,15 @@ impl Thread {
 struct MutexState {
     var: VarId,
     owner: Option<ThreadId>,
+    /// Whether operations on it may be preempted (see `Heap` objects).
+    tracked: bool,
 }
 
 #[derive(Clone, Debug)]
 struct CondState {
     var: VarId,
+    /// Whether operations on it may be preempted.
+    tracked: bool,
     /// Waiting threads, longest waiting first: `signal` wakes the first.
     waiters: Vec<ThreadId>,
 }
@@ -181,6 +187,11 @@ pub struct Vm<'e> {
     /// the step limit there), what ended the last thread's step: the
     /// scheduler was not asked again, so only this tells a trace.
     final_event: Option<Event>,
+    /// Objects made so far in this execution per allocation site and call
+    /// stack: the next instance's index.
+    instance_counts: BTreeMap<(VarId, u64), u32>,
+    /// The instances this execution made, when recording them.
+    instances_seen: Option<Vec<InstanceKey>>,
 }
 
 /// The memory a [`Vm`] has grown, without the executable it ran: moved from
@@ -240,6 +251,8 @@ impl<'e> Vm<'e> {
             step: 0,
             scratch,
             final_event: None,
+            instance_counts: BTreeMap::new(),
+            instances_seen: None,
         }
     }
 
@@ -268,6 +281,17 @@ impl<'e> Vm<'e> {
     /// The `print` output of the last execution, if recording.
     pub fn prints(&self) -> &[PrintLine] {
         self.prints.as_deref().unwrap_or(&[])
+    }
+
+    /// Record the heap instances each execution makes from now on (the
+    /// preparatory runs list them for exhaustive search).
+    pub fn record_instances(&mut self) {
+        self.instances_seen = Some(Vec::new());
+    }
+
+    /// The heap instances the last execution made, if recording.
+    pub fn instances(&self) -> &[InstanceKey] {
+        self.instances_seen.as_deref().unwrap_or(&[])
     }
 
     /// What ended the last thread's step when the last execution failed at
@@ -360,28 +384,39 @@ impl<'e> Vm<'e> {
 
     /// Put the machine in the program's initial state.
     fn reset(&mut self) {
-        let program = self.exe.program();
+        let exe = self.exe;
+        let program = exe.program();
+        let exe_tracked = &exe.tracked;
+        self.instance_counts.clear();
+        if let Some(seen) = &mut self.instances_seen {
+            seen.clear();
+        }
         self.globals.clear();
         self.globals.extend(program.globals.iter().map(|g| g.init));
         self.heap.clear();
         for array in &program.arrays {
             // Global arrays were checked against the heap limit when lowered
             // and are allocated first, so they get ObjId(0..).
-            let allocated = self
-                .heap
-                .new_array(array.var, array.len, array.init, usize::MAX);
+            let allocated = self.heap.new_array(
+                array.var,
+                array.len,
+                array.init,
+                usize::MAX,
+                exe_tracked[array.var.index()],
+            );
             debug_assert!(allocated.is_ok(), "global arrays fit the heap");
         }
         self.mutexes.clear();
-        self.mutexes.extend(
-            program
-                .mutexes
-                .iter()
-                .map(|&var| MutexState { var, owner: None }),
-        );
+        self.mutexes
+            .extend(program.mutexes.iter().map(|&var| MutexState {
+                var,
+                owner: None,
+                tracked: exe_tracked[var.index()],
+            }));
         self.conds.clear();
         self.conds
             .extend(program.conds.iter().map(|&var| CondState {
+                tracked: exe_tracked[var.index()],
                 var,
                 waiters: Vec::new(),
             }));
@@ -466,9 +501,7 @@ impl<'e> Vm<'e> {
             Status::Locking { mutex, woken } => {
                 *status = Status::Runnable;
                 let loc = self.threads[thread.index()].blocked_at;
-                let m = &mut self.mutexes[mutex.index()];
-                m.owner = Some(thread);
-                let var = m.var;
+                self.mutexes[mutex.index()].owner = Some(thread);
                 let kind = if woken {
                     EventKind::Woken
                 } else {
@@ -476,7 +509,7 @@ impl<'e> Vm<'e> {
                 };
                 let site = self.exe.program().functions[loc.func.index()].code[loc.pc as usize]
                     .sync_site();
-                Ok(self.sync_event(kind, var, site, loc))
+                Ok(self.sync_event(kind, mutex, site, loc))
             }
             Status::Joining { .. } => {
                 *status = Status::Runnable;
@@ -495,12 +528,13 @@ impl<'e> Vm<'e> {
         }
     }
 
-    fn sync_event(&self, kind: EventKind, var: VarId, site: Option<SiteId>, loc: Loc) -> Event {
+    fn sync_event(&self, kind: EventKind, mutex: MutexId, site: Option<SiteId>, loc: Loc) -> Event {
+        let state = &self.mutexes[mutex.index()];
         Event {
             kind,
             site,
-            var: Some(var),
-            tracked: self.exe.tracked[var.index()],
+            var: Some(state.var),
+            tracked: state.tracked,
             loc: Some(loc),
         }
     }
@@ -616,9 +650,9 @@ impl<'e> Vm<'e> {
         // The end of an observed access: a scheduling point when the
         // location's variable is tracked, unless inside `atomic`.
         macro_rules! observe {
-            ($kind:expr, $var:expr, $site:expr) => {{
+            ($kind:expr, $var:expr, $tracked:expr, $site:expr) => {{
                 let var: VarId = $var;
-                if exe.tracked[var.index()] {
+                if $tracked {
                     let state = &mut self.threads[thread.index()];
                     if state.atomic_depth == 0 {
                         stop!($kind, Some($site), Some(var), true);
@@ -848,12 +882,22 @@ impl<'e> Vm<'e> {
                 Op::GetGlobal { dst, global, .. } => reg!(dst) = self.globals[global.index()],
                 Op::GetGlobalObserved { dst, global, site } => {
                     reg!(dst) = self.globals[global.index()];
-                    observe!(EventKind::Read, program.globals[global.index()].var, site);
+                    observe!(
+                        EventKind::Read,
+                        program.globals[global.index()].var,
+                        exe.tracked[program.globals[global.index()].var.index()],
+                        site
+                    );
                 }
                 Op::SetGlobal { global, src, .. } => self.globals[global.index()] = reg!(src),
                 Op::SetGlobalObserved { global, src, site } => {
                     self.globals[global.index()] = reg!(src);
-                    observe!(EventKind::Write, program.globals[global.index()].var, site);
+                    observe!(
+                        EventKind::Write,
+                        program.globals[global.index()].var,
+                        exe.tracked[program.globals[global.index()].var.index()],
+                        site
+                    );
                 }
                 Op::GetField {
                     dst, obj, field, ..
@@ -877,7 +921,12 @@ impl<'e> Vm<'e> {
                     );
                     let i = field_index!(o, field);
                     reg!(dst) = self.heap.get(i);
-                    observe!(EventKind::Read, self.heap.var(o), site);
+                    observe!(
+                        EventKind::Read,
+                        self.heap.var(o),
+                        self.heap.tracked(o),
+                        site
+                    );
                 }
                 Op::SetField {
                     obj, field, src, ..
@@ -901,7 +950,12 @@ impl<'e> Vm<'e> {
                     );
                     let i = field_index!(o, field);
                     self.heap.set(i, reg!(src));
-                    observe!(EventKind::Write, self.heap.var(o), site);
+                    observe!(
+                        EventKind::Write,
+                        self.heap.var(o),
+                        self.heap.tracked(o),
+                        site
+                    );
                 }
                 Op::GetIndex {
                     dst, array, index, ..
@@ -917,7 +971,12 @@ impl<'e> Vm<'e> {
                 } => {
                     let (o, i) = element_index!(array, index);
                     reg!(dst) = self.heap.get(i);
-                    observe!(EventKind::Read, self.heap.var(o), site);
+                    observe!(
+                        EventKind::Read,
+                        self.heap.var(o),
+                        self.heap.tracked(o),
+                        site
+                    );
                 }
                 Op::SetIndex {
                     array, index, src, ..
@@ -933,7 +992,12 @@ impl<'e> Vm<'e> {
                 } => {
                     let (o, i) = element_index!(array, index);
                     self.heap.set(i, reg!(src));
-                    observe!(EventKind::Write, self.heap.var(o), site);
+                    observe!(
+                        EventKind::Write,
+                        self.heap.var(o),
+                        self.heap.tracked(o),
+                        site
+                    );
                 }
                 Op::Len { dst, array } => {
                     let o = object!(array, "`len`");
@@ -952,9 +1016,10 @@ impl<'e> Vm<'e> {
                     let n = program.shapes[shape.index()].fields.len();
                     let first = base + args.0 as usize;
                     let limit = self.limits.max_heap_slots;
+                    let tracked = self.allocation_tracked(exe, var, frames, func);
                     match self
                         .heap
-                        .new_record(var, shape, &regs[first..first + n], limit)
+                        .new_record(var, shape, &regs[first..first + n], limit, tracked)
                     {
                         Ok(obj) => reg!(dst) = Value::Ref(obj),
                         Err(_) => error!("heap exhausted: more than {} slots allocated", limit),
@@ -974,19 +1039,27 @@ impl<'e> Vm<'e> {
                     let Ok(n) = u32::try_from(n) else {
                         error!("heap exhausted: an array of {} elements", n)
                     };
-                    match self.heap.new_array(var, n, reg!(init), limit) {
+                    let tracked = self.allocation_tracked(exe, var, frames, func);
+                    match self.heap.new_array(var, n, reg!(init), limit, tracked) {
                         Ok(obj) => reg!(dst) = Value::Ref(obj),
                         Err(_) => error!("heap exhausted: more than {} slots allocated", limit),
                     }
                 }
                 Op::NewMutex { dst, var } => {
                     let id = MutexId(self.mutexes.len() as u32);
-                    self.mutexes.push(MutexState { var, owner: None });
+                    let tracked = self.allocation_tracked(exe, var, frames, func);
+                    self.mutexes.push(MutexState {
+                        var,
+                        owner: None,
+                        tracked,
+                    });
                     reg!(dst) = Value::Mutex(id);
                 }
                 Op::NewCond { dst, var } => {
                     let id = CondId(self.conds.len() as u32);
+                    let tracked = self.allocation_tracked(exe, var, frames, func);
                     self.conds.push(CondState {
+                        tracked,
                         var,
                         waiters: Vec::new(),
                     });
@@ -996,17 +1069,12 @@ impl<'e> Vm<'e> {
                 Op::Lock { mutex, site } => {
                     let m = mutex!(mutex, "`lock`");
                     let state = &self.mutexes[m.index()];
-                    let var = state.var;
+                    let (var, tracked) = (state.var, state.tracked);
                     if state.owner.is_none() {
                         self.mutexes[m.index()].owner = Some(thread);
                         self.enabled_stale = true;
                         if !in_atomic!() {
-                            stop!(
-                                EventKind::Lock,
-                                Some(site),
-                                Some(var),
-                                exe.tracked[var.index()]
-                            );
+                            stop!(EventKind::Lock, Some(site), Some(var), tracked);
                         }
                     } else if in_atomic!() {
                         error!(
@@ -1042,7 +1110,7 @@ impl<'e> Vm<'e> {
                             EventKind::Unlock,
                             Some(site),
                             Some(state.var),
-                            exe.tracked[state.var.index()]
+                            state.tracked
                         );
                     }
                 }
@@ -1066,18 +1134,14 @@ impl<'e> Vm<'e> {
                     self.mutexes[m.index()].owner = None;
                     self.enabled_stale = true;
                     self.conds[cv.index()].waiters.push(thread);
-                    let var = self.conds[cv.index()].var;
+                    let (var, tracked) =
+                        (self.conds[cv.index()].var, self.conds[cv.index()].tracked);
                     self.status[thread.index()] = Status::Waiting { cond: cv, mutex: m };
                     self.threads[thread.index()].blocked_at = Loc {
                         func,
                         pc: (pc - 1) as u32,
                     };
-                    stop!(
-                        EventKind::Wait,
-                        Some(site),
-                        Some(var),
-                        exe.tracked[var.index()]
-                    );
+                    stop!(EventKind::Wait, Some(site), Some(var), tracked);
                 }
                 Op::Signal { cond: c, site } => {
                     let cv = cond!(c, "`signal`");
@@ -1085,14 +1149,10 @@ impl<'e> Vm<'e> {
                         let woken = self.conds[cv.index()].waiters.remove(0);
                         self.wake(woken);
                     }
-                    let var = self.conds[cv.index()].var;
+                    let (var, tracked) =
+                        (self.conds[cv.index()].var, self.conds[cv.index()].tracked);
                     if !in_atomic!() {
-                        stop!(
-                            EventKind::Signal,
-                            Some(site),
-                            Some(var),
-                            exe.tracked[var.index()]
-                        );
+                        stop!(EventKind::Signal, Some(site), Some(var), tracked);
                     }
                 }
                 Op::Broadcast { cond: c, site } => {
@@ -1104,14 +1164,10 @@ impl<'e> Vm<'e> {
                     let mut waiters = waiters;
                     waiters.clear();
                     self.conds[cv.index()].waiters = waiters;
-                    let var = self.conds[cv.index()].var;
+                    let (var, tracked) =
+                        (self.conds[cv.index()].var, self.conds[cv.index()].tracked);
                     if !in_atomic!() {
-                        stop!(
-                            EventKind::Broadcast,
-                            Some(site),
-                            Some(var),
-                            exe.tracked[var.index()]
-                        );
+                        stop!(EventKind::Broadcast, Some(site), Some(var), tracked);
                     }
                 }
                 Op::Spawn {
@@ -1244,6 +1300,47 @@ impl<'e> Vm<'e> {
                 }
                 Op::SelfId { dst } => reg!(dst) = Value::Int(i64::from(thread.0)),
             }
+        }
+    }
+
+    /// Whether an object allocation site `var` makes now is tracked: its
+    /// site is tracked and, when the site is split by instance, this
+    /// instance is one of the tracked ones. The instance (call stack and
+    /// index) is worked out only when needed.
+    fn allocation_tracked(
+        &mut self,
+        exe: &Executable,
+        var: VarId,
+        frames: &[Frame],
+        func: FuncId,
+    ) -> bool {
+        let split = exe.split[var.index()];
+        if !split && self.instances_seen.is_none() {
+            return exe.tracked[var.index()];
+        }
+        // The call stack: every caller's function and return point, and the
+        // allocating function.
+        let mut context: u64 = 0xcbf2_9ce4_8422_2325;
+        let callers = frames.len().saturating_sub(1);
+        for frame in frames[..callers].iter() {
+            context = (context ^ (u64::from(frame.func.0) << 32 | u64::from(frame.pc)))
+                .wrapping_mul(0x0100_0000_01b3);
+        }
+        context = (context ^ u64::from(func.0)).wrapping_mul(0x0100_0000_01b3);
+        let count = self.instance_counts.entry((var, context)).or_insert(0);
+        let key = InstanceKey {
+            var,
+            context,
+            index: *count,
+        };
+        *count += 1;
+        if let Some(seen) = &mut self.instances_seen {
+            seen.push(key);
+        }
+        if split {
+            exe.instances.contains(&key)
+        } else {
+            exe.tracked[var.index()]
         }
     }
 
