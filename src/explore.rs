@@ -349,14 +349,24 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
         })?;
         return Ok(ExitCode::SUCCESS);
     };
+    let bug = &explored.bugs[0];
+    // The thread bound needs every order: only enumerated orders give one.
+    let t = if orders.epsilon.is_none() {
+        let exe = executable(&subject, &vars);
+        thread_bound(&orders.orders, bug.preemptions.len(), &|order: &Order| {
+            fails_with(&exe, &config, order, &bug.preemptions)
+        })
+    } else {
+        None
+    };
     report_bug(
         args.exhaustive.common.format,
         &args.exhaustive,
         path,
         &subject,
         &vars,
-        &explored.bugs[0],
-        None,
+        bug,
+        t,
         json,
     )
 }
