@@ -9,6 +9,7 @@ use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
 use rankcheck_engine::{
     Executable, Instrumentation, Limits, PriorityScheme, PriorityStrategy, Program,
 };
+use rankcheck_instr::{PointsTo, Tracking};
 
 /// The repository's root.
 pub fn root() -> PathBuf {
@@ -48,10 +49,12 @@ pub fn priority_strategy(
             count,
         },
     };
+    // The alias analysis's instrumentation, as `rankcheck` uses.
+    let points_to = Arc::new(PointsTo::analyze(program));
     PriorityStrategy::new(
         program.clone(),
-        Arc::new(|program: &Program, vars: &[rankcheck_engine::VarId]| {
-            Instrumentation::for_vars(program, vars)
+        Arc::new(move |program: &Program, vars: &[rankcheck_engine::VarId]| {
+            Tracking::Vars(vars.iter().copied().collect()).instrumentation(program, &points_to)
         }),
         PriorityScheme::Pct,
         profile.max_threads,
