@@ -86,7 +86,7 @@ pub fn run(args: &[String]) -> Result<()> {
         md,
         "Written by `cargo run --release -p rankcheck-bench -- jobs --runs {runs} --rounds {rounds}` on a machine \
          with {} cores: PCTVB (d=3, v=1) on examples/locked_counter_ok.rk, rounds alternating. Raw rows: `jobs.csv`.\n",
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        crate::workload::cores()
     );
     let _ = writeln!(
         md,

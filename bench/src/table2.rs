@@ -10,7 +10,6 @@
 //! tables report medians over rounds.
 
 use std::fmt::Write as _;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -650,12 +649,8 @@ fn write_results(rows: &[Row], summaries: &[Summary], options: &Options) -> Resu
 }
 
 fn markdown(summaries: &[Summary], options: &Options) -> String {
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let commit = crate::workload::commit();
+    let cores = crate::workload::cores();
     let lines: Vec<Line> = summaries.iter().map(Summary::line).collect();
     let mut md = String::from("# Table 2: time per execution by variables tracked\n\n");
     let _ = writeln!(

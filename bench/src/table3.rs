@@ -21,7 +21,6 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -512,12 +511,8 @@ fn write(summaries: &[Summary], cap: u64, all_cap: u64, with_examples: bool) -> 
     }
     csv.flush()?;
 
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let commit = crate::workload::commit();
+    let cores = crate::workload::cores();
     let mut command = String::from("cargo run --release -p rankcheck-bench -- table3");
     if cap != CAP {
         let _ = write!(command, " --cap {cap}");

@@ -203,18 +203,14 @@ fn write_results(rows: &[Row], seconds: f64, rounds: u32) -> Result<()> {
     }
     csv.flush()?;
 
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let commit = crate::workload::commit();
     let mut md = String::from("# Throughput: executions per second, random scheduler\n\n");
     let _ = writeln!(
         md,
         "Written by `cargo run --release -p rankcheck-bench -- throughput --seconds {seconds} --rounds {rounds}` \
          at commit {commit}, on a machine with {} cores. Raw rows: `throughput.csv`. \
          Rounds alternate rankcheck and shuttle on each program; the ratio is of medians of the same run.\n",
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        crate::workload::cores()
     );
     md.push_str("| program | rankcheck runs/s (median) | shuttle runs/s (median) | ratio | target |\n| --- | ---: | ---: | ---: | ---: |\n");
     for workload in &WORKLOADS {

@@ -65,3 +65,17 @@ pub fn priority_strategy(
         }],
     )
 }
+
+/// The commit the results are measured at, for the notes beside them.
+pub fn commit() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The machine's cores, for the notes beside results.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
