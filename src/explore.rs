@@ -344,9 +344,7 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
     );
     json.threads = Some(args.threads);
     let Some((vars, explored)) = found else {
-        emit(&json, args.exhaustive.common.format, || {
-            proved_text(&json, &subject.loaded.program)
-        })?;
+        emit(&json, args.exhaustive.common.format, || proved_text(&json))?;
         return Ok(ExitCode::SUCCESS);
     };
     let bug = &explored.bugs[0];
@@ -529,8 +527,7 @@ fn emit(json: &ExploreJson, format: Format, text: impl FnOnce() -> String) -> Re
 }
 
 /// What an exhausted exploration proved.
-fn proved_text(json: &ExploreJson, program: &Program) -> String {
-    let _ = program;
+fn proved_text(json: &ExploreJson) -> String {
     let what = match json.vars.as_str() {
         "all" => "at any access".to_string(),
         "sync" => "at mutex and condition operations".to_string(),
