@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use rankcheck_engine::explore::{
-    all_orders, explore as explore_orders, fails_with, random_orders, thread_bound, ExploreConfig,
-    Explored, FoundBug, Order, MAX_ENUMERATED_FRAGMENTS,
+    combinations, explore_sets as explore_each, fails_with, priority_orders, ranked_vars,
+    thread_bound, ExploreConfig, Explored, FoundBug, Order,
 };
 use rankcheck_engine::profile::{accessed_vars, profile, Profile};
 use rankcheck_engine::replay_file::fingerprint;
@@ -42,20 +42,15 @@ struct Orders {
 /// random ones to cover every order of `t` threads with probability
 /// `1 - epsilon` (Lemma 4.1 as PAPER.md states it).
 fn orders(n: usize, c: u32, t: u32, seed: u64) -> Orders {
-    let fragments = n + c as usize;
-    if fragments <= MAX_ENUMERATED_FRAGMENTS {
-        return Orders {
-            orders: all_orders(fragments),
-            epsilon: None,
+    let sampled =
+        || match runs_for_thread_coverage(LemmaForm::Summary, n as u64, c, t, ORDER_EPSILON) {
+            Ok(RunCount::Finite(count)) => count.min(100_000) as usize,
+            _ => 100_000,
         };
-    }
-    let count = match runs_for_thread_coverage(LemmaForm::Summary, n as u64, c, t, ORDER_EPSILON) {
-        Ok(RunCount::Finite(count)) => count.min(100_000) as usize,
-        _ => 100_000,
-    };
+    let (orders, enumerated) = priority_orders(n, c, sampled, seed);
     Orders {
-        orders: random_orders(fragments, count, seed),
-        epsilon: Some(ORDER_EPSILON),
+        orders,
+        epsilon: (!enumerated).then_some(ORDER_EPSILON),
     }
 }
 
@@ -123,8 +118,7 @@ fn var_sets(
         VarsArg::Sync => vec![whole(Some(sync_vars(program)))],
         VarsArg::None => vec![whole(Some(Vec::new()))],
         VarsArg::Count(v) => {
-            let mut ranked = accessed_vars(profile);
-            ranked.sort_by_key(|var| (!profile.vars[var.index()].shared(), *var));
+            let ranked = ranked_vars(profile);
             let mut units: Vec<Unit> = Vec::new();
             for &var in &ranked {
                 let site = program.vars[var.index()].kind.is_allocation_site();
@@ -187,21 +181,6 @@ fn var_sets(
     })
 }
 
-/// Every `size`-subset of `items`, in order.
-fn combinations<T: Copy>(items: &[T], size: usize) -> Vec<Vec<T>> {
-    if size == 0 {
-        return vec![Vec::new()];
-    }
-    let mut out = Vec::new();
-    for (i, &first) in items.iter().enumerate() {
-        for mut rest in combinations(&items[i + 1..], size - 1) {
-            rest.insert(0, first);
-            out.push(rest);
-        }
-    }
-    out
-}
-
 /// A program with its profile, ready to explore.
 struct Subject {
     loaded: Loaded,
@@ -255,7 +234,8 @@ struct Totals {
     exhausted: bool,
 }
 
-/// Explore every variable set in turn until a bug appears.
+/// Explore every variable set in turn until a bug appears; `totals` gets
+/// what the sets took.
 fn explore_sets(
     subject: &Subject,
     sets: &[TrackSet],
@@ -263,32 +243,21 @@ fn explore_sets(
     config: &ExploreConfig,
     totals: &mut Totals,
 ) -> Option<(TrackSet, Explored)> {
-    totals.exhausted = true;
-    for set in sets {
-        let exe = executable(subject, set);
-        let mut seen = BTreeSet::new();
-        let budget = ExploreConfig {
-            max_schedules: config.max_schedules.saturating_sub(totals.schedules),
-            ..*config
-        };
-        let explored = explore_orders(&exe, orders, &budget, &mut seen);
-        if let Some(first) = explored.schedules_to_first_bug {
-            totals
-                .schedules_to_first_bug
-                .get_or_insert(totals.schedules + first);
-        }
-        totals.schedules += explored.schedules;
-        totals.pruned += explored.pruned;
-        if !explored.bugs.is_empty() {
-            totals.exhausted = false;
-            return Some((set.clone(), explored));
-        }
-        if !explored.exhausted {
-            totals.exhausted = false;
-            return None;
-        }
-    }
-    None
+    let result = explore_each(
+        sets.len(),
+        |i| executable(subject, &sets[i]),
+        orders,
+        config,
+    );
+    *totals = Totals {
+        schedules: result.schedules,
+        schedules_to_first_bug: result.schedules_to_first_bug,
+        pruned: result.pruned,
+        exhausted: result.exhausted,
+    };
+    result
+        .failing
+        .map(|(index, explored)| (sets[index].clone(), explored))
 }
 
 /// The JSON of `explore` and `classify`.

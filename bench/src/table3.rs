@@ -19,16 +19,15 @@
 //! Every configuration stops at a cap of schedules; a cap hit reads "not
 //! found within the cap".
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::explore::{
-    all_orders, explore, random_orders, ExploreConfig, Order, MAX_ENUMERATED_FRAGMENTS,
+    combinations, explore_sets, priority_orders, ranked_vars, ExploreConfig, Order,
 };
-use rankcheck_engine::profile::{accessed_vars, Profile};
+use rankcheck_engine::profile::Profile;
 use rankcheck_engine::{
     Executable, Instrumentation, Limits, Point, Program, Scheduler, ThreadId, VarId, Vm,
 };
@@ -109,9 +108,8 @@ impl Subject {
         let program = compile(path, &[])?;
         let profile = prepare(&program, SEED);
         let points_to = PointsTo::analyze(&program);
-        // As `var_sets` in src/explore.rs: shared variables first, then by id.
-        let mut ranked = accessed_vars(&profile);
-        ranked.sort_by_key(|var| (!profile.vars[var.index()].shared(), *var));
+        // The order `rankcheck explore` tries them in.
+        let ranked = ranked_vars(&profile);
         let name = std::path::Path::new(path)
             .file_stem()
             .map_or_else(|| path.to_string(), |s| s.to_string_lossy().into_owned());
@@ -134,11 +132,7 @@ impl Subject {
     /// sample covering every order of `t` threads (Lemma 4.1).
     fn orders(&self, c: u32) -> Vec<Order> {
         let n = self.n_threads();
-        let fragments = n + c as usize;
-        if fragments <= MAX_ENUMERATED_FRAGMENTS {
-            return all_orders(fragments);
-        }
-        let count = match runs_for_thread_coverage(
+        let sampled = || match runs_for_thread_coverage(
             LemmaForm::Summary,
             n as u64,
             c,
@@ -148,7 +142,7 @@ impl Subject {
             Ok(RunCount::Finite(count)) => count.min(100_000) as usize,
             _ => 100_000,
         };
-        random_orders(fragments, count, SEED)
+        priority_orders(n, c, sampled, SEED).0
     }
 
     fn executable(&self, vars: &Option<Vec<VarId>>) -> Executable {
@@ -194,22 +188,6 @@ impl Scheduler for Serial {
             _ => point.enabled[0],
         }
     }
-}
-
-/// Every `size`-subset of `items`, in order (as `combinations` in
-/// src/explore.rs).
-fn combinations(items: &[VarId], size: usize) -> Vec<Vec<VarId>> {
-    if size == 0 {
-        return vec![Vec::new()];
-    }
-    let mut out = Vec::new();
-    for (i, &first) in items.iter().enumerate() {
-        for mut rest in combinations(&items[i + 1..], size - 1) {
-            rest.insert(0, first);
-            out.push(rest);
-        }
-    }
-    out
 }
 
 /// What one configuration tracks.
@@ -279,8 +257,8 @@ impl Row {
     }
 }
 
-/// Explore every set of `tracked` in turn at bound `c`, as `explore_sets`
-/// in src/explore.rs, until a bug appears or `cap` schedules ran.
+/// Explore every set of `tracked` in turn at bound `c`, as `rankcheck
+/// explore` does, until a bug appears or `cap` schedules ran.
 fn measure(
     subject: &Subject,
     orders: &[Order],
@@ -320,35 +298,21 @@ fn measure(
         seconds: 0.0,
     };
     let started = Instant::now();
-    for vars in &sets {
-        // Each set is its own search, with its own pruning memory: the
-        // happens-before relations it records are over its tracked accesses.
-        let exe = subject.executable(vars);
-        let mut seen = BTreeSet::new();
-        let budget = ExploreConfig {
-            max_schedules: cap.saturating_sub(row.schedules),
-            ..config
-        };
-        let explored = explore(&exe, orders, &budget, &mut seen);
-        row.sets_explored += 1;
-        if let Some(first) = explored.schedules_to_first_bug {
-            row.schedules_to_first_bug = Some(row.schedules + first);
-        }
-        row.schedules += explored.schedules;
-        row.pruned += explored.pruned;
-        if !explored.bugs.is_empty() {
-            row.exhausted = false;
-            row.failing_set = Some(match vars {
-                None => "all".to_string(),
-                Some(vars) => subject.var_names(vars),
-            });
-            break;
-        }
-        if !explored.exhausted {
-            row.exhausted = false;
-            break;
-        }
-    }
+    let result = explore_sets(
+        sets.len(),
+        |i| subject.executable(&sets[i]),
+        orders,
+        &config,
+    );
+    row.sets_explored = result.sets_explored;
+    row.schedules = result.schedules;
+    row.schedules_to_first_bug = result.schedules_to_first_bug;
+    row.pruned = result.pruned;
+    row.exhausted = result.exhausted;
+    row.failing_set = result.failing.map(|(index, _)| match &sets[index] {
+        None => "all".to_string(),
+        Some(vars) => subject.var_names(vars),
+    });
     row.seconds = started.elapsed().as_secs_f64();
     row
 }

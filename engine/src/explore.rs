@@ -22,6 +22,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::id::{ThreadId, VarId};
 use crate::outcome::{Bug, Outcome};
 use crate::priority::{PriorityScheduler, PriorityScheme};
+use crate::profile::{accessed_vars, Profile};
 use crate::scheduler::{EventKind, Point, Scheduler};
 use crate::vm::{Limits, Vm, VmBuffers};
 use crate::Executable;
@@ -73,6 +74,108 @@ pub fn random_orders(fragments: usize, count: usize, seed: u64) -> Vec<Order> {
             order
         })
         .collect()
+}
+
+/// Every `size`-subset of `items`, in order: the variable sets exhaustive
+/// search tries in turn.
+pub fn combinations<T: Copy>(items: &[T], size: usize) -> Vec<Vec<T>> {
+    if size == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for (i, &first) in items.iter().enumerate() {
+        for mut rest in combinations(&items[i + 1..], size - 1) {
+            rest.insert(0, first);
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// The variables exhaustive search chooses among, in the order it tries
+/// them: those the preparatory runs accessed, the ones seen shared first
+/// (PAPER.md, Exhaustive search), then by id.
+pub fn ranked_vars(profile: &Profile) -> Vec<VarId> {
+    let mut ranked = accessed_vars(profile);
+    ranked.sort_by_key(|var| (!profile.vars[var.index()].shared(), *var));
+    ranked
+}
+
+/// Totals of exploring several variable sets in turn.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SetsExplored {
+    /// Schedules run over all sets.
+    pub schedules: u64,
+    /// Schedules run when the first bug appeared, counting earlier sets.
+    pub schedules_to_first_bug: Option<u64>,
+    /// Work items pruned over all sets.
+    pub pruned: u64,
+    /// Sets explored, the failing one included.
+    pub sets_explored: usize,
+    /// Whether every set was explored to its bound without a bug.
+    pub exhausted: bool,
+    /// The failing set's index and its exploration.
+    pub failing: Option<(usize, Explored)>,
+}
+
+/// Explore `n_sets` variable sets in turn, set `i` run as `executable(i)`,
+/// each with its own pruning memory (its signatures are over its own tracked
+/// accesses), until a bug appears or `config.max_schedules` schedules ran in
+/// all.
+pub fn explore_sets(
+    n_sets: usize,
+    mut executable: impl FnMut(usize) -> Executable,
+    orders: &[Order],
+    config: &ExploreConfig,
+) -> SetsExplored {
+    let mut totals = SetsExplored {
+        exhausted: true,
+        ..SetsExplored::default()
+    };
+    for index in 0..n_sets {
+        let exe = executable(index);
+        let budget = ExploreConfig {
+            max_schedules: config.max_schedules.saturating_sub(totals.schedules),
+            ..*config
+        };
+        let explored = explore(&exe, orders, &budget, &mut BTreeSet::new());
+        totals.sets_explored += 1;
+        if let Some(first) = explored.schedules_to_first_bug {
+            totals
+                .schedules_to_first_bug
+                .get_or_insert(totals.schedules + first);
+        }
+        totals.schedules += explored.schedules;
+        totals.pruned += explored.pruned;
+        if !explored.bugs.is_empty() {
+            totals.exhausted = false;
+            totals.failing = Some((index, explored));
+            break;
+        }
+        if !explored.exhausted {
+            totals.exhausted = false;
+            break;
+        }
+    }
+    totals
+}
+
+/// The priority orders of `n + c` fragments: every one when there are at
+/// most [`MAX_ENUMERATED_FRAGMENTS`], else `sampled` random ones from
+/// `seed` (the caller sizes the sample by Lemma 4.1). The flag says whether
+/// they were enumerated.
+pub fn priority_orders(
+    n: usize,
+    c: u32,
+    sampled: impl FnOnce() -> usize,
+    seed: u64,
+) -> (Vec<Order>, bool) {
+    let fragments = n + c as usize;
+    if fragments <= MAX_ENUMERATED_FRAGMENTS {
+        (all_orders(fragments), true)
+    } else {
+        (random_orders(fragments, sampled(), seed), false)
+    }
 }
 
 /// What an exploration is bounded by.
@@ -469,7 +572,8 @@ pub fn thread_bound(orders: &[Order], c: usize, failing: &dyn Fn(&Order) -> bool
     let fragments = orders.first()?.len();
     let fails: Vec<bool> = orders.iter().map(failing).collect();
     for size in (c + 2).max(2)..=fragments {
-        for subset in subsets(fragments, size) {
+        let all: Vec<usize> = (0..fragments).collect();
+        for subset in combinations(&all, size) {
             // Group the orders by how they rank the subset: a group all of
             // whose orders fail is such a relative order.
             let mut groups: std::collections::BTreeMap<Vec<u32>, bool> =
@@ -489,34 +593,6 @@ pub fn thread_bound(orders: &[Order], c: usize, failing: &dyn Fn(&Order) -> bool
         }
     }
     None
-}
-
-/// Every `size`-subset of `0..n`, in lexicographic order.
-fn subsets(n: usize, size: usize) -> Vec<Vec<usize>> {
-    let mut out = Vec::new();
-    let mut current = Vec::with_capacity(size);
-    fn go(
-        start: usize,
-        n: usize,
-        size: usize,
-        current: &mut Vec<usize>,
-        out: &mut Vec<Vec<usize>>,
-    ) {
-        if current.len() == size {
-            out.push(current.clone());
-            return;
-        }
-        for i in start..n {
-            if n - i < size - current.len() {
-                break;
-            }
-            current.push(i);
-            go(i + 1, n, size, current, out);
-            current.pop();
-        }
-    }
-    go(0, n, size, &mut current, &mut out);
-    out
 }
 
 /// Run `exe` under `order` with preemptions after the given tracked
@@ -546,9 +622,11 @@ mod tests {
     }
 
     #[test]
-    fn subsets_are_binomial() {
-        assert_eq!(subsets(5, 2).len(), 10);
-        assert_eq!(subsets(5, 5), vec![vec![0, 1, 2, 3, 4]]);
+    fn combinations_are_binomial() {
+        let five = [0, 1, 2, 3, 4];
+        assert_eq!(combinations(&five, 2).len(), 10);
+        assert_eq!(combinations(&five, 5), vec![vec![0, 1, 2, 3, 4]]);
+        assert_eq!(combinations(&five, 0), vec![Vec::<i32>::new()]);
     }
 
     #[test]
