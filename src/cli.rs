@@ -101,6 +101,14 @@ pub struct ExhaustiveArgs {
     /// Directory where the replay file of a bug is written.
     #[arg(long, default_value = ".")]
     pub replay_dir: PathBuf,
+    /// Worker threads that run schedules (default: one per core). Results
+    /// do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: Option<u64>,
+    /// Stop, saying what was proved so far, when the queued work and the
+    /// pruning memory pass this size: `512M`, `2G`.
+    #[arg(long, default_value = "2G", value_parser = parse_size)]
+    pub max_memory: u64,
 }
 
 /// Options of `rankcheck explore`.
@@ -109,9 +117,10 @@ pub struct ExploreArgs {
     /// Shared options.
     #[command(flatten)]
     pub exhaustive: ExhaustiveArgs,
-    /// The preemption bound c.
-    #[arg(long, default_value_t = 2)]
-    pub preemptions: u32,
+    /// The preemption bound c, or `unbounded` to try every thread that can
+    /// run at every scheduling point (a model checker's proof).
+    #[arg(long, default_value = "2", value_parser = parse_bound)]
+    pub preemptions: Bound,
     /// Variables preemptions may follow: a number v (every v-subset in
     /// turn, variables seen shared first), `all` (CHESS's iterative context
     /// bounding), `sync` (mutexes and conds only) or `none`.
@@ -137,6 +146,24 @@ pub struct ClassifyArgs {
     /// The highest preemption bound to try.
     #[arg(long, default_value_t = 3)]
     pub max_preemptions: u32,
+}
+
+/// How many preemptions an exploration allows: `--preemptions`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// At most this many.
+    At(u32),
+    /// Any number: every schedule.
+    Unbounded,
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bound::At(c) => write!(f, "{c}"),
+            Bound::Unbounded => f.write_str("unbounded"),
+        }
+    }
 }
 
 /// Which variables a search tracks: `--vars`.
@@ -339,6 +366,37 @@ fn parse_vars(text: &str) -> Result<VarsArg, String> {
         n => n.parse::<usize>().map(VarsArg::Count).map_err(|_| {
             format!("expected a number of variables, `all`, `sync` or `none`, found `{n}`")
         }),
+    }
+}
+
+fn parse_bound(text: &str) -> Result<Bound, String> {
+    match text {
+        "unbounded" => Ok(Bound::Unbounded),
+        n => n
+            .parse::<u32>()
+            .map(Bound::At)
+            .map_err(|_| format!("expected a number of preemptions or `unbounded`, found `{n}`")),
+    }
+}
+
+/// A size in bytes: a number with an optional K, M or G (powers of 1024).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let bad = || format!("expected a size like 512M or 2G, found `{text}`");
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
+    let value: u64 = number.parse().map_err(|_| bad())?;
+    let scale: u64 = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        _ => return Err(bad()),
+    };
+    match value.checked_mul(scale) {
+        Some(bytes) if bytes > 0 => Ok(bytes),
+        _ => Err(bad()),
     }
 }
 

@@ -9,6 +9,15 @@ macro_rules! outln {
     }};
 }
 
+/// `eprintln!` that does not panic when stderr is closed (`rankcheck ...
+/// 2>&1 | head`).
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// `print!` with the same care as [`outln!`].
 macro_rules! out {
     ($($arg:tt)*) => {{
@@ -21,10 +30,13 @@ mod bounds;
 mod check;
 mod cli;
 mod diagnostics;
+mod exit;
 mod explore;
 mod guarantee;
+mod interrupt;
 mod load;
 mod plan;
+mod progress;
 mod replay;
 mod report;
 mod sites;
@@ -41,8 +53,8 @@ fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
-            ExitCode::from(2)
+            errln!("error: {error:#}");
+            ExitCode::from(exit::Status::Usage)
         }
     }
 }
@@ -51,6 +63,7 @@ fn main() -> ExitCode {
 /// error (clap exits 2 on its own for bad flags).
 fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
+    interrupt::install();
     match &cli.command {
         Some(Command::Replay(args)) => replay::replay(args),
         Some(Command::Bounds(args)) => bounds::bounds(args),

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
-use rankcheck_engine::ir::{Program, VarKind};
+use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::{accessed_vars, Profile};
 use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, VarSelection};
 use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, VarId};
@@ -44,12 +44,7 @@ pub fn sync_vars(program: &Program) -> Vec<VarId> {
         .vars
         .iter()
         .enumerate()
-        .filter(|(_, v)| {
-            matches!(
-                v.kind,
-                VarKind::Mutex | VarKind::Cond | VarKind::NewMutex | VarKind::NewCond
-            )
-        })
+        .filter(|(_, v)| v.kind.is_sync())
         .map(|(i, _)| VarId(i as u32))
         .collect()
 }

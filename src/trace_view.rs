@@ -44,7 +44,7 @@ pub fn view_steps(
                 .map(|loc| file.line(program.span_at(loc.func, loc.pc as usize))),
             operation: describe(&step.event, program),
             var: step.event.var.map(|v| program.vars[v.index()].name.clone()),
-            preemption: step.preempting,
+            preemption: step.switched,
         })
         .collect()
 }

@@ -331,10 +331,9 @@ fn configs(
         (
             Kind::Observed,
             Vec::new(),
-            Instrumentation {
-                tracked: vec![false; program.vars.len()],
-                observed: vec![true; program.sites.len()],
-            },
+            Tracking::None
+                .instrumentation(program, points_to)
+                .observing_all(),
         ),
     ];
     for &var in &pool {
@@ -476,10 +475,7 @@ impl VarInfo {
     /// a scheduling point whatever is tracked: tracking it alone then runs
     /// the very executions, and the very code, that tracking none runs.
     fn is_sync_object(&self) -> bool {
-        matches!(
-            self.kind,
-            VarKind::Mutex | VarKind::Cond | VarKind::NewMutex | VarKind::NewCond
-        )
+        self.kind.is_sync()
     }
 }
 

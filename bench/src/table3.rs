@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::explore::{
-    combinations, explore_sets, priority_orders, ranked_vars, ExploreConfig, Order,
+    combinations, explore_sets, priority_orders, ranked_vars, ExploreConfig, Order, Search,
 };
 use rankcheck_engine::profile::Profile;
 use rankcheck_engine::{
@@ -151,7 +151,7 @@ impl Subject {
             Some(vars) => Tracking::Vars(vars.iter().copied().collect())
                 .instrumentation(&self.program, &self.points_to),
         };
-        Executable::new(self.program.clone(), &instrumentation)
+        Executable::new(self.program.clone(), &instrumentation.observing_all())
     }
 
     /// Tracked accesses, every variable tracked, of the schedule without
@@ -185,7 +185,12 @@ impl Scheduler for Serial {
         }
         match point.last {
             Some(last) if point.last_enabled() => last,
-            _ => point.enabled[0],
+            _ => point
+                .enabled
+                .iter()
+                .copied()
+                .min()
+                .unwrap_or_else(|| unreachable!("invariant: a point has an enabled thread")),
         }
     }
 }
@@ -281,6 +286,8 @@ fn measure(
         prune,
         finish_bound: false,
         max_schedules: cap,
+        max_memory: u64::MAX,
+        jobs: 1,
     };
     let mut row = Row {
         program: subject.name.clone(),
@@ -301,10 +308,11 @@ fn measure(
     let result = explore_sets(
         sets.len(),
         |i| subject.executable(&sets[i]),
-        orders,
+        Search::Bounded(orders),
         &config,
+        &|_| true,
     );
-    row.sets_explored = result.sets_explored;
+    row.sets_explored = result.sets_exhausted + usize::from(result.failing.is_some());
     row.schedules = result.schedules;
     row.schedules_to_first_bug = result.schedules_to_first_bug;
     row.pruned = result.pruned;

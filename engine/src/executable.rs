@@ -4,22 +4,28 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use crate::await_code::conservative_awaited;
 use crate::id::{SiteId, VarId};
-use crate::ir::{Op, Program, VarKind};
+use crate::ir::{AccessKind, Op, Program, VarKind};
 
 /// Which variables a search tracks and which access sites it observes.
 ///
 /// A site must be observed whenever it may touch a tracked variable; an
 /// observed site that touches an untracked one checks at run time and runs
-/// on (PAPER.md, Variables: `varaccess()`). Deciding the observed sites
-/// precisely is the alias analysis's job (in `instr`);
-/// [`Instrumentation::for_vars`] is the sound fallback that needs none.
+/// on (PAPER.md, Variables: `varaccess()`). A write site must also be
+/// observed whenever it may touch an *awaited* variable, one an `await`
+/// condition may read: such a write may let a blocked thread run, which
+/// ends the writer's step (LANGUAGE.md, Steps and scheduling points).
+/// Deciding the observed sites precisely is the alias analysis's job (in
+/// `instr`); the constructors here are the sound fallback that needs none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instrumentation {
     /// `tracked[v]`: accesses to variable `v` are scheduling points.
     pub tracked: Vec<bool>,
     /// `observed[s]`: access site `s` is compiled in observed form.
     pub observed: Vec<bool>,
+    /// `awaited[v]`: an `await` condition may read variable `v`.
+    pub awaited: Vec<bool>,
 }
 
 impl Instrumentation {
@@ -29,50 +35,72 @@ impl Instrumentation {
         Instrumentation {
             tracked: vec![true; program.vars.len()],
             observed: vec![true; program.sites.len()],
+            awaited: conservative_awaited(program),
         }
     }
 
     /// Track nothing: only synchronisation operations are scheduling points,
     /// and no preemption is possible.
     pub fn none(program: &Program) -> Instrumentation {
-        Instrumentation {
-            tracked: vec![false; program.vars.len()],
-            observed: vec![false; program.sites.len()],
-        }
+        Instrumentation::for_vars(program, &[])
     }
 
     /// Track mutexes and condition variables only (CHESS's choice).
     pub fn sync_only(program: &Program) -> Instrumentation {
-        let tracked = program
+        let sync: Vec<VarId> = program
             .vars
             .iter()
-            .map(|v| {
-                matches!(
-                    v.kind,
-                    VarKind::Mutex | VarKind::Cond | VarKind::NewMutex | VarKind::NewCond
-                )
-            })
+            .enumerate()
+            .filter(|(_, v)| v.kind.is_sync())
+            .map(|(i, _)| VarId(i as u32))
             .collect();
-        Instrumentation {
-            tracked,
-            observed: vec![false; program.sites.len()],
-        }
+        Instrumentation::for_vars(program, &sync)
     }
 
     /// Track `vars`, observing every site whose variable is one of them or
-    /// is not known statically (an access through a reference). Sound for
-    /// any program; the alias analysis observes fewer sites.
+    /// is not known statically (an access through a reference), and every
+    /// write that may touch an awaited variable. Sound for any program; the
+    /// alias analysis observes fewer sites.
     pub fn for_vars(program: &Program, vars: &[VarId]) -> Instrumentation {
         let mut tracked = vec![false; program.vars.len()];
         for v in vars {
             tracked[v.index()] = true;
         }
+        let awaited = conservative_awaited(program);
+        // Accesses through references touch records and arrays made by
+        // allocation sites.
+        let any_heap =
+            |flags: &[bool]| {
+                program.vars.iter().zip(flags).any(|(var, &f)| {
+                    f && matches!(var.kind, VarKind::NewRecord | VarKind::NewArray)
+                })
+            };
+        let (heap_tracked, heap_awaited) = (any_heap(&tracked), any_heap(&awaited));
         let observed = program
             .sites
             .iter()
-            .map(|site| site.var.is_none_or(|v| tracked[v.index()]))
+            .map(|site| {
+                let write = site.kind == AccessKind::Write;
+                match site.var {
+                    Some(v) => tracked[v.index()] || (write && awaited[v.index()]),
+                    None => heap_tracked || (write && heap_awaited),
+                }
+            })
             .collect();
-        Instrumentation { tracked, observed }
+        Instrumentation {
+            tracked,
+            observed,
+            awaited,
+        }
+    }
+
+    /// The same tracking with every site observed, so that the VM sees
+    /// every access (exhaustive search's happens-before signature and the
+    /// variables a trace shows need them). Scheduling points do not change:
+    /// an observed untracked access runs on.
+    pub fn observing_all(mut self) -> Instrumentation {
+        self.observed.iter_mut().for_each(|o| *o = true);
+        self
     }
 
     /// Whether site `site` is observed.
@@ -106,6 +134,8 @@ pub struct Executable {
     pub(crate) code: Vec<Vec<Op>>,
     /// `tracked[v]`, as in the instrumentation.
     pub(crate) tracked: Vec<bool>,
+    /// `awaited[v]`, as in the instrumentation.
+    pub(crate) awaited: Vec<bool>,
     /// `field_slots[shape * n_fields + field]`: the slot of `field` in
     /// records of `shape`, or [`NO_SLOT`].
     pub(crate) field_slots: Vec<u32>,
@@ -152,6 +182,11 @@ impl Executable {
             program.sites.len(),
             "instrumentation/program mismatch"
         );
+        assert_eq!(
+            instrumentation.awaited.len(),
+            program.vars.len(),
+            "instrumentation/program mismatch"
+        );
         let code = program
             .functions
             .iter()
@@ -183,6 +218,7 @@ impl Executable {
             program,
             code,
             tracked,
+            awaited: instrumentation.awaited.clone(),
             field_slots,
             split,
             instances: instances.iter().copied().collect(),

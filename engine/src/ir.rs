@@ -127,6 +127,15 @@ impl VarKind {
         )
     }
 
+    /// Whether the variable is a mutex or a condition variable (declared or
+    /// allocated): what `--vars sync` tracks.
+    pub fn is_sync(self) -> bool {
+        matches!(
+            self,
+            VarKind::Mutex | VarKind::Cond | VarKind::NewMutex | VarKind::NewCond
+        )
+    }
+
     /// The word reports use for it.
     pub fn describe(self) -> &'static str {
         match self {

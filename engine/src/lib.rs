@@ -5,6 +5,7 @@
 //! specialises it for the variables a search tracks; a [`Vm`] runs it under
 //! a [`Scheduler`] and ends each execution with an [`Outcome`].
 
+pub mod await_code;
 pub mod executable;
 pub mod explore;
 mod heap;
@@ -31,7 +32,7 @@ pub use priority::{PriorityScheduler, PriorityScheme};
 pub use random::RandomScheduler;
 pub use replay::{ReplayScheduler, Tracer};
 pub use replay_file::ReplayFile;
-pub use scheduler::{Event, EventKind, Point, Scheduler};
+pub use scheduler::{Access, Event, EventKind, Point, Scheduler};
 pub use search::{search, SearchConfig, SearchResult};
 pub use span::Span;
 pub use strategy::{PriorityStrategy, RandomStrategy, Strategy};

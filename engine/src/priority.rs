@@ -2,6 +2,9 @@
 //! (Burckhardt et al., ASPLOS 2010), and thread bounding's permutation
 //! priorities (the paper's Section 4; PAPER.md, Thread bounding).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -77,6 +80,13 @@ pub struct PriorityScheduler {
     accesses: u64,
     yields: Vec<u32>,
     applied: Vec<AppliedChange>,
+    /// Candidates for the next choice, highest priority (then lowest id)
+    /// first. An entry is valid while its thread can run and still has that
+    /// priority; stale ones are dropped when they reach the top. Every
+    /// thread that becomes able to run, or changes priority, is pushed, so
+    /// the valid top is the enabled thread of highest priority, found in
+    /// O(log n) rather than by a scan of every enabled thread.
+    ready: BinaryHeap<(i64, Reverse<ThreadId>)>,
 }
 
 impl PriorityScheduler {
@@ -157,6 +167,7 @@ impl PriorityScheduler {
             accesses: 0,
             yields: Vec::new(),
             applied: Vec::new(),
+            ready: BinaryHeap::new(),
         }
     }
 
@@ -206,6 +217,7 @@ impl Scheduler for PriorityScheduler {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
         if let Some(last) = point.last {
             self.priority(last);
+            let before = self.priorities[last.index()];
             if point.event.tracked {
                 self.accesses += 1;
                 while self.change_points.get(self.next_change) == Some(&self.accesses) {
@@ -229,17 +241,24 @@ impl Scheduler for PriorityScheduler {
                     self.priorities[last.index()] = -i64::from(*yields);
                 }
             }
-        }
-        let mut best = point.enabled[0];
-        let mut best_priority = self.priority(best);
-        for &thread in &point.enabled[1..] {
-            let priority = self.priority(thread);
-            if priority > best_priority {
-                best = thread;
-                best_priority = priority;
+            let after = self.priorities[last.index()];
+            if after != before {
+                self.ready.push((after, Reverse(last)));
             }
         }
-        best
+        for &thread in point.newly_enabled {
+            let priority = self.priority(thread);
+            self.ready.push((priority, Reverse(thread)));
+        }
+        loop {
+            let Some(&(priority, Reverse(thread))) = self.ready.peek() else {
+                unreachable!("invariant: every enabled thread has an entry")
+            };
+            if point.is_enabled(thread) && self.priorities[thread.index()] == priority {
+                return thread;
+            }
+            self.ready.pop();
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Replaying a recorded schedule, and recording a trace while doing so.
 
 use crate::id::ThreadId;
-use crate::scheduler::{Event, Point, Scheduler};
+use crate::scheduler::{Access, Event, Point, Scheduler};
 
 /// Makes exactly the recorded choices. Past the end of the schedule it asks
 /// for a thread that does not exist, which the VM reports as
@@ -39,9 +39,14 @@ pub struct TraceStep {
     pub thread: ThreadId,
     /// What ended its step.
     pub event: Event,
-    /// Whether the scheduler switched to it away from a thread that could
-    /// have gone on: a preemption.
-    pub preempting: bool,
+    /// Every access the step made, in order, when the VM logged them (see
+    /// [`crate::Vm::log_accesses`]).
+    pub accesses: Vec<Access>,
+    /// Whether the scheduler chose this thread away from one that could
+    /// have gone on. Under priorities that is a preemption only when a
+    /// change point lowered the other thread; it may also be a thread that
+    /// just became able to run and outranks it.
+    pub switched: bool,
 }
 
 /// Wraps a scheduler and records what each chosen thread did: the
@@ -81,8 +86,9 @@ impl<S: Scheduler> Tracer<S> {
         &self.inner
     }
 
-    /// The thread chosen last and whether it preempted another, if its step
-    /// has not ended at a scheduling point (it failed, or the run ended).
+    /// The thread chosen last and whether it was a switch away from another
+    /// that could have gone on, if its step has not ended at a scheduling
+    /// point (it failed, or the run ended).
     pub fn unfinished(&self) -> Option<(ThreadId, bool)> {
         self.pending
     }
@@ -90,16 +96,17 @@ impl<S: Scheduler> Tracer<S> {
 
 impl<S: Scheduler> Scheduler for Tracer<S> {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
-        if let Some((thread, preempting)) = self.pending.take() {
+        if let Some((thread, switched)) = self.pending.take() {
             self.steps.push(TraceStep {
                 thread,
                 event: point.event,
-                preempting,
+                accesses: point.accesses.to_vec(),
+                switched,
             });
         }
         let chosen = self.inner.choose(point);
-        let preempting = point.last_enabled() && point.last != Some(chosen);
-        self.pending = Some((chosen, preempting));
+        let switched = point.last_enabled() && point.last != Some(chosen);
+        self.pending = Some((chosen, switched));
         chosen
     }
 }

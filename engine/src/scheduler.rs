@@ -9,7 +9,8 @@ pub enum EventKind {
     Start,
     /// A tracked read of shared memory.
     Read,
-    /// A tracked write of shared memory.
+    /// A write of shared memory that was tracked, or that let a thread
+    /// blocked in `await` run (then `tracked` is false).
     Write,
     /// A mutex was acquired.
     Lock,
@@ -31,24 +32,17 @@ pub enum EventKind {
     Yield,
     /// An `await` found its condition true and went on.
     Await,
-    /// An `await` found its condition false; the thread now waits for
-    /// another thread to make progress.
+    /// An `await` found its condition false; the thread now waits until
+    /// it is true.
     AwaitBlocked,
-    /// An `atomic` block that touched a tracked variable ended.
+    /// An `atomic` block ended that touched a tracked variable,
+    /// synchronised, or let a thread blocked in `await` run.
     Atomic,
     /// The thread tried to lock a mutex that is held, or to join a thread
     /// that has not finished, and now waits.
     Blocked,
     /// The thread finished.
     Finished,
-}
-
-impl EventKind {
-    /// Whether the event changes nothing another thread could observe, so
-    /// that a thread waiting in `await` need not look again.
-    pub fn is_progress(self) -> bool {
-        !matches!(self, EventKind::AwaitBlocked)
-    }
 }
 
 /// A place in the code: instruction `pc` of `func`.
@@ -69,8 +63,10 @@ pub struct Event {
     pub site: Option<SiteId>,
     /// The variable touched, when the event is an access to one.
     pub var: Option<VarId>,
-    /// Whether that variable is tracked: only then may a scheduler preempt
-    /// the thread here or place a priority change point (PAPER.md, PCTVB).
+    /// Whether the step ended with a tracked access after which the thread
+    /// can go on: only then may a scheduler place a priority change point
+    /// here (LANGUAGE.md, Priorities, change points and preemptions). False
+    /// for blocking operations, `spawn`, `join`, `yield` and a thread's end.
     pub tracked: bool,
     /// Where in the code it happened (`None` at the start).
     pub loc: Option<Loc>,
@@ -87,6 +83,19 @@ impl Event {
     };
 }
 
+/// One access a step made, as the VM logs it when asked (see
+/// [`crate::Vm::log_accesses`]): exhaustive search builds its
+/// happens-before signature from these, and traces show them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// The variable touched; `None` for the thread table, which `spawn`,
+    /// `join` and a thread's end read or write.
+    pub var: Option<VarId>,
+    /// Whether the access may change what others see: a write, a mutex or
+    /// condition operation, an allocation, a spawn or a thread's end.
+    pub write: bool,
+}
+
 /// A scheduling point: the state the scheduler chooses from.
 #[derive(Clone, Copy, Debug)]
 pub struct Point<'a> {
@@ -96,23 +105,80 @@ pub struct Point<'a> {
     pub last: Option<ThreadId>,
     /// What it did last.
     pub event: Event,
-    /// The threads that can run, in id order; never empty.
+    /// The threads that can run; never empty. The order is the VM's own
+    /// (deterministic, not by id).
     pub enabled: &'a [ThreadId],
+    /// Threads that became able to run during the last step (at the start:
+    /// every initial thread). A thread may be listed although it can no
+    /// longer run, or twice; one that can run and is not listed could run
+    /// at the previous point too.
+    pub newly_enabled: &'a [ThreadId],
+    /// What the last step accessed, in order, when the VM logs accesses;
+    /// empty otherwise.
+    pub accesses: &'a [Access],
+    /// How many threads the execution has created so far.
+    pub threads: usize,
+    /// `position[t]`: where thread `t` is in `enabled`, or `u32::MAX`.
+    pub(crate) position: &'a [u32],
 }
 
 impl Point<'_> {
+    /// Whether `thread` can run now.
+    #[inline]
+    pub fn is_enabled(&self, thread: ThreadId) -> bool {
+        self.position
+            .get(thread.index())
+            .is_some_and(|&p| p != u32::MAX)
+    }
+
     /// Whether the thread that ran up to here could go on: only then is
-    /// choosing another thread a preemption.
+    /// choosing another thread a switch away from it.
+    #[inline]
     pub fn last_enabled(&self) -> bool {
-        self.last.is_some_and(|t| self.enabled.contains(&t))
+        self.last.is_some_and(|t| self.is_enabled(t))
+    }
+}
+
+/// The positions of a hand-made enabled set, for building a [`Point`]
+/// outside the VM (tests of schedulers): `position[t]` is `t`'s index in
+/// `enabled`.
+pub fn positions(enabled: &[ThreadId], threads: usize) -> Vec<u32> {
+    let mut position = vec![u32::MAX; threads];
+    for (i, t) in enabled.iter().enumerate() {
+        position[t.index()] = i as u32;
+    }
+    position
+}
+
+impl<'a> Point<'a> {
+    /// A point over a hand-made state (`position` from [`positions`]), for
+    /// tests of schedulers.
+    pub fn new(
+        last: Option<ThreadId>,
+        event: Event,
+        enabled: &'a [ThreadId],
+        newly_enabled: &'a [ThreadId],
+        position: &'a [u32],
+    ) -> Point<'a> {
+        Point {
+            step: 0,
+            last,
+            event,
+            enabled,
+            newly_enabled,
+            accesses: &[],
+            threads: position.len(),
+            position,
+        }
     }
 }
 
 /// Picks the next thread to run at each scheduling point.
 ///
 /// The VM calls it only at scheduling points: after a tracked access, after
-/// every synchronisation operation, and when a thread blocks or finishes
-/// (LANGUAGE.md, Shared memory and scheduling points). A scheduler must
+/// every synchronisation operation, after a write that lets a thread blocked
+/// in `await` run, and when a thread blocks or finishes (LANGUAGE.md, Steps
+/// and scheduling points). A scheduler must
 /// return one of `point.enabled`; the VM treats anything else as a schedule
 /// that does not fit this program (see [`crate::Outcome::Diverged`]).
 pub trait Scheduler {

@@ -14,6 +14,7 @@ pub mod token;
 pub use diagnostic::Diagnostic;
 pub use parser::parse;
 
+pub mod await_check;
 pub mod compile;
 pub mod lower;
 pub mod plan;

@@ -18,6 +18,7 @@ use rankcheck_engine::ir::{
 use rankcheck_engine::{Span, Value};
 
 use crate::ast::{self, BinaryOp, Block, Expr, ExprKind, ItemKind, PlaceKind, StmtKind, UnaryOp};
+use crate::await_check::check_await_conditions;
 use crate::diagnostic::Diagnostic;
 
 /// The most elements a global array or copies a replicated thread may have.
@@ -45,6 +46,9 @@ pub fn lower(
     let mut lowerer = Lowerer::new(source);
     lowerer.declare_items(module, defines);
     lowerer.lower_bodies(module);
+    if lowerer.errors.is_empty() {
+        lowerer.errors = check_await_conditions(&lowerer.program);
+    }
     if lowerer.errors.is_empty() {
         Ok(lowerer.program)
     } else {

@@ -8,7 +8,8 @@
 
 use std::collections::BTreeSet;
 
-use rankcheck_engine::ir::Program;
+use rankcheck_engine::await_code::ConditionCode;
+use rankcheck_engine::ir::{AccessKind, Program};
 use rankcheck_engine::{Instrumentation, SiteId, VarId};
 
 use crate::points_to::PointsTo;
@@ -49,10 +50,31 @@ impl Tracking {
             points_to.n_sites() == program.sites.len() && points_to.n_vars() == program.vars.len(),
             "invariant: a plan belongs to one program"
         );
+        let tracked = self.tracked(program);
+        let awaited = awaited(program, points_to);
+        let observed = (0..program.sites.len())
+            .map(|site| {
+                let site = SiteId(site as u32);
+                let may = points_to.may_access(site);
+                let is_write = program.sites[site.index()].kind == AccessKind::Write;
+                matches!(self, Tracking::All)
+                    || may.iter().any(|var| tracked[var.index()])
+                    || (is_write && may.iter().any(|var| awaited[var.index()]))
+            })
+            .collect();
+        Instrumentation {
+            tracked,
+            observed,
+            awaited,
+        }
+    }
+
+    /// `tracked[v]` for every variable of `program`.
+    fn tracked(&self, program: &Program) -> Vec<bool> {
         match self {
-            Tracking::All => Instrumentation::all(program),
-            Tracking::SyncOnly => Instrumentation::sync_only(program),
-            Tracking::None => Instrumentation::none(program),
+            Tracking::All => vec![true; program.vars.len()],
+            Tracking::SyncOnly => program.vars.iter().map(|v| v.kind.is_sync()).collect(),
+            Tracking::None => vec![false; program.vars.len()],
             Tracking::Vars(vars) => {
                 let mut tracked = vec![false; program.vars.len()];
                 for var in vars {
@@ -62,16 +84,22 @@ impl Tracking {
                     );
                     tracked[var.index()] = true;
                 }
-                let observed = (0..program.sites.len())
-                    .map(|site| {
-                        points_to
-                            .may_access(SiteId(site as u32))
-                            .iter()
-                            .any(|var| tracked[var.index()])
-                    })
-                    .collect();
-                Instrumentation { tracked, observed }
+                tracked
             }
         }
     }
+}
+
+/// `awaited[v]`: some `await` condition may read variable `v`, by the alias
+/// analysis. Writes that may touch such a variable are observed whatever is
+/// tracked, since they may let a blocked thread run (LANGUAGE.md, Steps and
+/// scheduling points).
+pub fn awaited(program: &Program, points_to: &PointsTo) -> Vec<bool> {
+    let mut awaited = vec![false; program.vars.len()];
+    for site in ConditionCode::of(program).read_sites(program) {
+        for var in points_to.may_access(site) {
+            awaited[var.index()] = true;
+        }
+    }
+    awaited
 }

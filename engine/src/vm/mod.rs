@@ -1,0 +1,843 @@
+//! The virtual machine: runs an [`Executable`] deterministically under a
+//! [`Scheduler`].
+//!
+//! Threads are plain data (a register file and a frame stack), never OS
+//! threads: a context switch is the interpreter returning to the scheduling
+//! loop, and an execution is a pure function of the program and the
+//! sequence of choices, so the recorded choices replay it exactly. Steps,
+//! scheduling points and which threads can run follow LANGUAGE.md, "How a
+//! program runs".
+//!
+//! The set of threads that can run is kept up to date as threads block,
+//! wake and end (blocked lockers per mutex, joiners per thread, threads in
+//! `await`), so that no scheduling point rescans every thread.
+
+mod awaits;
+mod enabled;
+mod interpret;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::executable::{Executable, InstanceKey};
+use crate::heap::Heap;
+use crate::id::{CondId, FuncId, MutexId, Reg, SiteId, ThreadId, VarId};
+use crate::outcome::{BlockedThread, Bug, BugKind, Outcome, WaitsOn};
+use crate::scheduler::{Access, Event, EventKind, Loc, Point, Scheduler};
+use crate::span::Span;
+use crate::value::Value;
+
+use self::enabled::EnabledSet;
+
+/// Bounds that turn a runaway execution into a report instead of a hang.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Steps one execution may take, where a step is a scheduling point, a
+    /// loop iteration or a call. Exceeding it is a [`BugKind::StepLimit`].
+    pub max_steps: u64,
+    /// Nested calls one thread may have.
+    pub max_call_depth: usize,
+    /// Threads one execution may create, initial ones included.
+    pub max_threads: usize,
+    /// Heap slots (record fields and array elements) one execution may
+    /// allocate.
+    pub max_heap_slots: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_steps: 1_000_000,
+            max_call_depth: 10_000,
+            max_threads: 10_000,
+            max_heap_slots: 1 << 24,
+        }
+    }
+}
+
+/// One line of `print` output, recorded when printing is on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrintLine {
+    /// The printing thread.
+    pub thread: ThreadId,
+    /// Scheduling points passed before it printed.
+    pub step: u64,
+    /// The text, arguments separated by spaces.
+    pub text: String,
+}
+
+/// What a thread is doing, as far as scheduling cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    /// Can run.
+    Runnable,
+    /// Waits to acquire a mutex (after a `lock`, or to relock after `wait`
+    /// when `woken`); listed in the mutex's lockers.
+    Locking { mutex: MutexId, woken: bool },
+    /// Waits for a signal on a condition variable.
+    Waiting { cond: CondId, mutex: MutexId },
+    /// Waits for a thread to finish; listed in its joiners.
+    Joining { thread: ThreadId },
+    /// Blocked in `await`, its frame back at the `AwaitBegin`; `ready`
+    /// when its condition is now true (or fails), so that it can run.
+    /// Listed in `awaiters`.
+    Awaiting { ready: bool },
+    /// Done.
+    Finished,
+}
+
+/// A call frame.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    func: FuncId,
+    /// The next instruction to run.
+    pc: u32,
+    /// The frame's first register in the thread's register file.
+    base: u32,
+    /// Where the caller wants the result.
+    ret: Reg,
+}
+
+/// Where a thread came from, for its name.
+#[derive(Clone, Copy, Debug)]
+enum Origin {
+    Initial(usize),
+    Spawned(FuncId),
+}
+
+/// One thread's state.
+#[derive(Clone, Debug)]
+struct Thread {
+    frames: Vec<Frame>,
+    regs: Vec<Value>,
+    /// Nesting depth of `atomic` blocks and `await` conditions.
+    atomic_depth: u32,
+    /// The first tracked variable touched inside the current atomic region,
+    /// which makes its end a scheduling point where priorities may change.
+    atomic_touched: Option<(VarId, SiteId)>,
+    /// Whether the current atomic region synchronised or let a thread
+    /// blocked in `await` run, which makes its end a scheduling point.
+    atomic_synced: bool,
+    /// Threads blocked in `join` of this one.
+    joiners: Vec<ThreadId>,
+    /// Where the blocking operation is, for deadlock reports.
+    blocked_at: Loc,
+    origin: Origin,
+}
+
+impl Thread {
+    fn new() -> Thread {
+        Thread {
+            frames: Vec::new(),
+            regs: Vec::new(),
+            atomic_depth: 0,
+            atomic_touched: None,
+            atomic_synced: false,
+            joiners: Vec::new(),
+            blocked_at: Loc {
+                func: FuncId(0),
+                pc: 0,
+            },
+            origin: Origin::Initial(0),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct MutexState {
+    var: VarId,
+    owner: Option<ThreadId>,
+    /// Whether operations on it are tracked accesses (see `Heap` objects).
+    tracked: bool,
+}
+
+#[derive(Clone, Debug)]
+struct CondState {
+    var: VarId,
+    /// Whether operations on it are tracked accesses.
+    tracked: bool,
+    /// Waiting threads, longest waiting first: `signal` wakes the first.
+    waiters: VecDeque<ThreadId>,
+}
+
+/// A failure inside the interpreter, before it is dressed as a [`Bug`].
+struct Fault {
+    kind: BugKind,
+    message: String,
+    loc: Loc,
+}
+
+/// The virtual machine. Keep one per worker and call [`Vm::run`] for every
+/// execution: its buffers are reused, so a run allocates nothing once they
+/// have grown.
+pub struct Vm<'e> {
+    exe: &'e Executable,
+    limits: Limits,
+    threads: Vec<Thread>,
+    /// `status[t]` of every thread of the current execution, apart from the
+    /// rest of its state.
+    status: Vec<Status>,
+    /// Threads of the current execution: `threads[..n_threads]`.
+    n_threads: usize,
+    /// How many of them have finished.
+    n_finished: usize,
+    globals: Vec<Value>,
+    heap: Heap,
+    mutexes: Vec<MutexState>,
+    /// `lockers[m]`: threads blocked to acquire mutex `m` (it is free
+    /// exactly when they can run). Reused across executions: entries past
+    /// `mutexes.len()` are stale.
+    lockers: Vec<Vec<ThreadId>>,
+    conds: Vec<CondState>,
+    enabled: EnabledSet,
+    /// Threads blocked in `await`, in the order they blocked.
+    awaiters: Vec<ThreadId>,
+    /// Whether an `await` condition is being evaluated only to see whether
+    /// its thread can run (see `awaits.rs`).
+    speculating: bool,
+    /// The choices of the current execution, one per scheduling point.
+    schedule: Vec<ThreadId>,
+    /// Steps left before the step limit.
+    budget: u64,
+    prints: Option<Vec<PrintLine>>,
+    /// The accesses of the current step, when logging them.
+    accesses: Option<Vec<Access>>,
+    step: u64,
+    scratch: Vec<Value>,
+    /// When the last execution failed at a scheduling point (a deadlock, or
+    /// the step limit there), what ended the last thread's step: the
+    /// scheduler was not asked again, so only this tells a trace.
+    final_event: Option<Event>,
+    /// Objects made so far in this execution per allocation site and call
+    /// stack: the next instance's index.
+    instance_counts: BTreeMap<(VarId, u64), u32>,
+    /// The instances this execution made, when recording them.
+    instances_seen: Option<Vec<InstanceKey>>,
+}
+
+/// The memory a [`Vm`] has grown, without the executable it ran: moved from
+/// one `Vm` to the next when the executable changes between executions (as
+/// under variable bounding), so that no execution allocates afresh.
+#[derive(Default)]
+pub struct VmBuffers {
+    threads: Vec<Thread>,
+    status: Vec<Status>,
+    globals: Vec<Value>,
+    heap: Heap,
+    mutexes: Vec<MutexState>,
+    lockers: Vec<Vec<ThreadId>>,
+    conds: Vec<CondState>,
+    enabled: EnabledSet,
+    awaiters: Vec<ThreadId>,
+    schedule: Vec<ThreadId>,
+    prints: Option<Vec<PrintLine>>,
+    accesses: Option<Vec<Access>>,
+    scratch: Vec<Value>,
+}
+
+impl<'e> Vm<'e> {
+    /// A machine for `exe`.
+    pub fn new(exe: &'e Executable, limits: Limits) -> Vm<'e> {
+        Vm::with_buffers(exe, limits, VmBuffers::default())
+    }
+
+    /// A machine for `exe` that reuses the memory another one grew.
+    pub fn with_buffers(exe: &'e Executable, limits: Limits, buffers: VmBuffers) -> Vm<'e> {
+        let VmBuffers {
+            threads,
+            status,
+            globals,
+            heap,
+            mutexes,
+            lockers,
+            conds,
+            enabled,
+            awaiters,
+            schedule,
+            prints,
+            accesses,
+            scratch,
+        } = buffers;
+        Vm {
+            exe,
+            limits,
+            threads,
+            status,
+            n_threads: 0,
+            n_finished: 0,
+            globals,
+            heap,
+            mutexes,
+            lockers,
+            conds,
+            enabled,
+            awaiters,
+            speculating: false,
+            schedule,
+            budget: 0,
+            prints,
+            accesses,
+            step: 0,
+            scratch,
+            final_event: None,
+            instance_counts: BTreeMap::new(),
+            instances_seen: None,
+        }
+    }
+
+    /// Give up the executable, keeping the memory for the next machine.
+    pub fn into_buffers(self) -> VmBuffers {
+        VmBuffers {
+            threads: self.threads,
+            status: self.status,
+            globals: self.globals,
+            heap: self.heap,
+            mutexes: self.mutexes,
+            lockers: self.lockers,
+            conds: self.conds,
+            enabled: self.enabled,
+            awaiters: self.awaiters,
+            schedule: self.schedule,
+            prints: self.prints,
+            accesses: self.accesses,
+            scratch: self.scratch,
+        }
+    }
+
+    /// Record `print` output from now on (replays and traces want it; the
+    /// search does not).
+    pub fn record_prints(&mut self) {
+        self.prints = Some(Vec::new());
+    }
+
+    /// The `print` output of the last execution, if recording.
+    pub fn prints(&self) -> &[PrintLine] {
+        self.prints.as_deref().unwrap_or(&[])
+    }
+
+    /// Log every access each step makes from now on, for the scheduler to
+    /// read in [`Point::accesses`]. Only observed sites are seen: give the
+    /// machine an executable that observes every site (see
+    /// [`crate::Instrumentation::observing_all`]) to see them all.
+    pub fn log_accesses(&mut self) {
+        self.accesses = Some(Vec::new());
+    }
+
+    /// Record the heap instances each execution makes from now on (the
+    /// preparatory runs list them for exhaustive search).
+    pub fn record_instances(&mut self) {
+        self.instances_seen = Some(Vec::new());
+    }
+
+    /// The heap instances the last execution made, if recording.
+    pub fn instances(&self) -> &[InstanceKey] {
+        self.instances_seen.as_deref().unwrap_or(&[])
+    }
+
+    /// What ended the last thread's step when the last execution failed at
+    /// a scheduling point rather than inside a step (see [`Outcome::Bug`]).
+    pub fn final_event(&self) -> Option<Event> {
+        self.final_event
+    }
+
+    /// The accesses of the step a failure cut short, when logging.
+    pub fn last_accesses(&self) -> &[Access] {
+        self.accesses.as_deref().unwrap_or(&[])
+    }
+
+    /// The choices the last execution made: its schedule.
+    pub fn schedule(&self) -> &[ThreadId] {
+        &self.schedule
+    }
+
+    /// How many threads the last execution created.
+    pub fn n_threads(&self) -> usize {
+        self.n_threads
+    }
+
+    /// The name of thread `thread` of the last execution: `main`, the
+    /// thread item's name (`worker[1]` for a copy), or for a spawned thread
+    /// its function and id (`push#3`).
+    pub fn thread_name(&self, thread: ThreadId) -> String {
+        let program = self.exe.program();
+        match self.threads.get(thread.index()).map(|t| t.origin) {
+            Some(Origin::Initial(i)) => program.threads[i].name.clone(),
+            Some(Origin::Spawned(func)) => {
+                format!("{}#{}", program.functions[func.index()].name, thread.0)
+            }
+            None => format!("#{}", thread.0),
+        }
+    }
+
+    /// Run one execution from the initial state, asking `scheduler` at every
+    /// scheduling point.
+    pub fn run<S: Scheduler>(&mut self, scheduler: &mut S) -> Outcome {
+        if let Err(fault) = self.reset() {
+            return Outcome::Bug(self.bug(ThreadId(0), fault));
+        }
+        self.final_event = None;
+        let mut last: Option<ThreadId> = None;
+        let mut event = Event::START;
+        loop {
+            if self.enabled.is_empty() {
+                return if self.n_finished == self.n_threads {
+                    Outcome::Pass { steps: self.step }
+                } else {
+                    self.final_event = Some(event);
+                    Outcome::Bug(self.deadlock())
+                };
+            }
+            if self.budget == 0 {
+                self.final_event = Some(event);
+                let thread = last.unwrap_or(ThreadId(0));
+                let loc = event.loc.unwrap_or(Loc {
+                    func: FuncId(0),
+                    pc: 0,
+                });
+                return Outcome::Bug(self.step_limit(thread, loc));
+            }
+            self.budget -= 1;
+            let point = Point {
+                step: self.step,
+                last,
+                event,
+                enabled: self.enabled.as_slice(),
+                newly_enabled: self.enabled.newly(),
+                accesses: self.accesses.as_deref().unwrap_or(&[]),
+                threads: self.n_threads,
+                position: self.enabled.positions(),
+            };
+            let chosen = scheduler.choose(&point);
+            if !self.enabled.contains(chosen) {
+                return Outcome::Diverged {
+                    step: self.step,
+                    wanted: chosen,
+                    enabled: self.enabled.as_slice().to_vec(),
+                };
+            }
+            self.enabled.clear_newly();
+            if let Some(log) = &mut self.accesses {
+                log.clear();
+            }
+            self.schedule.push(chosen);
+            self.step += 1;
+            match self.resume(chosen) {
+                Ok(next) => {
+                    event = next;
+                    last = Some(chosen);
+                }
+                Err(fault) => return Outcome::Bug(self.bug(chosen, fault)),
+            }
+        }
+    }
+
+    /// Put the machine in the program's initial state. Fails only when the
+    /// program starts more threads than the limit allows.
+    fn reset(&mut self) -> Result<(), Fault> {
+        let exe = self.exe;
+        let program = exe.program();
+        let exe_tracked = &exe.tracked;
+        self.instance_counts.clear();
+        if let Some(seen) = &mut self.instances_seen {
+            seen.clear();
+        }
+        self.globals.clear();
+        self.globals.extend(program.globals.iter().map(|g| g.init));
+        self.heap.clear();
+        for array in &program.arrays {
+            // Global arrays were checked against the heap limit when lowered
+            // and are allocated first, so they get ObjId(0..).
+            let allocated = self.heap.new_array(
+                array.var,
+                array.len,
+                array.init,
+                usize::MAX,
+                exe_tracked[array.var.index()],
+            );
+            debug_assert!(allocated.is_ok(), "global arrays fit the heap");
+        }
+        self.mutexes.clear();
+        for &var in &program.mutexes {
+            self.push_mutex(var, exe_tracked[var.index()]);
+        }
+        self.conds.clear();
+        self.conds
+            .extend(program.conds.iter().map(|&var| CondState {
+                tracked: exe_tracked[var.index()],
+                var,
+                waiters: VecDeque::new(),
+            }));
+        self.n_threads = 0;
+        self.n_finished = 0;
+        self.status.clear();
+        self.enabled.clear();
+        self.awaiters.clear();
+        self.speculating = false;
+        if program.threads.len() > self.limits.max_threads {
+            return Err(Fault {
+                kind: BugKind::Error,
+                message: format!(
+                    "too many threads: the program starts {}, more than the limit of {}",
+                    program.threads.len(),
+                    self.limits.max_threads
+                ),
+                loc: Loc {
+                    func: program.threads[0].func,
+                    pc: 0,
+                },
+            });
+        }
+        for (index, spec) in program.threads.iter().enumerate() {
+            let thread = self.add_thread(spec.func, Origin::Initial(index));
+            let regs = &mut self.threads[thread.index()].regs;
+            regs[..spec.args.len()].copy_from_slice(&spec.args);
+        }
+        self.schedule.clear();
+        self.budget = self.limits.max_steps;
+        self.step = 0;
+        if let Some(prints) = &mut self.prints {
+            prints.clear();
+        }
+        if let Some(log) = &mut self.accesses {
+            log.clear();
+        }
+        Ok(())
+    }
+
+    /// Add a mutex of variable `var`, free, with no thread blocked on it.
+    fn push_mutex(&mut self, var: VarId, tracked: bool) -> MutexId {
+        let id = MutexId(self.mutexes.len() as u32);
+        self.mutexes.push(MutexState {
+            var,
+            owner: None,
+            tracked,
+        });
+        match self.lockers.get_mut(id.index()) {
+            Some(lockers) => lockers.clear(),
+            None => self.lockers.push(Vec::new()),
+        }
+        id
+    }
+
+    /// Create a runnable thread at the start of `func`, with its registers
+    /// cleared; the caller fills in the arguments.
+    fn add_thread(&mut self, func: FuncId, origin: Origin) -> ThreadId {
+        let id = ThreadId(self.n_threads as u32);
+        if self.n_threads == self.threads.len() {
+            self.threads.push(Thread::new());
+        }
+        let registers = self.exe.program().functions[func.index()].registers as usize;
+        self.status.push(Status::Runnable);
+        self.enabled.add_thread();
+        self.enabled.insert(id);
+        let thread = &mut self.threads[self.n_threads];
+        thread.frames.clear();
+        thread.frames.push(Frame {
+            func,
+            pc: 0,
+            base: 0,
+            ret: Reg(0),
+        });
+        thread.regs.clear();
+        thread.regs.resize(registers, Value::Null);
+        thread.atomic_depth = 0;
+        thread.atomic_touched = None;
+        thread.atomic_synced = false;
+        thread.joiners.clear();
+        thread.origin = origin;
+        self.n_threads += 1;
+        id
+    }
+
+    /// Log an access of the current step, when logging.
+    #[inline(always)]
+    fn log(&mut self, var: Option<VarId>, write: bool) {
+        if let Some(log) = &mut self.accesses {
+            log.push(Access { var, write });
+        }
+    }
+
+    /// `thread` takes mutex `mutex` (free): the threads blocked on it can no
+    /// longer run.
+    fn acquire(&mut self, mutex: MutexId, thread: ThreadId) {
+        self.mutexes[mutex.index()].owner = Some(thread);
+        let lockers = &mut self.lockers[mutex.index()];
+        lockers.retain(|&t| t != thread);
+        for &locker in lockers.iter() {
+            self.enabled.remove(locker);
+        }
+        self.log(Some(self.mutexes[mutex.index()].var), true);
+    }
+
+    /// Mutex `mutex` becomes free: the threads blocked on it can run.
+    fn release(&mut self, mutex: MutexId) {
+        self.mutexes[mutex.index()].owner = None;
+        for &locker in &self.lockers[mutex.index()] {
+            self.enabled.insert(locker);
+        }
+        self.log(Some(self.mutexes[mutex.index()].var), true);
+    }
+
+    /// Block `thread` until it can take mutex `mutex` (`woken`: to relock
+    /// after `wait`).
+    fn block_on_mutex(&mut self, thread: ThreadId, mutex: MutexId, woken: bool) {
+        self.status[thread.index()] = Status::Locking { mutex, woken };
+        self.lockers[mutex.index()].push(thread);
+        if self.mutexes[mutex.index()].owner.is_some() {
+            self.enabled.remove(thread);
+        } else {
+            self.enabled.insert(thread);
+        }
+    }
+
+    /// `thread`'s function returned: it ends, and its joiners can run.
+    fn finish(&mut self, thread: ThreadId) {
+        self.status[thread.index()] = Status::Finished;
+        self.n_finished += 1;
+        self.enabled.remove(thread);
+        let joiners = std::mem::take(&mut self.threads[thread.index()].joiners);
+        for &joiner in &joiners {
+            self.enabled.insert(joiner);
+        }
+        self.threads[thread.index()].joiners = joiners;
+        self.log(None, true);
+    }
+
+    /// Let `thread` (enabled) take its next step.
+    #[inline]
+    fn resume(&mut self, thread: ThreadId) -> Result<Event, Fault> {
+        match self.status[thread.index()] {
+            Status::Runnable => self.execute(thread),
+            Status::Awaiting { .. } => {
+                // The frame's pc points back at the AwaitBegin: evaluate
+                // again, now true.
+                self.awaiters.retain(|&t| t != thread);
+                self.status[thread.index()] = Status::Runnable;
+                self.execute(thread)
+            }
+            Status::Locking { mutex, woken } => {
+                self.status[thread.index()] = Status::Runnable;
+                self.acquire(mutex, thread);
+                let loc = self.threads[thread.index()].blocked_at;
+                let kind = if woken {
+                    EventKind::Woken
+                } else {
+                    EventKind::Lock
+                };
+                let site = self.exe.program().functions[loc.func.index()].code[loc.pc as usize]
+                    .sync_site();
+                let state = &self.mutexes[mutex.index()];
+                Ok(Event {
+                    kind,
+                    site,
+                    var: Some(state.var),
+                    tracked: state.tracked,
+                    loc: Some(loc),
+                })
+            }
+            Status::Joining { .. } => {
+                self.status[thread.index()] = Status::Runnable;
+                self.log(None, false);
+                let loc = self.threads[thread.index()].blocked_at;
+                Ok(Event {
+                    kind: EventKind::Join,
+                    site: None,
+                    var: None,
+                    tracked: false,
+                    loc: Some(loc),
+                })
+            }
+            Status::Waiting { .. } | Status::Finished => {
+                unreachable!("invariant: only enabled threads are resumed")
+            }
+        }
+    }
+
+    /// Run `thread` until its next scheduling point.
+    #[inline]
+    fn execute(&mut self, thread: ThreadId) -> Result<Event, Fault> {
+        let exe = self.exe;
+        let state = &mut self.threads[thread.index()];
+        let mut regs = std::mem::take(&mut state.regs);
+        let mut frames = std::mem::take(&mut state.frames);
+        let result = self.interpret(exe, thread, &mut regs, &mut frames);
+        let state = &mut self.threads[thread.index()];
+        state.regs = regs;
+        state.frames = frames;
+        if let Ok(event) = &result {
+            if event.kind == EventKind::Finished {
+                self.finish(thread);
+            }
+        }
+        result
+    }
+
+    /// Whether an object allocation site `var` makes now is tracked: its
+    /// site is tracked and, when the site is split by instance, this
+    /// instance is one of the tracked ones. The instance (call stack and
+    /// index) is worked out only when needed.
+    fn allocation_tracked(
+        &mut self,
+        exe: &Executable,
+        var: VarId,
+        frames: &[Frame],
+        func: FuncId,
+    ) -> bool {
+        self.log(Some(var), true);
+        let split = exe.split[var.index()];
+        if !split && self.instances_seen.is_none() {
+            return exe.tracked[var.index()];
+        }
+        // The call stack: every caller's function and return point, and the
+        // allocating function.
+        let mut context: u64 = 0xcbf2_9ce4_8422_2325;
+        let callers = frames.len().saturating_sub(1);
+        for frame in frames[..callers].iter() {
+            context = (context ^ (u64::from(frame.func.0) << 32 | u64::from(frame.pc)))
+                .wrapping_mul(0x0100_0000_01b3);
+        }
+        context = (context ^ u64::from(func.0)).wrapping_mul(0x0100_0000_01b3);
+        let count = self.instance_counts.entry((var, context)).or_insert(0);
+        let key = InstanceKey {
+            var,
+            context,
+            index: *count,
+        };
+        *count += 1;
+        if let Some(seen) = &mut self.instances_seen {
+            seen.push(key);
+        }
+        if split {
+            exe.instances.contains(&key)
+        } else {
+            exe.tracked[var.index()]
+        }
+    }
+
+    /// Move a waiter on a condition variable to relocking its mutex.
+    fn wake(&mut self, thread: ThreadId) {
+        if let Status::Waiting { mutex, .. } = self.status[thread.index()] {
+            self.block_on_mutex(thread, mutex, true);
+        }
+    }
+
+    /// A value as `print` shows it.
+    fn display(&self, value: Value) -> String {
+        match value {
+            Value::Null => "null".to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Ref(o) => format!(
+                "<{} #{}>",
+                self.exe.program().vars[self.heap.var(o).index()].name,
+                o.0
+            ),
+            Value::Mutex(m) => format!(
+                "<mutex {}>",
+                self.exe.program().vars[self.mutexes[m.index()].var.index()].name
+            ),
+            Value::Cond(c) => format!(
+                "<cond {}>",
+                self.exe.program().vars[self.conds[c.index()].var.index()].name
+            ),
+            Value::Thread(t) => format!("<thread {}>", self.thread_name(t)),
+        }
+    }
+
+    fn step_limit_message(&self) -> String {
+        format!(
+            "the execution exceeded {} steps (scheduling points, loop iterations and calls): possible non-termination",
+            self.limits.max_steps
+        )
+    }
+
+    fn step_limit(&self, thread: ThreadId, loc: Loc) -> Bug {
+        self.bug(
+            thread,
+            Fault {
+                kind: BugKind::StepLimit,
+                message: self.step_limit_message(),
+                loc,
+            },
+        )
+    }
+
+    fn span(&self, loc: Loc) -> Span {
+        self.exe.program().span_at(loc.func, loc.pc as usize)
+    }
+
+    fn bug(&self, thread: ThreadId, fault: Fault) -> Bug {
+        Bug {
+            kind: fault.kind,
+            message: fault.message,
+            span: self.span(fault.loc),
+            thread,
+            thread_name: self.thread_name(thread),
+            blocked: Vec::new(),
+            steps: self.step,
+        }
+    }
+
+    /// The report for a state where no thread can run but some have not
+    /// finished.
+    fn deadlock(&self) -> Bug {
+        let program = self.exe.program();
+        let var_name = |var: VarId| program.vars[var.index()].name.clone();
+        let mut blocked = Vec::new();
+        for (index, (state, &status)) in self.threads.iter().zip(&self.status).enumerate() {
+            let thread = ThreadId(index as u32);
+            let waits_on = match status {
+                Status::Finished | Status::Runnable => continue,
+                Status::Locking { mutex, .. } => {
+                    let m = self.mutexes[mutex.index()];
+                    WaitsOn::Mutex {
+                        var: m.var,
+                        name: var_name(m.var),
+                        holder: m.owner.map(|owner| {
+                            let name = if owner == thread {
+                                "itself".to_string()
+                            } else {
+                                self.thread_name(owner)
+                            };
+                            (owner, name)
+                        }),
+                    }
+                }
+                Status::Waiting { cond, .. } => {
+                    let var = self.conds[cond.index()].var;
+                    WaitsOn::Cond {
+                        var,
+                        name: var_name(var),
+                    }
+                }
+                Status::Joining { thread: target } => WaitsOn::Join {
+                    thread: target,
+                    name: self.thread_name(target),
+                },
+                Status::Awaiting { .. } => WaitsOn::Await,
+            };
+            blocked.push(BlockedThread {
+                thread,
+                name: self.thread_name(thread),
+                waits_on,
+                span: self.span(state.blocked_at),
+            });
+        }
+        let Some(first) = blocked.first() else {
+            unreachable!("invariant: a deadlock has a blocked thread")
+        };
+        let summary = blocked
+            .iter()
+            .map(|b| format!("{} waits for {}", b.name, b.waits_on))
+            .collect::<Vec<_>>()
+            .join("; ");
+        Bug {
+            kind: BugKind::Deadlock,
+            message: format!("deadlock: {summary}"),
+            span: first.span,
+            thread: first.thread,
+            thread_name: first.name.clone(),
+            blocked,
+            steps: self.step,
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! `rankcheck explore` and `rankcheck classify`: exhaustive search with
+//! variable and thread bounding (the paper's Algorithm 1), or without a
+//! preemption bound, and the minimal (c, v, t) of a bug.
+
+mod output;
+mod sets;
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::Result;
+use indicatif::ProgressBar;
+use rankcheck_engine::explore::{
+    explore_sets, fails_with, priority_orders, thread_bound, ExploreConfig, Order, Progress,
+    Search, SetsExplored,
+};
+use rankcheck_engine::profile::{accessed_vars, profile, Profile};
+use rankcheck_engine::strategy::Instrumenter;
+use rankcheck_engine::{Executable, Instrumentation, Limits};
+use rankcheck_stats::{runs_for_thread_coverage, LemmaForm, RunCount};
+
+use crate::cli::{Bound, ClassifyArgs, ExhaustiveArgs, ExploreArgs, VarsArg};
+use crate::exit::Status;
+use crate::interrupt;
+use crate::load::{load, Loaded};
+use crate::plan::instrumenter;
+use crate::progress::status_line;
+
+use self::output::{report_bug, report_clean, ExploreJson};
+use self::sets::{executable, var_sets, TrackSet};
+
+/// The miss probability sampled priority orders are drawn for.
+const ORDER_EPSILON: f64 = 0.01;
+
+/// The priority orders of an exploration.
+pub struct Orders {
+    orders: Vec<Order>,
+    /// `None` when every order is enumerated; otherwise the `epsilon` of
+    /// Lemma 4.1 the sample was drawn for.
+    epsilon: Option<f64>,
+}
+
+/// Every order of `n + c` fragments when there are few enough, else enough
+/// random ones to cover every order of `t` threads with probability
+/// `1 - epsilon` (Lemma 4.1 as PAPER.md states it).
+fn orders(n: usize, c: u32, t: u32, seed: u64) -> Orders {
+    let sampled =
+        || match runs_for_thread_coverage(LemmaForm::Summary, n as u64, c, t, ORDER_EPSILON) {
+            Ok(RunCount::Finite(count)) => count.min(100_000) as usize,
+            _ => 100_000,
+        };
+    let (orders, enumerated) = priority_orders(n, c, sampled, seed);
+    Orders {
+        orders,
+        epsilon: (!enumerated).then_some(ORDER_EPSILON),
+    }
+}
+
+/// A program with its profile, ready to explore.
+pub struct Subject {
+    loaded: Loaded,
+    profile: Profile,
+    limits: Limits,
+    instrumenter: Instrumenter,
+}
+
+fn subject(args: &ExhaustiveArgs) -> Result<(Subject, &Path)> {
+    let common = &args.common;
+    let Some(path) = common.program.as_deref() else {
+        anyhow::bail!("no program given")
+    };
+    let loaded = load(path, &common.define)?;
+    let limits = Limits {
+        max_steps: common.max_steps,
+        ..Limits::default()
+    };
+    let all = Executable::new(
+        loaded.program.clone(),
+        &Instrumentation::all(&loaded.program),
+    );
+    let profile = profile(&all, common.profile_runs, args.seed, limits);
+    let instrumenter = instrumenter(&loaded.program);
+    Ok((
+        Subject {
+            loaded,
+            profile,
+            limits,
+            instrumenter,
+        },
+        path,
+    ))
+}
+
+fn config(args: &ExhaustiveArgs, subject: &Subject, c: u32, finish_bound: bool) -> ExploreConfig {
+    ExploreConfig {
+        preemptions: c,
+        n_threads: subject.profile.max_threads,
+        limits: subject.limits,
+        prune: !args.no_prune,
+        finish_bound,
+        max_schedules: args.max_schedules,
+        max_memory: args.max_memory,
+        jobs: args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |j| j as usize,
+        ),
+    }
+}
+
+/// One exploration of every set at one bound, with the orders it used.
+pub struct Round {
+    result: SetsExplored,
+    orders: Orders,
+    config: ExploreConfig,
+}
+
+/// Explore `sets` at `bound` (`None`: unbounded). When a run creates more
+/// threads than the orders rank, the orders are made again over that many
+/// and the round starts over, so that every thread's priority is
+/// enumerated.
+fn round(
+    subject: &Subject,
+    sets: &[TrackSet],
+    bound: Option<u32>,
+    t: u32,
+    seed: u64,
+    base: &ExploreConfig,
+    bar: &ProgressBar,
+) -> Round {
+    let mut config = *base;
+    config.preemptions = bound.unwrap_or(0);
+    let current = AtomicUsize::new(0);
+    let monitor = |p: &Progress| {
+        let set = current.load(Ordering::Relaxed);
+        bar.set_message(status_line(&[
+            match bound {
+                Some(c) => format!("bound {} of {c}", p.bound),
+                None => "unbounded".to_string(),
+            },
+            format!("set {} of {}", set + 1, sets.len()),
+            format!("{} schedules", p.schedules),
+            format!("{} pruned", p.pruned),
+            format!("{} items left", p.items_left),
+            format!("{} MB", p.memory >> 20),
+        ]));
+        !interrupt::requested()
+    };
+    loop {
+        let orders = orders(config.n_threads, config.preemptions, t, seed);
+        let search = match bound {
+            Some(_) => Search::Bounded(&orders.orders),
+            None => Search::Unbounded,
+        };
+        let result = explore_sets(
+            sets.len(),
+            |i| {
+                current.store(i, Ordering::Relaxed);
+                executable(subject, &sets[i])
+            },
+            search,
+            &config,
+            &monitor,
+        );
+        match result.more_threads {
+            Some(n) if bound.is_some() => config.n_threads = n,
+            _ => {
+                return Round {
+                    result,
+                    orders,
+                    config,
+                }
+            }
+        }
+    }
+}
+
+/// `rankcheck explore`.
+pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
+    let (subject, path) = subject(&args.exhaustive)?;
+    let program = subject.loaded.program.clone();
+    let sets = var_sets(&program, &subject.profile, &args.vars, args.loop_bound)?;
+    let bound = match args.preemptions {
+        Bound::At(c) => Some(c),
+        Bound::Unbounded => None,
+    };
+    let base = config(&args.exhaustive, &subject, bound.unwrap_or(0), false);
+    let bar = crate::progress::spinner(args.exhaustive.common.format);
+    let started = Instant::now();
+    let round = round(
+        &subject,
+        &sets,
+        bound,
+        args.threads,
+        args.exhaustive.seed,
+        &base,
+        &bar,
+    );
+    bar.finish_and_clear();
+    let mut json = ExploreJson::new(path, &subject, &args.vars.to_string(), bound, &round, &sets);
+    json.finish(started.elapsed().as_secs_f64());
+    json.threads = Some(args.threads);
+    let Some((index, explored)) = &round.result.failing else {
+        return report_clean(&json, args.exhaustive.common.format);
+    };
+    let set = &sets[*index];
+    let bug = &explored.bugs[0];
+    // The thread bound needs every order: only enumerated orders give one.
+    let t = (bound.is_some() && round.orders.epsilon.is_none())
+        .then(|| {
+            let exe = executable(&subject, set);
+            thread_bound(
+                &round.orders.orders,
+                bug.preemptions.len(),
+                &|order: &Order| fails_with(&exe, &round.config, order, &bug.preemptions),
+            )
+        })
+        .flatten();
+    report_bug(&args.exhaustive, path, &subject, set, bug, t, json)
+}
+
+/// The (c, v) pairs classify tries, in the paper's order: (0, 0), then for
+/// each c every v from 1 to c (at most the variables accessed).
+fn classify_steps(max_c: u32, accessed: usize) -> Vec<(u32, usize)> {
+    let mut steps = vec![(0, 0)];
+    for c in 1..=max_c {
+        steps.extend((1..=(c as usize).min(accessed)).map(|v| (c, v)));
+    }
+    steps
+}
+
+/// `rankcheck classify`.
+pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
+    let (subject, path) = subject(&args.exhaustive)?;
+    let program = subject.loaded.program.clone();
+    let accessed = accessed_vars(&subject.profile).len();
+    let started = Instant::now();
+    let bar = crate::progress::spinner(args.exhaustive.common.format);
+    let mut totals = SetsExplored::default();
+    let mut last: Option<(u32, usize, Round, Vec<TrackSet>)> = None;
+    for (c, v) in classify_steps(args.max_preemptions, accessed) {
+        let sets = var_sets(&program, &subject.profile, &VarsArg::Count(v), 0)?;
+        let base = config(&args.exhaustive, &subject, c, true);
+        let t = (base.n_threads as u32).max(2);
+        let round = round(
+            &subject,
+            &sets,
+            Some(c),
+            t,
+            args.exhaustive.seed,
+            &base,
+            &bar,
+        );
+        if let Some(first) = round.result.schedules_to_first_bug {
+            totals.schedules_to_first_bug = Some(totals.schedules + first);
+        }
+        totals.schedules += round.result.schedules;
+        totals.pruned += round.result.pruned;
+        let stopped = round.result.stopped.is_some();
+        let failing = round.result.failing.clone();
+        last = Some((c, v, round, sets));
+        if failing.is_some() || stopped {
+            break;
+        }
+    }
+    bar.finish_and_clear();
+    let Some((c, v, mut round, sets)) = last else {
+        anyhow::bail!("nothing to classify")
+    };
+    round.result.schedules = totals.schedules;
+    round.result.pruned = totals.pruned;
+    round.result.schedules_to_first_bug = totals.schedules_to_first_bug;
+    let mut json = ExploreJson::new(path, &subject, &v.to_string(), Some(c), &round, &sets);
+    json.finish(started.elapsed().as_secs_f64());
+    let Some((index, explored)) = &round.result.failing else {
+        return report_clean(&json, args.exhaustive.common.format);
+    };
+    let set = &sets[*index];
+    let exe = executable(&subject, set);
+    // The thread bound needs every order: only enumerated orders give one.
+    let t = round
+        .orders
+        .epsilon
+        .is_none()
+        .then(|| {
+            let mut distinct: Vec<&Vec<u64>> =
+                explored.bugs.iter().map(|b| &b.preemptions).collect();
+            distinct.sort();
+            distinct.dedup();
+            distinct
+                .into_iter()
+                .filter_map(|at| {
+                    thread_bound(&round.orders.orders, c as usize, &|order: &Order| {
+                        fails_with(&exe, &round.config, order, at)
+                    })
+                })
+                .min()
+        })
+        .flatten();
+    let bug = explored
+        .bugs
+        .iter()
+        .min_by_key(|b| b.preemptions.len())
+        .unwrap_or(&explored.bugs[0]);
+    report_bug(&args.exhaustive, path, &subject, set, bug, t, json)
+}
+
+/// The exit status of an exploration without a bug.
+fn clean_status(json: &ExploreJson) -> Status {
+    if json.exhausted {
+        Status::Clean
+    } else {
+        Status::Incomplete
+    }
+}
