@@ -19,7 +19,9 @@ use rankcheck_engine::{
 use rankcheck_stats::Probability;
 
 use crate::cli::{Format, TestArgs};
+use crate::exit::Status;
 use crate::guarantee::{confidence, needed, per_run_bound};
+use crate::interrupt;
 use crate::load::{load, Loaded};
 use crate::plan::{plan, scheme, Plan};
 use crate::report::{failure_text, save_replay, trace, trace_with, FailureJson, TracedFailure};
@@ -108,7 +110,7 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
         if let Some(lowest) = lowest {
             progress.set_message(format!("confidence {lowest:.4}"));
         }
-        deadline.is_none_or(|d| Instant::now() < d)
+        !interrupt::requested() && deadline.is_none_or(|d| Instant::now() < d)
     };
     let started = Instant::now();
     let result = match &plan {
@@ -117,6 +119,7 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
     };
     let elapsed = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
+    let interrupted = interrupt::requested();
 
     let summary = Summary::new(
         args,
@@ -129,6 +132,7 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
         seed,
         elapsed,
         runs_capped,
+        interrupted,
     );
     let found = match (&result.first_failure, &profile.failure) {
         (Some(failure), _) => Some(reproduce(&plan, failure, limits, &loaded, true)?),
@@ -150,7 +154,12 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
             Format::Json => outln!("{}", serde_json::to_string_pretty(&summary.json(None))?),
             Format::Human => out!("{}", summary.text(false)),
         }
-        return Ok(ExitCode::SUCCESS);
+        let status = if interrupted {
+            Status::Incomplete
+        } else {
+            Status::Clean
+        };
+        return Ok(status.into());
     };
 
     let strategy_name = if found.by_search {
@@ -162,7 +171,7 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
     let replay_path = match &replay {
         Ok(p) => Some(p.display().to_string()),
         Err(error) => {
-            eprintln!("warning: {error:#}");
+            errln!("warning: {error:#}");
             None
         }
     };
@@ -244,7 +253,7 @@ pub fn check(args: &TestArgs) -> Result<ExitCode> {
             out!("\n{}", summary.text(true));
         }
     }
-    Ok(ExitCode::from(1))
+    Ok(Status::Failure.into())
 }
 
 /// A failure with everything the report shows.

@@ -29,7 +29,14 @@ pub fn load(path: &Path, defines: &[(String, i64)]) -> Result<Loaded> {
             program: Arc::new(program),
         }),
         Err(CompileError::Diagnostics(diagnostics)) => {
-            eprint!("{}", file.render_diagnostics(&diagnostics));
+            {
+                use std::io::Write as _;
+                let _ = write!(
+                    std::io::stderr().lock(),
+                    "{}",
+                    file.render_diagnostics(&diagnostics)
+                );
+            }
             let n = diagnostics.len();
             Err(anyhow!(
                 "could not compile {} ({n} error{})",

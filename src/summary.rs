@@ -70,6 +70,8 @@ pub struct SummaryJson {
     profile_runs: u64,
     target_confidence: f64,
     runs_capped: bool,
+    /// Whether SIGINT or SIGTERM stopped the search early.
+    interrupted: bool,
     settings: Vec<SettingJson>,
     /// The lowest confidence over the settings (the guarantee of the run as
     /// a whole), null if no setting claims one.
@@ -173,6 +175,7 @@ impl Summary {
         seed: u64,
         elapsed: f64,
         runs_capped: bool,
+        interrupted: bool,
     ) -> Summary {
         let program = &loaded.program;
         let per_setting = |i: usize| {
@@ -239,6 +242,7 @@ impl Summary {
             profile_runs: profile.runs,
             target_confidence: args.confidence,
             runs_capped,
+            interrupted,
             confidence: overall
                 .filter(|c| !c.is_empty())
                 .map(|c| c.into_iter().fold(1.0, f64::min)),
@@ -368,6 +372,13 @@ fn summary_text(json: &SummaryJson, scheme: PriorityScheme, failed: bool) -> Str
             out,
             "measured hit rate {rate:.6} ({low:.6} to {high:.6} at {})",
             json.target_confidence
+        );
+    }
+    if json.interrupted {
+        let _ = writeln!(
+            out,
+            "interrupted after {} runs: the figures above are what those runs earned",
+            json.runs
         );
     }
     if json.runs_capped {

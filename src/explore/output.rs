@@ -156,12 +156,12 @@ fn places(json: &ExploreJson) -> String {
 }
 
 /// The priority orders, in words.
-fn order_words(json: &ExploreJson, bound: u32) -> String {
+fn order_words(json: &ExploreJson) -> String {
     match json.orders_epsilon {
         None => format!(
             "under every one of the {} priority orders of n + c = {} fragments",
             json.orders,
-            json.n + bound as usize
+            json.n + json.preemptions.unwrap_or(0) as usize
         ),
         Some(eps) => format!(
             "under {} random priority orders, which cover every order of {} threads with probability >= {}",
@@ -186,7 +186,7 @@ fn proved_text(json: &ExploreJson) -> String {
             "{head}no bug with at most {} {}, {}\n",
             preemptions(c),
             places(json),
-            order_words(json, c)
+            order_words(json)
         ),
         None => format!(
             "{head}no bug in any schedule, with threads switching {}\n",
@@ -219,7 +219,7 @@ fn incomplete_text(json: &ExploreJson, stopped: &str) -> String {
             "every schedule with at most {} {} ran without a bug ({})",
             preemptions(b),
             places(json),
-            order_words(json, b)
+            order_words(json)
         ),
         _ => "no bound was finished".to_string(),
     };

@@ -211,7 +211,9 @@ pub fn explore(
         // Items that run the same schedule form a group, run once; groups
         // go in the order of their first item.
         let groups = group_runs(orders, n, &queue);
-        let mut queued_bytes: u64 = queue.iter().map(Item::bytes).sum();
+        // The groups and their index by hash live as long as the queue.
+        let grouping = (groups.len() * 64 + queue.len() * 4) as u64;
+        let mut queued_bytes: u64 = queue.iter().map(Item::bytes).sum::<u64>() + grouping;
         let mut next_bytes = 0u64;
         let mut done_items = 0usize;
         for batch in groups.chunks(BATCH) {

@@ -2,58 +2,17 @@
 //! their expected outcome in a `// expect:` header, run through the real
 //! binary, so exit codes, JSON, replay files and diagnostics are all covered.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+mod trust;
+
+use std::path::Path;
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn rankcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rankcheck"))
-        .args(args)
-        .output()
-        .expect("rankcheck runs")
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
-}
-
-/// The `.rk` files of a directory, sorted.
-fn programs(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
-        .expect("test directory exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rk"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no programs in {dir}");
-    files
-}
-
-/// The words after `// expect:` on a program's first line.
-fn expectation(path: &Path) -> Vec<String> {
-    let source = std::fs::read_to_string(path).expect("program readable");
-    let first = source.lines().next().unwrap_or_default();
-    let rest = first
-        .strip_prefix("// expect:")
-        .unwrap_or_else(|| panic!("{}: no expect header", path.display()));
-    rest.split_whitespace().map(str::to_string).collect()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rankcheck-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use support::{
+    buggy_programs, exhaustive, expectation, header_bounds, json, programs, rankcheck, root,
+    temp_dir,
+};
 
 /// Every buggy example fails with the kind its header names within 10,000
 /// runs of the random scheduler, and the failure replays to the same kind
@@ -282,24 +241,14 @@ fn usage_errors_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such/file.rk"));
 }
 
-/// The `(c, v, t)` of an example's header.
-fn header_bounds(path: &Path) -> Option<(u32, u32, u32)> {
-    let expect = expectation(path);
-    let field = |name: &str| {
-        expect
-            .iter()
-            .find_map(|w| w.strip_prefix(&format!("{name}=")))
-            .and_then(|v| v.parse().ok())
-    };
-    Some((field("c")?, field("v")?, field("t")?))
-}
-
 /// PCTVB (the default strategy) finds every buggy example with the depth
 /// `d = c + 1` and variable bound `v` of its header, and the failure it
 /// reports replays step for step. Thread-bounded priorities are used where
-/// the header needs them: `fig10` is a `c = 2` bug only with thread
-/// bounding (PAPER.md, Thread bounding); with PCT's priorities it needs
-/// `d = 4`.
+/// the header needs them: a `c` counts change points under thread
+/// bounding, where a preempted thread may stay above a third one; PCT's
+/// change point drops it below every thread, so `fig10` and
+/// `unspawned_priority` need one more change point (`d = c + 2`) with PCT's
+/// priorities (PAPER.md, Thread bounding).
 ///
 /// Each of these bugs has a per-run probability of at least 1/500 under
 /// its setting (the bounds test below measures them), so 5,000 runs miss
@@ -307,7 +256,7 @@ fn header_bounds(path: &Path) -> Option<(u32, u32, u32)> {
 #[test]
 fn pctvb_finds_each_example_at_its_header_bounds() {
     let replays = temp_dir("pctvb");
-    for path in programs("examples") {
+    for path in buggy_programs() {
         let name = path.display().to_string();
         let Some((c, v, _)) = header_bounds(&path) else {
             // The correct program: a short search stays clean.
@@ -326,7 +275,7 @@ fn pctvb_finds_each_example_at_its_header_bounds() {
         };
         let depth = (c + 1).to_string();
         let vars = v.to_string();
-        let priorities = if name.contains("fig10") {
+        let priorities = if name.contains("fig10") || name.contains("unspawned_priority") {
             "thread-bounded"
         } else {
             "pct"
@@ -534,28 +483,12 @@ fn correct_programs_pass_under_every_strategy() {
     }
 }
 
-/// Run `rankcheck classify` or `explore` with JSON output.
-fn exhaustive(args: &[&str], program: &Path) -> (Option<i32>, Value) {
-    let dir = temp_dir("exhaustive");
-    let mut all: Vec<&str> = args.to_vec();
-    let dir = dir.to_str().unwrap().to_string();
-    all.extend([
-        "--format",
-        "json",
-        "--replay-dir",
-        &dir,
-        program.to_str().unwrap(),
-    ]);
-    let out = rankcheck(&all);
-    (out.status.code(), json(&out))
-}
-
 /// `classify` reports each example's header (c, v, t), and exploring with
 /// one preemption fewer, or one variable fewer, exhausts the bound without
 /// finding it: the header's bounds are minimal.
 #[test]
 fn classify_reports_each_header_and_smaller_bounds_find_nothing() {
-    for path in programs("examples") {
+    for path in buggy_programs() {
         let Some((c, v, t)) = header_bounds(&path) else {
             continue;
         };
@@ -637,7 +570,7 @@ fn exhaustive_schedule_counts() {
 /// it reports the same (c, v, t) and kind, and with it fewer schedules run.
 #[test]
 fn pruning_never_loses_a_bug() {
-    for path in programs("examples") {
+    for path in buggy_programs() {
         if header_bounds(&path).is_none() {
             continue;
         }
