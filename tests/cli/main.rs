@@ -5,8 +5,6 @@
 mod support;
 mod trust;
 
-use std::path::Path;
-
 use serde_json::Value;
 
 use support::{

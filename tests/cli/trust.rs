@@ -60,7 +60,7 @@ fn await_conditions_with_side_effects_are_rejected() {
 /// SIGINT and SIGTERM handlers (read off `/proc/PID/status`), so that a
 /// signal sent next is caught rather than fatal.
 fn start_and_wait_for_handlers(args: &[&str]) -> Child {
-    let child = Command::new(env!("CARGO_BIN_EXE_rankcheck"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rankcheck"))
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -79,7 +79,11 @@ fn start_and_wait_for_handlers(args: &[&str]) -> Child {
         if caught & (1 << 1) != 0 && caught & (1 << 14) != 0 {
             return child;
         }
-        assert!(Instant::now() < deadline, "handlers not installed: {text}");
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("handlers not installed: {text}");
+        }
         std::thread::yield_now();
     }
 }
