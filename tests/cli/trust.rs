@@ -58,7 +58,9 @@ fn await_conditions_with_side_effects_are_rejected() {
 
 /// Start rankcheck with piped output and wait until it has installed its
 /// SIGINT and SIGTERM handlers (read off `/proc/PID/status`), so that a
-/// signal sent next is caught rather than fatal.
+/// signal sent next is caught rather than fatal. The caller waits for the
+/// child ([`interrupt`]).
+#[allow(clippy::zombie_processes)]
 fn start_and_wait_for_handlers(args: &[&str]) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rankcheck"))
         .args(args)
