@@ -1,41 +1,50 @@
 //! The command line: clap types, turned into plain config structs at once so
 //! that clap never reaches the engine.
+//!
+//! `rankcheck PROGRAM...` is `rankcheck check PROGRAM...`, and options may
+//! come before the subcommand's name (`rankcheck -D N=5 bounds f.rk`):
+//! [`parse`] moves the name first before clap reads the line. A flag means
+//! the same in every subcommand that takes it.
 
+use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// rankcheck finds concurrency bugs in `.rk` programs by running them many
 /// times under a scheduler it controls: PCT with variable bounding by
 /// default, with a probability guarantee for what it did not find.
+/// `rankcheck PROGRAM...` tests programs (the `check` subcommand).
 #[derive(Debug, Parser)]
 #[command(
     name = "rankcheck",
     version,
-    args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
+    arg_required_else_help = true,
+    subcommand_required = true
 )]
 pub struct Cli {
-    /// A subcommand; without one, rankcheck tests the program given.
+    /// What to do.
     #[command(subcommand)]
-    pub command: Option<Command>,
-    /// Testing options (the default command).
-    #[command(flatten)]
-    pub test: TestArgs,
+    pub command: Command,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Test programs: search for a failing schedule, or state the guarantee
+    /// the clean runs earned (the default: `rankcheck PROGRAM...`).
+    Check(CheckArgs),
     /// Re-run the execution a replay file records, step by step.
     Replay(ReplayArgs),
     /// Print the per-run probability bound and the runs a confidence needs,
-    /// for PCT and PCTVB side by side, after the preparatory runs only.
+    /// for PCT and PCTVB side by side and per variable, after the
+    /// preparatory runs only.
     Bounds(BoundsArgs),
     /// Explore every schedule with at most C preemptions at accesses to V
     /// variables, for thread bounding's priority orders (the paper's
-    /// Algorithm 1).
+    /// Algorithm 1), or every schedule at all.
     Explore(ExploreArgs),
     /// Find a bug's minimal (c, v, t): explore with increasing bounds until
     /// it appears.
@@ -46,69 +55,158 @@ pub enum Command {
     Sites(SitesArgs),
 }
 
-/// Options of `rankcheck sites`.
-#[derive(Debug, Args)]
-pub struct SitesArgs {
-    /// The `.rk` program.
-    pub program: PathBuf,
-    /// Override a `const` of the program: `-D HOT=400`. Repeatable.
-    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
-    pub define: Vec<(String, i64)>,
-    /// Show the sites that tracking these variables instruments
-    /// (comma-separated names).
-    #[arg(long, value_delimiter = ',')]
-    pub vars: Vec<String>,
-    /// Preparatory random runs that measure accesses per variable.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
-    pub profile_runs: u64,
-    /// Steps one preparatory run may take.
-    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_steps: u64,
-    /// Seed of the preparatory runs.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Human)]
-    pub format: TableFormat,
-}
-
-/// Output formats of tables.
+/// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TableFormat {
-    /// A table for people.
+pub enum Format {
+    /// A report for people.
     Human,
-    /// One JSON object.
+    /// One JSON object on stdout, for scripts and CI.
     Json,
     /// CSV rows with a header.
     Csv,
 }
 
+/// Options every command that runs a program shares.
+#[derive(Debug, Args)]
+pub struct ProgramOptions {
+    /// Override a `const` of the program: `-D HOT=400`. Repeatable.
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+    pub define: Vec<(String, i64)>,
+    /// Steps one execution may take (scheduling points, loop iterations and
+    /// calls) before it is reported as possible non-termination.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value = "1000000", value_parser = positive)]
+    pub max_steps: u64,
+    /// Preparatory random runs that measure threads (n), steps (k) and
+    /// accesses per variable (k_q) first.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value = "20", value_parser = positive)]
+    pub profile_runs: u64,
+    /// The seed everything random follows from. `check` draws a fresh one
+    /// when none is given (and prints it); the other commands use 0.
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = whole)]
+    pub seed: Option<u64>,
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, value_name = "J", allow_negative_numbers = true, value_parser = jobs)]
+    pub jobs: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+impl ProgramOptions {
+    /// The seed, or 0.
+    pub fn seed_or_zero(&self) -> u64 {
+        self.seed.unwrap_or(0)
+    }
+
+    /// Worker threads: `--jobs`, or one per core.
+    pub fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |j| j as usize,
+        )
+    }
+}
+
+/// Options of `rankcheck check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The `.rk` programs, tested one after the other.
+    #[arg(required = true, value_name = "PROGRAM")]
+    pub programs: Vec<PathBuf>,
+    /// Shared options.
+    #[command(flatten)]
+    pub options: ProgramOptions,
+    /// The search strategy.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Pctvb)]
+    pub strategy: StrategyArg,
+    /// Bug depth d: d-1 priority change points per run. Without it (and
+    /// without --vars) runs rotate through (d, v) = (1,0), (2,1), (3,1), (3,2).
+    #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = depth)]
+    pub depth: Option<u32>,
+    /// Variables tracked per run: a number v (drawn at random each run),
+    /// `all` (plain PCT), `sync` (mutexes and conds) or `none`.
+    #[arg(long, value_name = "V", value_parser = parse_vars)]
+    pub vars: Option<VarsArg>,
+    /// Only choose among these variables (comma-separated names, as
+    /// `rankcheck sites` lists them).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub track: Vec<String>,
+    /// Priority scheme: PCT's, or thread bounding's permutations.
+    #[arg(long, value_enum, default_value_t = PrioritiesArg::Pct)]
+    pub priorities: PrioritiesArg,
+    /// Thread bound t the guarantee is stated for.
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = thread_bound)]
+    pub threads: Option<u32>,
+    /// Executions to run at most. Without it (and without --time), as many
+    /// as --confidence needs, up to --max-runs.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = positive)]
+    pub runs: Option<u64>,
+    /// Stop after this much time: `90s`, `10m`, `2h`.
+    #[arg(long, value_parser = parse_duration)]
+    pub time: Option<Duration>,
+    /// The most runs the confidence target may ask for.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value = "1000000", value_parser = positive)]
+    pub max_runs: u64,
+    /// The confidence the run count aims at when --runs is not given.
+    #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
+    pub confidence: f64,
+    /// Count every failing run instead of stopping at the first.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Directory for replay files of failures.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_REPLAY_DIR)]
+    pub replay_dir: PathBuf,
+}
+
+/// Where replay files go unless `--replay-dir` says otherwise.
+pub const DEFAULT_REPLAY_DIR: &str = ".rankcheck/replays";
+
+/// Options of `rankcheck bounds`.
+#[derive(Debug, Args)]
+pub struct BoundsArgs {
+    /// The `.rk` program.
+    #[arg(value_name = "PROGRAM")]
+    pub program: PathBuf,
+    /// Shared options.
+    #[command(flatten)]
+    pub options: ProgramOptions,
+    /// Bug depth d.
+    #[arg(long, value_name = "D", allow_negative_numbers = true, default_value = "2", value_parser = depth)]
+    pub depth: u32,
+    /// Variables the bug involves: a number v, `all`, `sync` or `none`, as
+    /// for `check`.
+    #[arg(long, value_name = "V", default_value = "1", value_parser = parse_vars)]
+    pub vars: VarsArg,
+    /// Only choose among these variables (comma-separated names).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub track: Vec<String>,
+    /// Target confidence.
+    #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
+    pub confidence: f64,
+}
+
 /// Options shared by `explore` and `classify`.
 #[derive(Debug, Args)]
 pub struct ExhaustiveArgs {
-    /// The program and shared options.
+    /// The `.rk` program.
+    #[arg(value_name = "PROGRAM")]
+    pub program: PathBuf,
+    /// Shared options.
     #[command(flatten)]
-    pub common: ProgramArgs,
+    pub options: ProgramOptions,
     /// Do not prune schedules whose happens-before relation was explored.
     #[arg(long)]
     pub no_prune: bool,
     /// Stop after this many schedules.
-    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value = "10000000", value_parser = positive)]
     pub max_schedules: u64,
-    /// Seed of the preparatory runs and of sampled priority orders.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Directory where the replay file of a bug is written.
-    #[arg(long, default_value = ".")]
-    pub replay_dir: PathBuf,
-    /// Worker threads that run schedules (default: one per core). Results
-    /// do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
-    pub jobs: Option<u64>,
     /// Stop, saying what was proved so far, when the queued work and the
     /// pruning memory pass this size: `512M`, `2G`.
-    #[arg(long, default_value = "2G", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
     pub max_memory: u64,
+    /// Directory for the replay file of a bug.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_REPLAY_DIR)]
+    pub replay_dir: PathBuf,
 }
 
 /// Options of `rankcheck explore`.
@@ -119,22 +217,22 @@ pub struct ExploreArgs {
     pub exhaustive: ExhaustiveArgs,
     /// The preemption bound c, or `unbounded` to try every thread that can
     /// run at every scheduling point (a model checker's proof).
-    #[arg(long, default_value = "2", value_parser = parse_bound)]
+    #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "2", value_parser = parse_bound)]
     pub preemptions: Bound,
     /// Variables preemptions may follow: a number v (every v-subset in
     /// turn, variables seen shared first), `all` (CHESS's iterative context
     /// bounding), `sync` (mutexes and conds only) or `none`.
-    #[arg(long, default_value = "1", value_parser = parse_vars)]
+    #[arg(long, value_name = "V", default_value = "1", value_parser = parse_vars)]
     pub vars: VarsArg,
     /// Thread bound t: when the priority orders are too many to enumerate,
     /// enough random ones to cover every order of t threads (Lemma 4.1).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=16))]
+    #[arg(long, value_name = "T", allow_negative_numbers = true, default_value = "2", value_parser = thread_bound)]
     pub threads: u32,
     /// Split allocation sites into heap instances: the first L objects each
     /// site makes per call stack become variables of their own, ranked by
     /// loop-iteration number. 0 keeps allocation sites whole.
-    #[arg(long, default_value_t = 0)]
-    pub loop_bound: u32,
+    #[arg(long, value_name = "L", allow_negative_numbers = true, default_value = "0", value_parser = whole)]
+    pub loop_bound: u64,
 }
 
 /// Options of `rankcheck classify`.
@@ -144,8 +242,38 @@ pub struct ClassifyArgs {
     #[command(flatten)]
     pub exhaustive: ExhaustiveArgs,
     /// The highest preemption bound to try.
-    #[arg(long, default_value_t = 3)]
-    pub max_preemptions: u32,
+    #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "3", value_parser = whole)]
+    pub max_preemptions: u64,
+}
+
+/// Options of `rankcheck sites`.
+#[derive(Debug, Args)]
+pub struct SitesArgs {
+    /// The `.rk` program.
+    #[arg(value_name = "PROGRAM")]
+    pub program: PathBuf,
+    /// Shared options.
+    #[command(flatten)]
+    pub options: ProgramOptions,
+    /// Show the sites that tracking these variables instruments
+    /// (comma-separated names), as `check --track` would.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub track: Vec<String>,
+}
+
+/// Options of `rankcheck replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The replay file a failing run wrote.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The program to replay against, if not the one the file names
+    /// (found relative to the replay file, then to the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub program: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 /// How many preemptions an exploration allows: `--preemptions`.
@@ -190,116 +318,6 @@ impl std::fmt::Display for VarsArg {
     }
 }
 
-/// The program and the options every command that runs it shares.
-#[derive(Debug, Args)]
-pub struct ProgramArgs {
-    /// The `.rk` program.
-    #[arg(required = true)]
-    pub program: Option<PathBuf>,
-    /// Override a `const` of the program: `-D HOT=400`. Repeatable.
-    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
-    pub define: Vec<(String, i64)>,
-    /// Steps one execution may take (scheduling points, loop iterations and
-    /// calls) before it is reported as possible non-termination.
-    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_steps: u64,
-    /// Preparatory random runs that measure threads (n), steps (k) and
-    /// accesses per variable (k_q) before the search.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
-    pub profile_runs: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-}
-
-/// Options of `rankcheck PROGRAM`.
-#[derive(Debug, Args)]
-pub struct TestArgs {
-    /// The program and shared options.
-    #[command(flatten)]
-    pub common: ProgramArgs,
-    /// The search strategy.
-    #[arg(long, value_enum, default_value_t = StrategyArg::Pctvb)]
-    pub strategy: StrategyArg,
-    /// Bug depth d: d-1 priority change points per run. Without it (and
-    /// without --vars) runs rotate through (d, v) = (1,0), (2,1), (3,1), (3,2).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
-    pub depth: Option<u32>,
-    /// Variables tracked per run: a number v (drawn at random each run),
-    /// `all` (plain PCT), `sync` (mutexes and conds) or `none`.
-    #[arg(long, value_parser = parse_vars)]
-    pub vars: Option<VarsArg>,
-    /// Only choose among these variables (comma-separated names, as
-    /// `rankcheck` reports them).
-    #[arg(long, value_delimiter = ',')]
-    pub track: Vec<String>,
-    /// Priority scheme: PCT's, or thread bounding's permutations.
-    #[arg(long, value_enum, default_value_t = PrioritiesArg::Pct)]
-    pub priorities: PrioritiesArg,
-    /// Thread bound t the guarantee is stated for.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=16))]
-    pub threads: u32,
-    /// Executions to run at most. Without it (and without --time), as many
-    /// as --confidence needs, up to --max-runs.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub runs: Option<u64>,
-    /// Stop after this much time: `90s`, `10m`, `2h`.
-    #[arg(long, value_parser = parse_duration)]
-    pub time: Option<Duration>,
-    /// The most runs the confidence target may ask for.
-    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_runs: u64,
-    /// The confidence the run count aims at when --runs is not given.
-    #[arg(long, default_value_t = 0.99, value_parser = parse_confidence)]
-    pub confidence: f64,
-    /// Master seed; every run's scheduler is seeded from it and the run's
-    /// number. Default: a fresh seed, printed in the report.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
-    pub jobs: Option<u64>,
-    /// Count every failing run instead of stopping at the first.
-    #[arg(long)]
-    pub keep_going: bool,
-    /// Directory where the replay file of a failure is written.
-    #[arg(long, default_value = ".")]
-    pub replay_dir: PathBuf,
-}
-
-/// Options of `rankcheck bounds`.
-#[derive(Debug, Args)]
-pub struct BoundsArgs {
-    /// The program and shared options.
-    #[command(flatten)]
-    pub common: ProgramArgs,
-    /// Bug depth d.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=32))]
-    pub depth: u32,
-    /// Bug variable bound v.
-    #[arg(long, default_value_t = 1)]
-    pub vars: usize,
-    /// Target confidence.
-    #[arg(long, default_value_t = 0.99, value_parser = parse_confidence)]
-    pub confidence: f64,
-    /// Seed of the preparatory runs.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-}
-
-/// Options of `rankcheck replay`.
-#[derive(Debug, Args)]
-pub struct ReplayArgs {
-    /// The replay file a failing run wrote.
-    pub file: PathBuf,
-    /// The program to replay against, if not the path the file names.
-    #[arg(long)]
-    pub program: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-}
-
 /// Search strategies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyArg {
@@ -333,13 +351,82 @@ pub enum PrioritiesArg {
     ThreadBounded,
 }
 
-/// Output formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// A report for people.
-    Human,
-    /// One JSON object on stdout, for scripts and CI.
-    Json,
+/// Read the command line: [`normalize`]d, then parsed by clap (which exits
+/// with status 2 and a message naming the flag on a bad one).
+pub fn parse() -> Cli {
+    Cli::parse_from(normalize(std::env::args_os().collect()))
+}
+
+/// Put the subcommand's name first: `rankcheck -D N=5 bounds f.rk` becomes
+/// `rankcheck bounds -D N=5 f.rk`, and a line with no subcommand is a
+/// `check`. Values of options are skipped, so `--format json` or a program
+/// named like a subcommand after `--` are left alone.
+pub fn normalize(mut args: Vec<OsString>) -> Vec<OsString> {
+    let command = Cli::command();
+    let mut names: BTreeSet<String> = command
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    names.insert("help".into());
+    let takes_value = options_with_values(&command);
+    let mut first_positional = None;
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].to_string_lossy().into_owned();
+        if arg == "--" {
+            // Everything after `--` is a program, never a subcommand.
+            if i + 1 < args.len() {
+                first_positional = Some(None);
+            }
+            break;
+        }
+        if arg.len() > 1 && arg.starts_with('-') && arg.parse::<f64>().is_err() {
+            if !arg.contains('=') && takes_value.contains(&arg) {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        first_positional = Some(Some(i));
+        break;
+    }
+    match first_positional {
+        Some(Some(i)) if names.contains(&*args[i].to_string_lossy()) => {
+            let name = args.remove(i);
+            args.insert(1, name);
+        }
+        Some(_) => args.insert(1, "check".into()),
+        None => {
+            let only_help = args
+                .iter()
+                .skip(1)
+                .all(|a| matches!(a.to_str(), Some("-h" | "--help" | "-V" | "--version")));
+            if args.len() > 1 && !only_help {
+                args.insert(1, "check".into());
+            }
+        }
+    }
+    args
+}
+
+/// Every option of every subcommand that takes a value, as written
+/// (`--seed`, `-D`).
+fn options_with_values(command: &clap::Command) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for sub in command.get_subcommands() {
+        for arg in sub.get_arguments() {
+            if !arg.get_action().takes_values() || arg.is_positional() {
+                continue;
+            }
+            if let Some(long) = arg.get_long() {
+                names.insert(format!("--{long}"));
+            }
+            if let Some(short) = arg.get_short() {
+                names.insert(format!("-{short}"));
+            }
+        }
+    }
+    names
 }
 
 /// `NAME=VALUE` with an integer value.
@@ -356,6 +443,39 @@ fn parse_define(text: &str) -> Result<(String, i64), String> {
         .parse::<i64>()
         .map_err(|_| format!("`{value}` is not a 64-bit integer"))?;
     Ok((name.to_string(), value))
+}
+
+/// A whole number in `min..=max`, with a message that says so.
+fn number_in(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    let range = if max == u64::MAX {
+        format!("a whole number of at least {min}")
+    } else {
+        format!("a whole number from {min} to {max}")
+    };
+    match text.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!("expected {range}, found `{text}`")),
+    }
+}
+
+fn positive(text: &str) -> Result<u64, String> {
+    number_in(text, 1, u64::MAX)
+}
+
+fn whole(text: &str) -> Result<u64, String> {
+    number_in(text, 0, u64::MAX)
+}
+
+fn jobs(text: &str) -> Result<u64, String> {
+    number_in(text, 1, 256)
+}
+
+fn depth(text: &str) -> Result<u32, String> {
+    number_in(text, 1, 32).map(|d| d as u32)
+}
+
+fn thread_bound(text: &str) -> Result<u32, String> {
+    number_in(text, 2, 16).map(|t| t as u32)
 }
 
 fn parse_vars(text: &str) -> Result<VarsArg, String> {
@@ -382,10 +502,10 @@ fn parse_bound(text: &str) -> Result<Bound, String> {
 /// A size in bytes: a number with an optional K, M or G (powers of 1024).
 fn parse_size(text: &str) -> Result<u64, String> {
     let bad = || format!("expected a size like 512M or 2G, found `{text}`");
-    let (number, unit) = text.split_at(
-        text.find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(text.len()),
-    );
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
     let value: u64 = number.parse().map_err(|_| bad())?;
     let scale: u64 = match unit.to_ascii_uppercase().as_str() {
         "" | "B" => 1,
@@ -426,5 +546,43 @@ fn parse_confidence(text: &str) -> Result<f64, String> {
         _ => Err(format!(
             "expected a confidence strictly between 0 and 1, found `{text}`"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str) -> Vec<String> {
+        normalize(
+            std::iter::once("rankcheck")
+                .chain(text.split_whitespace())
+                .map(OsString::from)
+                .collect(),
+        )
+        .into_iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+    }
+
+    #[test]
+    fn the_subcommand_goes_first_and_check_is_the_default() {
+        assert_eq!(
+            line("-D HOT=5 bounds f.rk"),
+            ["bounds", "-D", "HOT=5", "f.rk"]
+        );
+        assert_eq!(line("a.rk b.rk"), ["check", "a.rk", "b.rk"]);
+        assert_eq!(
+            line("--format json f.rk"),
+            ["check", "--format", "json", "f.rk"]
+        );
+        assert_eq!(line("--depth -1 f.rk"), ["check", "--depth", "-1", "f.rk"]);
+        assert_eq!(
+            line("explore --vars all f.rk"),
+            ["explore", "--vars", "all", "f.rk"]
+        );
+        assert_eq!(line("--help"), ["--help"]);
+        assert_eq!(line("--seed 3"), ["check", "--seed", "3"]);
     }
 }

@@ -2,20 +2,20 @@
 
 use std::process::ExitCode;
 
-/// How a command ended, as its exit status says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a command ended, as its exit status says. Ordered by precedence
+/// when several programs are checked: the worst one is the status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
     /// 0: nothing failed, and the work asked for was done.
     Clean,
-    /// 1: a failure was found (or replayed).
-    Failure,
-    /// 2: a usage or input error (reported by `main`).
-    #[allow(dead_code)]
-    Usage,
     /// 3: stopped before the end it aimed for, without a failure: an
     /// interruption, or an exploration that reached `--max-schedules` or
     /// `--max-memory`. What was done is reported, and holds.
     Incomplete,
+    /// 1: a failure was found (or replayed).
+    Failure,
+    /// 2: a usage or input error.
+    Usage,
 }
 
 impl From<Status> for ExitCode {

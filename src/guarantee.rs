@@ -1,9 +1,10 @@
 //! What a run count proves: the per-run probability bound of each setting
 //! (PAPER.md, PCT and PCTVB) and the confidence its clean runs reached.
 
+use rankcheck_engine::explore::combinations;
 use rankcheck_engine::profile::Profile;
 use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
-use rankcheck_engine::PriorityScheme;
+use rankcheck_engine::{PriorityScheme, VarId};
 use rankcheck_stats::{
     confidence_after, miss_after, runs_needed, Probability, RunBound, RunCount, VariableChoice,
 };
@@ -48,6 +49,77 @@ pub fn per_run_bound(
     // A setting whose window is empty (no accesses to its variables) has
     // no bound for depths above 1: nothing to state.
     bound.ok().map(|b| b.probability())
+}
+
+/// The most variable sets listed one by one; beyond it only the worst case
+/// is stated.
+pub const MAX_LISTED_SETS: usize = 10_000;
+
+/// The guarantee for a bug over one particular set of variables.
+#[derive(Clone, Debug)]
+pub struct SetBound {
+    /// The variables.
+    pub vars: Vec<VarId>,
+    /// The per-run lower bound on finding a bug of the setting's depth
+    /// over exactly these variables.
+    pub bound: Probability,
+}
+
+/// For a setting that draws `v` variables per run, the per-run bound for a
+/// bug over each `v`-set it may draw, weakest first: `1/C(Q,v)` (the set is
+/// drawn) times `1/(n (sum k_q)^(d-1))` over that set's `k_q` (PAPER.md,
+/// PCTVB). The worst case over sets is the setting's own bound; a bug over
+/// rarely accessed variables is excluded with far higher probability.
+/// `None` for other settings, under thread-bounded priorities, or past
+/// [`MAX_LISTED_SETS`] sets.
+pub fn per_set_bounds(
+    setting: &PrioritySetting,
+    scheme: PriorityScheme,
+    profile: &Profile,
+) -> Option<Vec<SetBound>> {
+    let VarSelection::Drawn { pool, count } = &setting.vars else {
+        return None;
+    };
+    if scheme != PriorityScheme::Pct || binomial_over(pool.len(), *count, MAX_LISTED_SETS) {
+        return None;
+    }
+    let n = profile.max_threads.max(1) as u64;
+    let all = profile.access_bounds();
+    let access_bounds: Vec<u64> = pool.iter().map(|v| all[v.index()]).collect();
+    let indices: Vec<usize> = (0..pool.len()).collect();
+    let mut sets: Vec<SetBound> = combinations(&indices, *count)
+        .into_iter()
+        .filter_map(|set| {
+            let bound = RunBound::pctvb(
+                n,
+                setting.depth,
+                VariableChoice::Drawn {
+                    access_bounds: &access_bounds,
+                    bug_variables: &set,
+                },
+            )
+            .ok()?;
+            Some(SetBound {
+                vars: set.iter().map(|&i| pool[i]).collect(),
+                bound: bound.probability(),
+            })
+        })
+        .collect();
+    sets.sort_by(|a, b| a.bound.ln().total_cmp(&b.bound.ln()));
+    Some(sets)
+}
+
+/// Whether `C(n, k)` exceeds `limit`.
+fn binomial_over(n: usize, k: usize, limit: usize) -> bool {
+    let k = k.min(n.saturating_sub(k));
+    let mut value: u128 = 1;
+    for i in 0..k {
+        value = value * (n - i) as u128 / (i as u128 + 1);
+        if value > limit as u128 {
+            return true;
+        }
+    }
+    false
 }
 
 /// The confidence `runs` clean runs reached for a per-run bound.

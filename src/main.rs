@@ -32,22 +32,22 @@ mod cli;
 mod diagnostics;
 mod exit;
 mod explore;
+mod failure;
 mod guarantee;
 mod interrupt;
+mod invocation;
 mod load;
 mod plan;
 mod progress;
 mod replay;
-mod report;
+mod replay_store;
 mod sites;
-mod summary;
-mod trace_view;
+mod trace;
+mod words;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use crate::cli::{Cli, Command};
+use crate::cli::Command;
 
 fn main() -> ExitCode {
     match run() {
@@ -60,16 +60,16 @@ fn main() -> ExitCode {
 }
 
 /// 0: no failure; 1: a failure was found (or replayed); 2: usage or input
-/// error (clap exits 2 on its own for bad flags).
+/// error (clap exits 2 on its own for bad flags); 3: stopped early.
 fn run() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     interrupt::install();
     match &cli.command {
-        Some(Command::Replay(args)) => replay::replay(args),
-        Some(Command::Bounds(args)) => bounds::bounds(args),
-        Some(Command::Explore(args)) => explore::explore(args),
-        Some(Command::Classify(args)) => explore::classify(args),
-        Some(Command::Sites(args)) => sites::sites(args),
-        None => check::check(&cli.test),
+        Command::Check(args) => check::check(args),
+        Command::Replay(args) => replay::replay(args),
+        Command::Bounds(args) => bounds::bounds(args),
+        Command::Explore(args) => explore::explore(args),
+        Command::Classify(args) => explore::classify(args),
+        Command::Sites(args) => sites::sites(args),
     }
 }

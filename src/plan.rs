@@ -10,7 +10,7 @@ use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, VarSelection};
 use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
 
-use crate::cli::{PrioritiesArg, StrategyArg, TestArgs, VarsArg};
+use crate::cli::{CheckArgs, PrioritiesArg, StrategyArg, VarsArg};
 
 /// The strategy a search runs.
 pub enum Plan {
@@ -18,6 +18,17 @@ pub enum Plan {
     Random(RandomStrategy),
     /// PCT or PCTVB, possibly rotating through settings.
     Priority(Box<PriorityStrategy>),
+}
+
+/// A setting the flags asked for that is not run, and why.
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    /// Its depth.
+    pub depth: u32,
+    /// Its variables, as reports name them.
+    pub vars: String,
+    /// Why it cannot do anything.
+    pub reason: String,
 }
 
 /// The instrumentation every search, exploration and replay of `program`
@@ -31,7 +42,7 @@ pub fn instrumenter(program: &Program) -> Instrumenter {
 }
 
 /// The priority scheme the flags ask for.
-pub fn scheme(args: &TestArgs) -> PriorityScheme {
+pub fn scheme(args: &CheckArgs) -> PriorityScheme {
     match args.priorities {
         PrioritiesArg::Pct => PriorityScheme::Pct,
         PrioritiesArg::ThreadBounded => PriorityScheme::ThreadBounded,
@@ -49,8 +60,9 @@ pub fn sync_vars(program: &Program) -> Vec<VarId> {
         .collect()
 }
 
-/// Look variables up by the names reports use.
-pub fn resolve_vars(program: &Program, names: &[String]) -> Result<Vec<VarId>> {
+/// Look variables up by the names reports use; `flag` is the option that
+/// named them, for the error.
+pub fn resolve_vars(program: &Program, names: &[String], flag: &str) -> Result<Vec<VarId>> {
     let mut vars = Vec::new();
     for name in names {
         match program.vars.iter().position(|v| v.name == *name) {
@@ -58,7 +70,7 @@ pub fn resolve_vars(program: &Program, names: &[String]) -> Result<Vec<VarId>> {
             None => {
                 let known: Vec<&str> = program.vars.iter().map(|v| v.name.as_str()).collect();
                 bail!(
-                    "--track {name}: the program has no variable `{name}` (it has {})",
+                    "{flag} {name}: the program has no variable `{name}` (it has {})",
                     known.join(", ")
                 )
             }
@@ -71,7 +83,7 @@ pub fn resolve_vars(program: &Program, names: &[String]) -> Result<Vec<VarId>> {
 
 /// The (depth, variables) settings a priority search rotates through.
 pub fn settings(
-    args: &TestArgs,
+    args: &CheckArgs,
     program: &Program,
     profile: &Profile,
 ) -> Result<Vec<PrioritySetting>> {
@@ -84,7 +96,7 @@ pub fn settings(
             accessed
         }
     } else {
-        resolve_vars(program, &args.track)?
+        resolve_vars(program, &args.track, "--track")?
     };
     let count = |v: usize| -> Result<VarSelection> {
         if v > pool.len() {
@@ -148,23 +160,81 @@ pub fn settings(
     })
 }
 
-/// Build the strategy the flags ask for.
-pub fn plan(args: &TestArgs, program: &Arc<Program>, profile: &Profile) -> Result<Plan> {
+/// Set aside the settings that cannot do anything: a depth above 1 whose
+/// variables saw no tracked access in the preparatory runs has nowhere to
+/// place a change point, so its runs would be depth-1 runs.
+fn runnable(
+    settings: Vec<PrioritySetting>,
+    program: &Program,
+    profile: &Profile,
+) -> (Vec<PrioritySetting>, Vec<Skipped>) {
+    let bounds = profile.access_bounds();
+    let mut kept = Vec::new();
+    let mut skipped = Vec::new();
+    for setting in settings {
+        let window = match &setting.vars {
+            VarSelection::All { window } => *window,
+            VarSelection::Fixed(vars) => vars.iter().map(|v| bounds[v.index()]).sum(),
+            VarSelection::Drawn { pool, count } => {
+                // The largest window a draw can have: its most accessed
+                // variables.
+                let mut k: Vec<u64> = pool.iter().map(|v| bounds[v.index()]).collect();
+                k.sort_unstable_by(|a, b| b.cmp(a));
+                k.iter().take(*count).sum()
+            }
+        };
+        if setting.depth > 1 && window == 0 {
+            let reason = match &setting.vars {
+                VarSelection::Fixed(vars) if vars.is_empty() => {
+                    "it tracks no variable, so no change point can be placed".to_string()
+                }
+                _ => "the preparatory runs saw no access to its variables, so no change point can be placed".to_string(),
+            };
+            skipped.push(Skipped {
+                depth: setting.depth,
+                vars: describe_selection(program, &setting.vars),
+                reason,
+            });
+        } else {
+            kept.push(setting);
+        }
+    }
+    (kept, skipped)
+}
+
+/// Build the strategy the flags ask for, with the settings set aside.
+pub fn plan(
+    args: &CheckArgs,
+    program: &Arc<Program>,
+    profile: &Profile,
+    instrumenter: Instrumenter,
+) -> Result<(Plan, Vec<Skipped>)> {
     if args.strategy == StrategyArg::Random {
         if args.depth.is_some() || args.vars.is_some() || !args.track.is_empty() {
             bail!("--strategy random takes no --depth, --vars or --track: it tracks everything");
         }
-        return Ok(Plan::Random(RandomStrategy::new(program.clone())));
+        return Ok((
+            Plan::Random(RandomStrategy::new(program.clone())),
+            Vec::new(),
+        ));
     }
-    let settings = settings(args, program, profile)?;
-    Ok(Plan::Priority(Box::new(PriorityStrategy::new(
+    let (settings, skipped) = runnable(settings(args, program, profile)?, program, profile);
+    if settings.is_empty() {
+        let reasons: Vec<String> = skipped
+            .iter()
+            .map(|s| format!("depth {} over {}: {}", s.depth, s.vars, s.reason))
+            .collect();
+        bail!("nothing to run: {}", reasons.join("; "));
+    }
+    let strategy = PriorityStrategy::new(
         program.clone(),
-        instrumenter(program),
+        instrumenter,
         scheme(args),
         profile.max_threads,
         profile.access_bounds(),
         settings,
-    ))))
+    );
+    Ok((Plan::Priority(Box::new(strategy)), skipped))
 }
 
 /// How a setting's variables read in reports: `1 of 5`, `all`, `cold, hot`.

@@ -1,16 +1,19 @@
-//! `rankcheck replay FILE`: re-run one recorded execution with its trace.
+//! `rankcheck replay FILE`: re-run one recorded execution and report it as
+//! the search that found it did, with whatever the program printed.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::replay_file::fingerprint;
-use rankcheck_engine::{Executable, InstanceKey, Instrumentation, Limits, ReplayFile, VarId};
+use rankcheck_engine::{Instrumentation, Limits, ReplayFile};
 
 use crate::cli::{Format, ReplayArgs};
+use crate::exit::Status;
+use crate::failure::{FoundBy, Report};
 use crate::load::load;
 use crate::plan::instrumenter;
-use crate::report::{failure_text, trace, FailureJson, ReplayMismatch};
+use crate::replay_store::{parse_tracking, program_of};
+use crate::trace::{trace, Marks, ReplayMismatch};
 
 /// Replay the file `args` names. Exit 1 when the failure reproduces.
 pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
@@ -18,10 +21,10 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let file = ReplayFile::parse(&text)
         .with_context(|| format!("{} is not a valid replay file", args.file.display()))?;
-    let path = args
-        .program
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&file.program));
+    let path = match &args.program {
+        Some(path) => path.clone(),
+        None => program_of(&args.file, &file.program)?,
+    };
     let loaded = load(&path, &file.defines)?;
     let now = fingerprint(loaded.file.source(), &file.defines);
     if now != file.fingerprint {
@@ -35,89 +38,81 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         );
     }
     let program = loaded.program.clone();
-    let mut instances = Vec::new();
-    let instrumentation = match file
-        .tracking
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["all"] => Instrumentation::all(&program),
-        ["vars", list @ ..] => {
-            let split = list
-                .iter()
-                .position(|item| *item == "instances")
-                .unwrap_or(list.len());
-            let mut vars = Vec::new();
-            for item in &list[..split] {
-                let id = item.split(':').next().and_then(|id| id.parse::<u32>().ok());
-                match id {
-                    Some(id) if (id as usize) < program.n_vars() => vars.push(VarId(id)),
-                    _ => bail!("{}: bad tracked variable `{item}`", args.file.display()),
-                }
-            }
-            for item in list.iter().skip(split + 1) {
-                let parts: Vec<&str> = item.split(':').collect();
-                let key = match parts.as_slice() {
-                    [var, context, index] => (|| {
-                        let var = var
-                            .parse::<u32>()
-                            .ok()
-                            .filter(|&v| (v as usize) < program.n_vars())?;
-                        let context = u64::from_str_radix(context, 16).ok()?;
-                        Some(InstanceKey {
-                            var: VarId(var),
-                            context,
-                            index: index.parse().ok()?,
-                        })
-                    })(),
-                    _ => None,
-                };
-                match key {
-                    Some(key) => instances.push(key),
-                    None => bail!(
-                        "{}: bad tracked instance `{item}` (expected VAR:CONTEXT:INDEX)",
-                        args.file.display()
-                    ),
-                }
-            }
-            instrumenter(&program)(&program, &vars)
-        }
-        _ => bail!(
-            "{}: unknown tracking `{}`",
-            args.file.display(),
-            file.tracking
-        ),
+    let (vars, instances) = parse_tracking(&program, &file.tracking)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    let instrumentation = match &vars {
+        None => Instrumentation::all(&program),
+        Some(vars) => instrumenter(&program)(&program, vars),
     };
-    let exe = Executable::with_instances(program, &instrumentation, &instances);
+    let Some(found_by) = FoundBy::from_name(&file.found_by) else {
+        bail!(
+            "{}: unknown found-by `{}`",
+            args.file.display(),
+            file.found_by
+        );
+    };
+    let marks = if file.priorities == "none" {
+        Marks::Switches
+    } else {
+        Marks::ChangePoints(file.preemptions.clone())
+    };
     let limits = Limits {
         max_steps: file.max_steps,
         ..Limits::default()
     };
-    let traced = match trace(&exe, limits, &file.schedule, &loaded.file) {
+    let traced = match trace(
+        &program,
+        instrumentation,
+        &instances,
+        limits,
+        &file.schedule,
+        &loaded.file,
+        &marks,
+    ) {
         Ok(traced) => traced,
         Err(ReplayMismatch::Passed) => bail!(
             "the replay ran to completion without the recorded {} failure",
             file.kind
         ),
-        Err(ReplayMismatch::Diverged { step }) => {
-            bail!("the schedule does not fit the program: at step {} it names a thread that cannot run", step + 1)
-        }
+        Err(ReplayMismatch::Diverged { step }) => bail!(
+            "the schedule does not fit the program: at step {} it names a thread that cannot run",
+            step + 1
+        ),
+    };
+    if traced.bug.kind.name() != file.kind {
+        bail!(
+            "the replay failed with {} where the file records {}",
+            traced.bug.kind.name(),
+            file.kind
+        );
+    }
+    let report = Report {
+        traced,
+        run: file.run,
+        found_by,
+        depth: (file.depth > 0).then_some(file.depth),
+        chosen_vars: vars.map(|vars| {
+            vars.iter()
+                .map(|v| program.vars[v.index()].name.clone())
+                .collect()
+        }),
+        replay: Some(args.file.clone()),
     };
     match args.format {
-        Format::Json => {
-            let json = FailureJson::new(
-                file.run,
-                &traced,
-                &loaded.file,
-                Some(args.file.display().to_string()),
-            );
-            outln!("{}", serde_json::to_string_pretty(&json)?);
-        }
+        Format::Json => outln!(
+            "{}",
+            serde_json::to_string_pretty(&report.json(&loaded.file))?
+        ),
+        Format::Csv => bail!("--format csv is not available for replay: use human or json"),
         Format::Human => {
-            out!("{}", failure_text(&traced, &loaded.file));
+            out!("{}", report.text(&loaded.file));
             outln!(
-                "\nreplayed run {} of strategy {} with seed {} from {}",
+                "\nreplayed {} {} of strategy {} with seed {} from {}",
+                if found_by == FoundBy::Preparatory {
+                    "preparatory run"
+                } else {
+                    "run"
+                },
                 file.run,
                 file.strategy,
                 file.seed,
@@ -125,5 +120,5 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
             );
         }
     }
-    Ok(ExitCode::from(1))
+    Ok(Status::Failure.into())
 }

@@ -11,9 +11,11 @@ use rankcheck_engine::{Executable, Instrumentation, Limits, SiteId};
 use rankcheck_instr::{PointsTo, Tracking};
 use serde::Serialize;
 
-use crate::cli::{SitesArgs, TableFormat};
+use crate::cli::{Format, SitesArgs};
+use crate::exit::Status;
 use crate::load::load;
 use crate::plan::resolve_vars;
+use crate::words::count;
 
 /// One variable.
 #[derive(Serialize)]
@@ -51,22 +53,23 @@ struct SitesJson {
     n_sites: usize,
     profile_runs: u64,
     vars: Vec<VarRow>,
-    /// With `--vars`: the tracked variables and the sites instrumented.
+    /// With `--track`: the tracked variables and the sites instrumented.
     tracked: Vec<String>,
     instrumented: Option<Vec<SiteRow>>,
 }
 
 /// Print the table `args` asks for.
 pub fn sites(args: &SitesArgs) -> Result<ExitCode> {
-    let loaded = load(&args.program, &args.define)?;
+    let options = &args.options;
+    let loaded = load(&args.program, &options.define)?;
     let program = loaded.program.clone();
     let points_to = PointsTo::analyze(&program);
     let limits = Limits {
-        max_steps: args.max_steps,
+        max_steps: options.max_steps,
         ..Limits::default()
     };
     let all = Executable::new(program.clone(), &Instrumentation::all(&program));
-    let profile = profile(&all, args.profile_runs, args.seed, limits);
+    let profile = profile(&all, options.profile_runs, options.seed_or_zero(), limits);
     let site_row = |site: SiteId| {
         let s = &program.sites[site.index()];
         SiteRow {
@@ -103,10 +106,10 @@ pub fn sites(args: &SitesArgs) -> Result<ExitCode> {
             }
         })
         .collect();
-    let (tracked, instrumented) = if args.vars.is_empty() {
+    let (tracked, instrumented) = if args.track.is_empty() {
         (Vec::new(), None)
     } else {
-        let ids = resolve_vars(&program, &args.vars)?;
+        let ids = resolve_vars(&program, &args.track, "--track")?;
         // Exactly the plan a search tracking these variables runs with: its
         // observed memory sites, and the sync sites that touch them.
         let plan =
@@ -131,56 +134,58 @@ pub fn sites(args: &SitesArgs) -> Result<ExitCode> {
         tracked,
         instrumented,
     };
-    match args.format {
-        TableFormat::Json => outln!("{}", serde_json::to_string_pretty(&json)?),
-        TableFormat::Csv => out!("{}", csv(&json)),
-        TableFormat::Human => out!("{}", human(&json)),
+    match options.format {
+        Format::Json => outln!("{}", serde_json::to_string_pretty(&json)?),
+        Format::Csv => out!("{}", csv(&json)?),
+        Format::Human => out!("{}", human(&json)),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Status::Clean.into())
 }
 
-/// CSV: one row per variable, or with `--vars` one per instrumented site.
-fn csv(json: &SitesJson) -> String {
-    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-    let mut out = String::new();
+/// CSV: one row per variable, or with `--track` one per instrumented site.
+fn csv(json: &SitesJson) -> Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
     match &json.instrumented {
         None => {
-            out.push_str("id,name,kind,line,k_q,mean,shared,sites\n");
+            writer.write_record([
+                "id", "name", "kind", "line", "k_q", "mean", "shared", "sites",
+            ])?;
             for v in &json.vars {
-                out.push_str(&format!(
-                    "{},{},{},{},{},{:.2},{},{}\n",
-                    v.id,
-                    quote(&v.name),
-                    quote(v.kind),
-                    v.line,
-                    v.k_q,
-                    v.mean,
-                    v.shared,
-                    v.sites.len()
-                ));
+                writer.write_record([
+                    v.id.to_string(),
+                    v.name.clone(),
+                    v.kind.to_string(),
+                    v.line.to_string(),
+                    v.k_q.to_string(),
+                    format!("{:.2}", v.mean),
+                    v.shared.to_string(),
+                    v.sites.len().to_string(),
+                ])?;
             }
         }
         Some(rows) => {
-            out.push_str("site,line,kind,text,may_access\n");
+            writer.write_record(["site", "line", "kind", "text", "may_access"])?;
             for s in rows {
-                out.push_str(&format!(
-                    "{},{},{},{},{}\n",
-                    s.id,
-                    s.line,
-                    s.kind,
-                    quote(&s.text),
-                    quote(&s.may_access.join(" "))
-                ));
+                writer.write_record([
+                    s.id.to_string(),
+                    s.line.to_string(),
+                    s.kind.to_string(),
+                    s.text.clone(),
+                    s.may_access.join(" "),
+                ])?;
             }
         }
     }
-    out
+    Ok(String::from_utf8(writer.into_inner()?)?)
 }
 
 fn human(json: &SitesJson) -> String {
     let mut out = format!(
-        "{}: Q = {} variables, {} access sites ({} preparatory runs)\n",
-        json.program, json.q, json.n_sites, json.profile_runs
+        "{}: Q = {}, {} ({})\n",
+        json.program,
+        count(json.q as u64, "variable", "variables"),
+        count(json.n_sites as u64, "access site", "access sites"),
+        count(json.profile_runs, "preparatory run", "preparatory runs")
     );
     let width = json
         .vars

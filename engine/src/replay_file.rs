@@ -1,23 +1,32 @@
 //! The replay file: a versioned, human-readable record of one failing
-//! execution, with a fingerprint of the program it belongs to.
+//! execution, with a fingerprint of the program it belongs to and a
+//! checksum over every line, so that an edited file is refused rather than
+//! echoed back as fact.
 //!
 //! ```text
-//! rankcheck-replay 1
-//! program examples/fig02_c1v1.rk
+//! rankcheck-replay 2
+//! program ../examples/fig02_c1v1.rk
 //! fingerprint 5f0c2a1d9e3b4c77
 //! define HOT=400
-//! strategy random
-//! tracking all
+//! found-by search
+//! strategy pctvb
+//! priorities pct
+//! tracking vars 0:a
+//! depth 2
 //! seed 42
 //! run 3
 //! max-steps 1000000
 //! kind assert
+//! preemptions 4
 //! schedule 0 1*2 0*3
+//! checksum 0c1d2e3f4a5b6c7d
 //! ```
 //!
-//! The schedule lists the thread chosen at each scheduling point; `t*n`
-//! stands for `n` choices of thread `t` in a row. Lines starting with `#` are
-//! comments.
+//! `program` is relative to the file's own directory when it can be. The
+//! schedule lists the thread chosen at each scheduling point; `t*n` stands
+//! for `n` choices of thread `t` in a row. `preemptions` lists the steps
+//! after which a priority change point fired. Lines starting with `#` are
+//! comments, outside the checksum.
 
 use std::fmt::Write as _;
 
@@ -26,22 +35,32 @@ use thiserror::Error;
 use crate::id::ThreadId;
 
 /// The version this engine writes and reads.
-pub const REPLAY_VERSION: u32 = 1;
+pub const REPLAY_VERSION: u32 = 2;
 
-/// Everything needed to replay one execution.
+/// Everything needed to replay one execution and to report it again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplayFile {
-    /// The program's path as the user gave it.
+    /// The program's path, relative to the replay file's directory when
+    /// possible.
     pub program: String,
     /// [`fingerprint`] of the program's source and defines.
     pub fingerprint: String,
     /// `-D NAME=VALUE` overrides, in the order given.
     pub defines: Vec<(String, i64)>,
-    /// The strategy that found it.
+    /// What found it: `search`, `preparatory` (a random preparatory run)
+    /// or `explore`.
+    pub found_by: String,
+    /// The strategy of the search or exploration.
     pub strategy: String,
+    /// The priority scheme (`pct`, `thread-bounded`), or `none` for the
+    /// random scheduler.
+    pub priorities: String,
     /// Which variables were tracked, which decides where the scheduling
-    /// points are: `all`, `sync`, `none` or `vars NAME,...`.
+    /// points are: `all`, or `vars` and `id:name` items (then `instances`
+    /// and `var:context:index` items).
     pub tracking: String,
+    /// The run's depth `d` (0 when it had none: random scheduling).
+    pub depth: u32,
     /// The search's master seed.
     pub seed: u64,
     /// The execution's number, from 1.
@@ -50,6 +69,8 @@ pub struct ReplayFile {
     pub max_steps: u64,
     /// The kind of failure it ends with.
     pub kind: String,
+    /// The steps (1-based) after which a priority change point fired.
+    pub preemptions: Vec<u64>,
     /// The thread chosen at each scheduling point.
     pub schedule: Vec<ThreadId>,
 }
@@ -62,7 +83,7 @@ pub enum ReplayFileError {
     NotAReplay,
     /// Written by another version.
     #[error(
-        "line 1: replay file version {found}, but this rankcheck reads version {REPLAY_VERSION}"
+        "line 1: replay file version {found}, but this rankcheck reads version {REPLAY_VERSION}: run the search again to record it anew"
     )]
     Version {
         /// The version in the file.
@@ -79,25 +100,37 @@ pub enum ReplayFileError {
     /// A required key is absent.
     #[error("missing `{0}` line")]
     Missing(&'static str),
+    /// The checksum does not match the lines: the file was edited.
+    #[error("the checksum does not match: the file was changed after rankcheck wrote it, so it is not what the run recorded")]
+    Edited,
 }
+
+/// FNV-1a, 64 bits, over `bytes`, from `hash`.
+fn fnv(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// A stable fingerprint of a program's source and its `-D` values: FNV-1a,
 /// 64 bits, over the source, then each define as `NAME=VALUE` in the order
 /// given. It detects edits, not attacks.
 pub fn fingerprint(source: &str, defines: &[(String, i64)]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    };
-    feed(source.as_bytes());
+    let mut hash = fnv(FNV_START, source.as_bytes());
     for (name, value) in defines {
-        feed(b"\0");
-        feed(format!("{name}={value}").as_bytes());
+        hash = fnv(hash, b"\0");
+        hash = fnv(hash, format!("{name}={value}").as_bytes());
     }
     format!("{hash:016x}")
+}
+
+/// The checksum of a file's lines before the `checksum` line.
+fn checksum(lines: &str) -> String {
+    format!("{:016x}", fnv(FNV_START, lines.as_bytes()))
 }
 
 impl ReplayFile {
@@ -109,23 +142,35 @@ impl ReplayFile {
         for (name, value) in &self.defines {
             let _ = writeln!(out, "define {name}={value}");
         }
+        let _ = writeln!(out, "found-by {}", self.found_by);
         let _ = writeln!(out, "strategy {}", self.strategy);
+        let _ = writeln!(out, "priorities {}", self.priorities);
         let _ = writeln!(out, "tracking {}", self.tracking);
+        let _ = writeln!(out, "depth {}", self.depth);
         let _ = writeln!(out, "seed {}", self.seed);
         let _ = writeln!(out, "run {}", self.run);
         let _ = writeln!(out, "max-steps {}", self.max_steps);
         let _ = writeln!(out, "kind {}", self.kind);
+        let preemptions: Vec<String> = self.preemptions.iter().map(u64::to_string).collect();
+        let _ = writeln!(out, "preemptions {}", preemptions.join(" "));
         let _ = writeln!(out, "schedule {}", encode_schedule(&self.schedule));
+        // The reader checks lines without trailing blanks (an empty list
+        // leaves one): write them so.
+        let mut out: String = out.lines().map(|l| format!("{}\n", l.trim_end())).collect();
+        let sum = checksum(&out);
+        let _ = writeln!(out, "checksum {sum}");
         out
     }
 
     /// Read a file's text.
     pub fn parse(text: &str) -> Result<ReplayFile, ReplayFileError> {
-        let mut lines = text
+        let lines: Vec<(usize, &str)> = text
             .lines()
             .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-        let Some((_, header)) = lines.next() else {
+            .map(|(i, l)| (i + 1, l))
+            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .collect();
+        let Some(&(_, header)) = lines.first() else {
             return Err(ReplayFileError::NotAReplay);
         };
         match header.trim().strip_prefix("rankcheck-replay ") {
@@ -137,69 +182,120 @@ impl ReplayFile {
             }
             Some(_) => {}
         }
-        let mut program = None;
-        let mut fingerprint = None;
-        let mut defines = Vec::new();
-        let mut strategy = None;
-        let mut tracking = None;
-        let mut seed = None;
-        let mut run = None;
-        let mut max_steps = None;
-        let mut kind = None;
-        let mut schedule = None;
-        for (index, line) in lines {
-            let line_no = index + 1;
-            let malformed = |message: String| ReplayFileError::Malformed {
-                line: line_no,
-                message,
-            };
-            let (key, value) = line
-                .trim()
-                .split_once(' ')
-                .map(|(k, v)| (k, v.trim()))
-                .unwrap_or((line.trim(), ""));
-            let number = |what: &str| {
-                value.parse::<u64>().map_err(|_| {
-                    malformed(format!("`{what}` needs a whole number, found `{value}`"))
-                })
-            };
-            match key {
-                "program" => program = Some(value.to_string()),
-                "fingerprint" => fingerprint = Some(value.to_string()),
-                "define" => {
-                    let parsed = value.split_once('=').and_then(|(n, v)| {
-                        Some((n.trim().to_string(), v.trim().parse::<i64>().ok()?))
-                    });
-                    match parsed {
-                        Some(define) => defines.push(define),
-                        None => {
-                            return Err(malformed(format!(
-                                "`define` needs NAME=INTEGER, found `{value}`"
-                            )))
-                        }
-                    }
-                }
-                "strategy" => strategy = Some(value.to_string()),
-                "tracking" => tracking = Some(value.to_string()),
-                "seed" => seed = Some(number("seed")?),
-                "run" => run = Some(number("run")?),
-                "max-steps" => max_steps = Some(number("max-steps")?),
-                "kind" => kind = Some(value.to_string()),
-                "schedule" => schedule = Some(decode_schedule(value).map_err(malformed)?),
-                other => return Err(malformed(format!("unknown key `{other}`"))),
+        let mut fields = Fields::default();
+        let mut covered = String::new();
+        let mut sum = None;
+        for &(line, text) in &lines {
+            if let Some(value) = text.trim().strip_prefix("checksum ") {
+                sum = Some(value.trim().to_string());
+                break;
+            }
+            covered.push_str(text.trim_end());
+            covered.push('\n');
+            if line != lines[0].0 {
+                fields.read(line, text)?;
             }
         }
+        if sum.ok_or(ReplayFileError::Missing("checksum"))? != checksum(&covered) {
+            return Err(ReplayFileError::Edited);
+        }
+        fields.finish()
+    }
+}
+
+/// The values read so far.
+#[derive(Default)]
+struct Fields {
+    program: Option<String>,
+    fingerprint: Option<String>,
+    defines: Vec<(String, i64)>,
+    found_by: Option<String>,
+    strategy: Option<String>,
+    priorities: Option<String>,
+    tracking: Option<String>,
+    depth: Option<u32>,
+    seed: Option<u64>,
+    run: Option<u64>,
+    max_steps: Option<u64>,
+    kind: Option<String>,
+    preemptions: Option<Vec<u64>>,
+    schedule: Option<Vec<ThreadId>>,
+}
+
+impl Fields {
+    /// Read line `line`, `KEY VALUE`.
+    fn read(&mut self, line: usize, text: &str) -> Result<(), ReplayFileError> {
+        let malformed = |message: String| ReplayFileError::Malformed { line, message };
+        let (key, value) = text
+            .trim()
+            .split_once(' ')
+            .map(|(k, v)| (k, v.trim()))
+            .unwrap_or((text.trim(), ""));
+        let number = |what: &str| {
+            value
+                .parse::<u64>()
+                .map_err(|_| malformed(format!("`{what}` needs a whole number, found `{value}`")))
+        };
+        match key {
+            "program" => self.program = Some(value.to_string()),
+            "fingerprint" => self.fingerprint = Some(value.to_string()),
+            "define" => {
+                let parsed = value
+                    .split_once('=')
+                    .and_then(|(n, v)| Some((n.trim().to_string(), v.trim().parse::<i64>().ok()?)));
+                let define = parsed.ok_or_else(|| {
+                    malformed(format!("`define` needs NAME=INTEGER, found `{value}`"))
+                })?;
+                self.defines.push(define);
+            }
+            "found-by" => self.found_by = Some(value.to_string()),
+            "strategy" => self.strategy = Some(value.to_string()),
+            "priorities" => self.priorities = Some(value.to_string()),
+            "tracking" => self.tracking = Some(value.to_string()),
+            "depth" => {
+                let depth = number("depth")?;
+                self.depth = Some(
+                    u32::try_from(depth)
+                        .map_err(|_| malformed(format!("`depth` {depth} is out of range")))?,
+                );
+            }
+            "seed" => self.seed = Some(number("seed")?),
+            "run" => self.run = Some(number("run")?),
+            "max-steps" => self.max_steps = Some(number("max-steps")?),
+            "kind" => self.kind = Some(value.to_string()),
+            "preemptions" => {
+                let steps = value
+                    .split_whitespace()
+                    .map(|s| s.parse::<u64>())
+                    .collect::<Result<Vec<u64>, _>>()
+                    .map_err(|_| {
+                        malformed(format!("`preemptions` needs step numbers, found `{value}`"))
+                    })?;
+                self.preemptions = Some(steps);
+            }
+            "schedule" => self.schedule = Some(decode_schedule(value).map_err(malformed)?),
+            other => return Err(malformed(format!("unknown key `{other}`"))),
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<ReplayFile, ReplayFileError> {
+        use ReplayFileError::Missing;
         Ok(ReplayFile {
-            program: program.ok_or(ReplayFileError::Missing("program"))?,
-            fingerprint: fingerprint.ok_or(ReplayFileError::Missing("fingerprint"))?,
-            defines,
-            strategy: strategy.ok_or(ReplayFileError::Missing("strategy"))?,
-            tracking: tracking.ok_or(ReplayFileError::Missing("tracking"))?,
-            seed: seed.ok_or(ReplayFileError::Missing("seed"))?,
-            run: run.ok_or(ReplayFileError::Missing("run"))?,
-            max_steps: max_steps.ok_or(ReplayFileError::Missing("max-steps"))?,
-            kind: kind.ok_or(ReplayFileError::Missing("kind"))?,
-            schedule: schedule.ok_or(ReplayFileError::Missing("schedule"))?,
+            program: self.program.ok_or(Missing("program"))?,
+            fingerprint: self.fingerprint.ok_or(Missing("fingerprint"))?,
+            defines: self.defines,
+            found_by: self.found_by.ok_or(Missing("found-by"))?,
+            strategy: self.strategy.ok_or(Missing("strategy"))?,
+            priorities: self.priorities.ok_or(Missing("priorities"))?,
+            tracking: self.tracking.ok_or(Missing("tracking"))?,
+            depth: self.depth.ok_or(Missing("depth"))?,
+            seed: self.seed.ok_or(Missing("seed"))?,
+            run: self.run.ok_or(Missing("run"))?,
+            max_steps: self.max_steps.ok_or(Missing("max-steps"))?,
+            kind: self.kind.ok_or(Missing("kind"))?,
+            preemptions: self.preemptions.ok_or(Missing("preemptions"))?,
+            schedule: self.schedule.ok_or(Missing("schedule"))?,
         })
     }
 }
@@ -245,17 +341,29 @@ mod tests {
 
     fn sample() -> ReplayFile {
         ReplayFile {
-            program: "examples/fig02_c1v1.rk".into(),
+            program: "../examples/fig02_c1v1.rk".into(),
             fingerprint: fingerprint("global a = 0;", &[("HOT".into(), 400)]),
             defines: vec![("HOT".into(), 400)],
-            strategy: "random".into(),
-            tracking: "all".into(),
+            found_by: "search".into(),
+            strategy: "pctvb".into(),
+            priorities: "pct".into(),
+            tracking: "vars 0:a".into(),
+            depth: 2,
             seed: 42,
             run: 3,
             max_steps: 1000,
             kind: "assert".into(),
+            preemptions: vec![4],
             schedule: [0, 0, 0, 1, 0, 1, 1].map(ThreadId).to_vec(),
         }
+    }
+
+    #[test]
+    fn empty_lists_round_trip() {
+        let mut file = sample();
+        file.preemptions.clear();
+        file.defines.clear();
+        assert_eq!(ReplayFile::parse(&file.to_text()), Ok(file));
     }
 
     #[test]
@@ -264,6 +372,8 @@ mod tests {
         let text = file.to_text();
         assert!(text.contains("schedule 0*3 1 0 1*2\n"), "{text}");
         assert_eq!(ReplayFile::parse(&text), Ok(file));
+        let commented = format!("# a note\n{}", sample().to_text());
+        assert_eq!(ReplayFile::parse(&commented), Ok(sample()));
     }
 
     #[test]
@@ -275,29 +385,47 @@ mod tests {
     }
 
     #[test]
+    fn every_edited_field_is_refused() {
+        let text = sample().to_text();
+        for (from, to) in [
+            ("kind assert", "kind deadlock"),
+            ("run 3", "run 4"),
+            ("seed 42", "seed 41"),
+            ("tracking vars 0:a", "tracking all"),
+            ("preemptions 4", "preemptions 5"),
+            ("schedule 0*3", "schedule 0*2"),
+            ("depth 2", "depth 3"),
+        ] {
+            let edited = text.replace(from, to);
+            assert_ne!(edited, text);
+            assert_eq!(
+                ReplayFile::parse(&edited),
+                Err(ReplayFileError::Edited),
+                "{from}"
+            );
+        }
+    }
+
+    #[test]
     fn corrupt_files_name_the_line() {
         let text = sample().to_text().replace("seed 42", "seed forty");
         assert_eq!(
             ReplayFile::parse(&text),
             Err(ReplayFileError::Malformed {
-                line: 7,
+                line: 10,
                 message: "`seed` needs a whole number, found `forty`".into()
             })
         );
-        let text = sample().to_text().replace("schedule 0*3", "schedule x*3");
-        assert!(matches!(
-            ReplayFile::parse(&text),
-            Err(ReplayFileError::Malformed { line: 11, .. })
-        ));
         assert_eq!(ReplayFile::parse("hello"), Err(ReplayFileError::NotAReplay));
         assert_eq!(
             ReplayFile::parse("rankcheck-replay 9\n"),
             Err(ReplayFileError::Version { found: "9".into() })
         );
-        let text = sample().to_text().replace("kind assert\n", "");
+        let text = sample().to_text();
+        let without_checksum = &text[..text.find("checksum").unwrap()];
         assert_eq!(
-            ReplayFile::parse(&text),
-            Err(ReplayFileError::Missing("kind"))
+            ReplayFile::parse(without_checksum),
+            Err(ReplayFileError::Missing("checksum"))
         );
     }
 }

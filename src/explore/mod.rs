@@ -67,20 +67,18 @@ pub struct Subject {
 }
 
 fn subject(args: &ExhaustiveArgs) -> Result<(Subject, &Path)> {
-    let common = &args.common;
-    let Some(path) = common.program.as_deref() else {
-        anyhow::bail!("no program given")
-    };
-    let loaded = load(path, &common.define)?;
+    let options = &args.options;
+    let path = args.program.as_path();
+    let loaded = load(path, &options.define)?;
     let limits = Limits {
-        max_steps: common.max_steps,
+        max_steps: options.max_steps,
         ..Limits::default()
     };
     let all = Executable::new(
         loaded.program.clone(),
         &Instrumentation::all(&loaded.program),
     );
-    let profile = profile(&all, common.profile_runs, args.seed, limits);
+    let profile = profile(&all, options.profile_runs, options.seed_or_zero(), limits);
     let instrumenter = instrumenter(&loaded.program);
     Ok((
         Subject {
@@ -102,10 +100,7 @@ fn config(args: &ExhaustiveArgs, subject: &Subject, c: u32, finish_bound: bool) 
         finish_bound,
         max_schedules: args.max_schedules,
         max_memory: args.max_memory,
-        jobs: args.jobs.map_or_else(
-            || std::thread::available_parallelism().map_or(1, |n| n.get()),
-            |j| j as usize,
-        ),
+        jobs: args.options.jobs(),
     }
 }
 
@@ -180,20 +175,21 @@ fn round(
 pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
     let (subject, path) = subject(&args.exhaustive)?;
     let program = subject.loaded.program.clone();
-    let sets = var_sets(&program, &subject.profile, &args.vars, args.loop_bound)?;
+    let loop_bound = u32::try_from(args.loop_bound).unwrap_or(u32::MAX);
+    let sets = var_sets(&program, &subject.profile, &args.vars, loop_bound)?;
     let bound = match args.preemptions {
         Bound::At(c) => Some(c),
         Bound::Unbounded => None,
     };
     let base = config(&args.exhaustive, &subject, bound.unwrap_or(0), false);
-    let bar = crate::progress::spinner(args.exhaustive.common.format);
+    let bar = crate::progress::spinner(args.exhaustive.options.format);
     let started = Instant::now();
     let round = round(
         &subject,
         &sets,
         bound,
         args.threads,
-        args.exhaustive.seed,
+        args.exhaustive.options.seed_or_zero(),
         &base,
         &bar,
     );
@@ -202,7 +198,7 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
     json.finish(started.elapsed().as_secs_f64());
     json.threads = Some(args.threads);
     let Some((index, explored)) = &round.result.failing else {
-        return report_clean(&json, args.exhaustive.common.format);
+        return report_clean(&json, args.exhaustive.options.format);
     };
     let set = &sets[*index];
     let bug = &explored.bugs[0];
@@ -236,10 +232,11 @@ pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
     let program = subject.loaded.program.clone();
     let accessed = accessed_vars(&subject.profile).len();
     let started = Instant::now();
-    let bar = crate::progress::spinner(args.exhaustive.common.format);
+    let bar = crate::progress::spinner(args.exhaustive.options.format);
     let mut totals = SetsExplored::default();
     let mut last: Option<(u32, usize, Round, Vec<TrackSet>)> = None;
-    for (c, v) in classify_steps(args.max_preemptions, accessed) {
+    let max_c = u32::try_from(args.max_preemptions).unwrap_or(u32::MAX);
+    for (c, v) in classify_steps(max_c, accessed) {
         let sets = var_sets(&program, &subject.profile, &VarsArg::Count(v), 0)?;
         let base = config(&args.exhaustive, &subject, c, true);
         let t = (base.n_threads as u32).max(2);
@@ -248,7 +245,7 @@ pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
             &sets,
             Some(c),
             t,
-            args.exhaustive.seed,
+            args.exhaustive.options.seed_or_zero(),
             &base,
             &bar,
         );
@@ -274,7 +271,7 @@ pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
     let mut json = ExploreJson::new(path, &subject, &v.to_string(), Some(c), &round, &sets);
     json.finish(started.elapsed().as_secs_f64());
     let Some((index, explored)) = &round.result.failing else {
-        return report_clean(&json, args.exhaustive.common.format);
+        return report_clean(&json, args.exhaustive.options.format);
     };
     let set = &sets[*index];
     let exe = executable(&subject, set);

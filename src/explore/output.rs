@@ -7,15 +7,17 @@ use std::process::ExitCode;
 use anyhow::Result;
 use rankcheck_engine::explore::{FoundBug, Stop};
 use rankcheck_engine::replay_file::fingerprint;
-use rankcheck_engine::ReplayFile;
+use rankcheck_engine::{Instrumentation, ReplayFile};
 use serde::Serialize;
 
-use crate::check::tracking_line;
 use crate::cli::{ExhaustiveArgs, Format};
 use crate::exit::Status;
-use crate::report::{failure_text, save_replay, trace, FailureJson};
+use crate::failure::{FailureJson, FoundBy, Report};
+use crate::replay_store::{save, tracking_line};
+use crate::trace::{trace, Marks};
+use crate::words::count;
 
-use super::sets::{executable, TrackSet};
+use super::sets::TrackSet;
 use super::{clean_status, Round, Subject};
 
 /// The JSON of `explore` and `classify`.
@@ -131,6 +133,7 @@ fn stop_name(stop: Stop) -> &'static str {
 pub fn report_clean(json: &ExploreJson, format: Format) -> Result<ExitCode> {
     match format {
         Format::Json => outln!("{}", serde_json::to_string_pretty(json)?),
+        Format::Csv => out!("{}", explore_csv(json)?),
         Format::Human => out!("{}", proved_text(json)),
     }
     Ok(clean_status(json).into())
@@ -138,7 +141,7 @@ pub fn report_clean(json: &ExploreJson, format: Format) -> Result<ExitCode> {
 
 /// `n preemption(s)`.
 fn preemptions(n: u32) -> String {
-    format!("{n} preemption{}", if n == 1 { "" } else { "s" })
+    count(n, "preemption", "preemptions")
 }
 
 /// Where the preemptions could go, in words.
@@ -148,8 +151,8 @@ fn places(json: &ExploreJson) -> String {
         "sync" => "at mutex and condition operations".to_string(),
         "none" => "(no place for a preemption)".to_string(),
         v => format!(
-            "at accesses to any {v} variable{} (of Q = {})",
-            if v == "1" { "" } else { "s" },
+            "at accesses to any {} (of Q = {})",
+            count(v.parse::<u64>().unwrap_or(0), "variable", "variables"),
             json.q
         ),
     }
@@ -175,8 +178,11 @@ fn order_words(json: &ExploreJson) -> String {
 /// What an exploration without a bug proved, in words.
 fn proved_text(json: &ExploreJson) -> String {
     let head = format!(
-        "{} schedules in {:.2}s ({:.0}/s), {} pruned by happens-before\n",
-        json.schedules, json.elapsed_s, json.schedules_per_s, json.pruned
+        "{} in {:.2}s ({:.0}/s), {} pruned by happens-before\n",
+        count(json.schedules, "schedule", "schedules"),
+        json.elapsed_s,
+        json.schedules_per_s,
+        json.pruned
     );
     if let Some(stopped) = &json.stopped {
         return format!("{head}{}\n", incomplete_text(json, stopped));
@@ -237,18 +243,36 @@ pub fn report_bug(
     mut json: ExploreJson,
 ) -> Result<ExitCode> {
     let program = &subject.loaded.program;
-    let exe = executable(subject, set);
-    let traced = trace(&exe, subject.limits, &bug.schedule, &subject.loaded.file)
-        .map_err(|_| anyhow::anyhow!("internal error: an explored schedule did not replay"))?;
-    let replay = write_replay(args, path, subject, set, bug);
-    let replay_path = match &replay {
-        Ok(p) => Some(p.display().to_string()),
+    let marks = match json.preemptions {
+        Some(_) => Marks::ChangePoints(bug.change_steps.clone()),
+        None => Marks::Switches,
+    };
+    let traced = trace(
+        program,
+        instrumentation(subject, set),
+        &set.instances,
+        subject.limits,
+        &bug.schedule,
+        &subject.loaded.file,
+        &marks,
+    )
+    .map_err(|_| anyhow::anyhow!("internal error: an explored schedule did not replay"))?;
+    let mut report = Report {
+        traced,
+        run: 1,
+        found_by: FoundBy::Explore,
+        depth: None,
+        chosen_vars: set.vars.as_ref().map(|_| set.names.clone()),
+        replay: None,
+    };
+    report.replay = match write_replay(args, path, subject, set, bug, &marks) {
+        Ok(p) => Some(p),
         Err(error) => {
             errln!("warning: {error:#}");
             None
         }
     };
-    json.c = Some(bug.preemptions.len());
+    json.c = json.preemptions.map(|_| bug.preemptions.len());
     json.v = Some(
         set.vars
             .as_ref()
@@ -257,26 +281,26 @@ pub fn report_bug(
     json.t = t;
     json.kind = Some(bug.bug.kind.name().to_string());
     json.line = Some(subject.loaded.file.line(bug.bug.span));
-    json.replay = replay_path.clone();
+    json.replay = report.replay.as_ref().map(|p| p.display().to_string());
     json.tracked = set.vars.as_ref().map(|_| set.names.clone());
-    json.bug = Some(FailureJson::new(
-        0,
-        &traced,
-        &subject.loaded.file,
-        replay_path.clone(),
-    ));
-    match args.common.format {
+    json.bug = Some(report.json(&subject.loaded.file));
+    match args.options.format {
         Format::Json => outln!("{}", serde_json::to_string_pretty(&json)?),
+        Format::Csv => out!("{}", explore_csv(&json)?),
         Format::Human => {
-            out!("{}", failure_text(&traced, &subject.loaded.file));
+            out!("{}", report.text(&subject.loaded.file));
             let tracked = set.names.join(", ");
             let c = match json.preemptions {
                 Some(_) => format!(", with c = {}", preemptions(bug.preemptions.len() as u32)),
                 None => String::new(),
             };
             outln!(
-                "\nfound after {} schedules ({} pruned){c} at {}{}",
-                json.schedules_to_first_bug.unwrap_or(json.schedules),
+                "\nfound after {} ({} pruned){c} at {}{}",
+                count(
+                    json.schedules_to_first_bug.unwrap_or(json.schedules),
+                    "schedule",
+                    "schedules"
+                ),
                 json.pruned,
                 if tracked.is_empty() {
                     "no variable".to_string()
@@ -286,12 +310,19 @@ pub fn report_bug(
                 t.map(|t| format!(", thread bound t = {t}"))
                     .unwrap_or_default()
             );
-            if let Some(p) = replay_path {
-                outln!("replay: rankcheck replay {p}");
-            }
+            out!("{}", report.replay_line().unwrap_or_default());
         }
     }
     Ok(Status::Failure.into())
+}
+
+/// The instrumentation the set was explored under.
+fn instrumentation(subject: &Subject, set: &TrackSet) -> Instrumentation {
+    let program = &subject.loaded.program;
+    match &set.vars {
+        None => Instrumentation::all(program),
+        Some(vars) => (subject.instrumenter)(program, vars),
+    }
 }
 
 fn write_replay(
@@ -300,24 +331,102 @@ fn write_replay(
     subject: &Subject,
     set: &TrackSet,
     bug: &FoundBug,
+    marks: &Marks,
 ) -> Result<PathBuf> {
     let loaded = &subject.loaded;
+    let defines = &args.options.define;
+    let (priorities, preemptions) = match marks {
+        Marks::ChangePoints(steps) => ("thread-bounded", steps.clone()),
+        Marks::Switches => ("none", Vec::new()),
+    };
     let file = ReplayFile {
         program: path.display().to_string(),
-        fingerprint: fingerprint(loaded.file.source(), &args.common.define),
-        defines: args.common.define.clone(),
+        fingerprint: fingerprint(loaded.file.source(), defines),
+        defines: defines.clone(),
+        found_by: FoundBy::Explore.name().to_string(),
         strategy: "explore".to_string(),
+        priorities: priorities.to_string(),
         tracking: tracking_line(&loaded.program, set.vars.as_deref(), &set.instances),
-        seed: args.seed,
+        depth: 0,
+        seed: args.options.seed_or_zero(),
         run: 1,
-        max_steps: args.common.max_steps,
+        max_steps: args.options.max_steps,
         kind: bug.bug.kind.name().to_string(),
+        preemptions,
         schedule: bug.schedule.clone(),
     };
-    save_replay(
-        &args.replay_dir,
-        path,
-        &file,
-        &format!("explore-c{}", bug.preemptions.len()),
-    )
+    let suffix = match marks {
+        Marks::ChangePoints(_) => format!("explore-c{}-{}", bug.preemptions.len(), set_tag(set)),
+        Marks::Switches => format!("explore-unbounded-{}", set_tag(set)),
+    };
+    save(&args.replay_dir, path, file, &suffix)
+}
+
+/// A short name for a tracked set, for file names: the variables' names.
+fn set_tag(set: &TrackSet) -> String {
+    let joined = match &set.vars {
+        None => "all".to_string(),
+        Some(_) if set.names.is_empty() => "none".to_string(),
+        Some(_) => set.names.join("+"),
+    };
+    let tag: String = joined
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '+' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    tag
+}
+
+/// The CSV columns of `explore` and `classify` (README, CSV output).
+pub const EXPLORE_COLUMNS: [&str; 17] = [
+    "program",
+    "preemptions",
+    "vars",
+    "n",
+    "orders",
+    "prune",
+    "schedules",
+    "schedules_to_first_bug",
+    "pruned",
+    "exhausted",
+    "stopped",
+    "elapsed_s",
+    "c",
+    "v",
+    "t",
+    "kind",
+    "line",
+];
+
+/// One CSV row (with its header) of an exploration.
+pub fn explore_csv(json: &ExploreJson) -> Result<String> {
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(EXPLORE_COLUMNS)?;
+    writer.write_record([
+        json.program.clone(),
+        opt(json.preemptions.map(|c| c.to_string())),
+        json.vars.clone(),
+        json.n.to_string(),
+        json.orders.to_string(),
+        json.prune.to_string(),
+        json.schedules.to_string(),
+        opt(json.schedules_to_first_bug.map(|s| s.to_string())),
+        json.pruned.to_string(),
+        json.exhausted.to_string(),
+        opt(json.stopped.clone()),
+        format!("{:.3}", json.elapsed_s),
+        opt(json.c.map(|c| c.to_string())),
+        opt(json.v.map(|v| v.to_string())),
+        opt(json.t.map(|t| t.to_string())),
+        opt(json.kind.clone()),
+        opt(json.line.map(|l| l.to_string())),
+    ])?;
+    Ok(String::from_utf8(writer.into_inner()?)?)
 }

@@ -199,7 +199,11 @@ fn replay_refuses_an_edited_program() {
     std::fs::write(&changed, other_define).expect("write");
     let out = rankcheck(&["replay", changed.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("another version"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the checksum does not match: the file was changed"),
+        "{stderr}"
+    );
 
     let source = std::fs::read_to_string(&program).expect("program");
     std::fs::write(&program, source.replace("cold = 1;", "cold = 2;")).expect("edit");
@@ -217,7 +221,7 @@ fn replay_refuses_an_edited_program() {
 fn corrupt_replay_file_names_the_line() {
     let dir = temp_dir("corrupt");
     let file = dir.join("bad.replay");
-    std::fs::write(&file, "rankcheck-replay 1\nprogram x.rk\nseed many\n").expect("write");
+    std::fs::write(&file, "rankcheck-replay 2\nprogram x.rk\nseed many\n").expect("write");
     let out = rankcheck(&["replay", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -593,14 +597,14 @@ fn pruning_never_loses_a_bug() {
 }
 
 /// `rankcheck sites` lists the variables with their profiled accesses, and
-/// tracking `cold` in corner_variable instruments exactly its three sites
+/// `--track cold` in corner_variable instruments exactly its three sites
 /// (two reads in the reader, one write in the writer), none of `hot`'s.
 #[test]
 fn sites_lists_variables_and_the_instrumented_sites() {
     let corner = root().join("examples/corner_variable.rk");
     let out = rankcheck(&[
         "sites",
-        "--vars",
+        "--track",
         "cold",
         "--format",
         "json",
@@ -633,11 +637,16 @@ fn sites_lists_variables_and_the_instrumented_sites() {
     let out = rankcheck(&["sites", "--format", "csv", corner.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.starts_with("id,name,kind,line,k_q,mean,shared,sites\n0,\"hot\",\"global\",9,200,"),
+        text.starts_with("id,name,kind,line,k_q,mean,shared,sites\n0,hot,global,9,200,"),
         "{text}"
     );
-    let out = rankcheck(&["sites", "--vars", "nope", corner.to_str().unwrap()]);
+    let out = rankcheck(&["sites", "--track", "nope", corner.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--track nope: the program has no variable `nope`"),
+        "{stderr}"
+    );
 }
 
 /// Strip what varies between runs (timings, rates, temp paths) from a report.
@@ -647,7 +656,9 @@ fn stable(text: &str) -> String {
         .map(|line| {
             let line = line
                 .replace(std::env::temp_dir().to_str().unwrap_or("/tmp"), "$TMP")
-                .replace(&pid, "rankcheck-test-PID-");
+                .replace(&pid, "rankcheck-test-PID-")
+                .replace("replay: target/debug/rankcheck ", "replay: rankcheck ")
+                .replace("replay: target/release/rankcheck ", "replay: rankcheck ");
             match line.find(" runs/s") {
                 Some(_) if line.contains('(') => {
                     line.split(" (").next().unwrap_or_default().to_string() + " (...)"

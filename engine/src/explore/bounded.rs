@@ -51,6 +51,8 @@ struct Ran {
     schedule: Vec<ThreadId>,
     candidates: Vec<Candidate>,
     threads: usize,
+    /// The steps after which a change point fired.
+    change_steps: Vec<u64>,
 }
 
 /// Run one work item.
@@ -138,11 +140,13 @@ fn run_batch(
             record,
             buffers,
         );
+        let change_steps = recorder.inner.applied().iter().map(|c| c.step).collect();
         let ran = Ran {
             outcome,
             schedule,
             candidates: recorder.candidates,
             threads,
+            change_steps,
         };
         (ran, back)
     };
@@ -242,6 +246,7 @@ pub fn explore(
                             schedule: ran.schedule,
                             order: orders[first.order as usize].clone(),
                             preemptions: first.preemptions.clone(),
+                            change_steps: ran.change_steps,
                         });
                         if !config.finish_bound {
                             return result;

@@ -93,6 +93,8 @@ pub struct FoundBug {
     pub order: Order,
     /// The tracked accesses (1-based counts) after which priorities changed.
     pub preemptions: Vec<u64>,
+    /// The steps (1-based) those changes followed, for the trace.
+    pub change_steps: Vec<u64>,
 }
 
 /// Counts of an exploration.

@@ -140,6 +140,7 @@ pub fn explore_every_schedule(
                     schedule,
                     order: Vec::new(),
                     preemptions: Vec::new(),
+                    change_steps: Vec::new(),
                 });
                 if !config.finish_bound {
                     return result;

@@ -1,0 +1,150 @@
+//! The failure a checked program's report shows: the search's first, else
+//! one a preparatory run met, replayed with its trace and the change points
+//! its run fired, with its replay file written.
+
+use anyhow::Result;
+use rankcheck_engine::replay_file::fingerprint;
+use rankcheck_engine::search::Failure;
+use rankcheck_engine::strategy::Strategy;
+use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
+
+use crate::failure::{FoundBy, Report};
+use crate::plan::{scheme, Plan};
+use crate::replay_store::{save, tracking_line};
+use crate::trace::{trace, Marks};
+
+use super::run::Checked;
+
+/// What the failing run did beyond its schedule.
+struct RunFacts {
+    instrumentation: Instrumentation,
+    marks: Marks,
+    depth: Option<u32>,
+    chosen: Option<Vec<rankcheck_engine::VarId>>,
+    strategy: String,
+    priorities: String,
+}
+
+/// The failure to report, if any, with its replay file written (a failure
+/// to write it is a warning, not an error).
+pub fn found(checked: &Checked) -> Result<Option<Report>> {
+    let (failure, found_by) = match (&checked.result.first_failure, &checked.profile.failure) {
+        (Some(failure), _) => (failure, FoundBy::Search),
+        (None, Some(failure)) => (failure, FoundBy::Preparatory),
+        (None, None) => return Ok(None),
+    };
+    let facts = match found_by {
+        FoundBy::Search => rerun(checked, failure),
+        _ => RunFacts {
+            instrumentation: Instrumentation::all(&checked.loaded.program),
+            marks: Marks::Switches,
+            depth: None,
+            chosen: None,
+            strategy: "random".into(),
+            priorities: "none".into(),
+        },
+    };
+    let traced = trace(
+        &checked.loaded.program,
+        facts.instrumentation.clone(),
+        &[],
+        checked.limits,
+        &failure.schedule,
+        &checked.loaded.file,
+        &facts.marks,
+    )
+    .map_err(|_| anyhow::anyhow!("internal error: run {} did not fail again", failure.run))?;
+    let program = &checked.loaded.program;
+    let mut report = Report {
+        traced,
+        run: failure.run,
+        found_by,
+        depth: facts.depth,
+        chosen_vars: facts.chosen.as_ref().map(|vars| {
+            vars.iter()
+                .map(|v| program.vars[v.index()].name.clone())
+                .collect()
+        }),
+        replay: None,
+    };
+    report.replay = match write_replay(checked, failure, found_by, &facts) {
+        Ok(path) => Some(path),
+        Err(error) => {
+            errln!("warning: {error:#}");
+            None
+        }
+    };
+    Ok(Some(report))
+}
+
+/// Run the failing search run again under its own strategy, to see what it
+/// tracked and where its change points fired.
+fn rerun(checked: &Checked, failure: &Failure) -> RunFacts {
+    let run = failure.run - 1;
+    let program = &checked.loaded.program;
+    match &checked.plan {
+        Plan::Random(_) => RunFacts {
+            instrumentation: Instrumentation::all(program),
+            marks: Marks::Switches,
+            depth: None,
+            chosen: None,
+            strategy: "random".into(),
+            priorities: "none".into(),
+        },
+        Plan::Priority(strategy) => {
+            let choices = strategy.choices(run, failure.run_seed);
+            let mut strategy = strategy.as_ref().clone();
+            let (exe, mut scheduler) = strategy.prepare(run, failure.run_seed);
+            Vm::new(exe, checked.limits).run(&mut scheduler);
+            let steps = scheduler.applied().iter().map(|c| c.step).collect();
+            let instrumentation = match &choices.vars {
+                None => Instrumentation::all(program),
+                Some(vars) => (checked.instrumenter)(program, vars),
+            };
+            RunFacts {
+                instrumentation,
+                marks: Marks::ChangePoints(steps),
+                depth: Some(checked.settings[choices.setting].depth),
+                chosen: choices.vars,
+                strategy: checked.args.strategy.name().to_string(),
+                priorities: scheme(checked.args).name().to_string(),
+            }
+        }
+    }
+}
+
+/// Write the failure's replay file.
+fn write_replay(
+    checked: &Checked,
+    failure: &Failure,
+    found_by: FoundBy,
+    facts: &RunFacts,
+) -> Result<std::path::PathBuf> {
+    let program = &checked.loaded.program;
+    let defines = &checked.args.options.define;
+    let preemptions = match &facts.marks {
+        Marks::ChangePoints(steps) => steps.clone(),
+        Marks::Switches => Vec::new(),
+    };
+    let file = ReplayFile {
+        program: checked.path.display().to_string(),
+        fingerprint: fingerprint(checked.loaded.file.source(), defines),
+        defines: defines.clone(),
+        found_by: found_by.name().to_string(),
+        strategy: facts.strategy.clone(),
+        priorities: facts.priorities.clone(),
+        tracking: tracking_line(program, facts.chosen.as_deref(), &[]),
+        depth: facts.depth.unwrap_or(0),
+        seed: checked.seed,
+        run: failure.run,
+        max_steps: checked.args.options.max_steps,
+        kind: failure.bug.kind.name().to_string(),
+        preemptions,
+        schedule: failure.schedule.clone(),
+    };
+    let suffix = match found_by {
+        FoundBy::Preparatory => format!("seed{}-preparatory{}", checked.seed, failure.run),
+        _ => format!("seed{}-run{}", checked.seed, failure.run),
+    };
+    save(&checked.args.replay_dir, checked.path, file, &suffix)
+}

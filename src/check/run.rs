@@ -1,0 +1,184 @@
+//! Checking one program, phase by phase: load it, run the preparatory
+//! runs, plan the search, decide how many runs, and search with a progress
+//! line, until the runs are done, the time is up, or a signal arrives.
+
+use std::path::Path;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Result;
+use rankcheck_engine::profile::{profile, Profile};
+use rankcheck_engine::search::{run_seed, SearchResult};
+use rankcheck_engine::strategy::{Instrumenter, PrioritySetting};
+use rankcheck_engine::{search, Executable, Instrumentation, Limits, SearchConfig};
+use rankcheck_stats::Probability;
+
+use crate::cli::CheckArgs;
+use crate::guarantee::{confidence, needed, per_run_bound};
+use crate::interrupt;
+use crate::load::{load, Loaded};
+use crate::plan::{instrumenter, plan, scheme, Plan, Skipped};
+use crate::progress::SearchProgress;
+
+/// Runs when neither --runs nor --time is given and no bound sets a count
+/// (the random strategy).
+const DEFAULT_RUNS: u64 = 10_000;
+
+/// One program checked: what was asked, what the preparatory runs saw,
+/// the plan, and what the search did.
+pub struct Checked<'a> {
+    /// The command line.
+    pub args: &'a CheckArgs,
+    /// The program's path as given.
+    pub path: &'a Path,
+    /// The program.
+    pub loaded: Loaded,
+    /// The master seed.
+    pub seed: u64,
+    /// Limits of each execution.
+    pub limits: Limits,
+    /// What the preparatory runs measured.
+    pub profile: Profile,
+    /// The alias analysis's instrumentation of a tracked set.
+    pub instrumenter: Instrumenter,
+    /// The strategy.
+    pub plan: Plan,
+    /// The settings the search rotated through (none for random).
+    pub settings: Vec<PrioritySetting>,
+    /// Settings asked for but not run.
+    pub skipped: Vec<Skipped>,
+    /// Each setting's per-run bound.
+    pub bounds: Vec<Option<Probability>>,
+    /// What the search did.
+    pub result: SearchResult,
+    /// Its wall time in seconds.
+    pub elapsed: f64,
+    /// The runs it aimed for (`u64::MAX` with a time budget).
+    pub runs_target: u64,
+    /// Whether `--max-runs` cut the count the confidence asked for.
+    pub runs_capped: bool,
+    /// Whether a signal stopped it.
+    pub interrupted: bool,
+}
+
+/// Check the program at `path`.
+pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<'a>> {
+    let loaded = load(path, &args.options.define)?;
+    let seed = args.options.seed.unwrap_or_else(fresh_seed);
+    let limits = Limits {
+        max_steps: args.options.max_steps,
+        ..Limits::default()
+    };
+    // Preparatory runs: n, k and k_q, on their own seed stream.
+    let all_tracked = Executable::new(
+        loaded.program.clone(),
+        &Instrumentation::all(&loaded.program),
+    );
+    let profile = profile(
+        &all_tracked,
+        args.options.profile_runs,
+        run_seed(seed, u64::MAX),
+        limits,
+    );
+    let instrumenter = instrumenter(&loaded.program);
+    let (plan, skipped) = plan(args, &loaded.program, &profile, instrumenter.clone())?;
+    let settings = match &plan {
+        Plan::Random(_) => Vec::new(),
+        Plan::Priority(strategy) => strategy.settings().to_vec(),
+    };
+    let bounds: Vec<Option<Probability>> = settings
+        .iter()
+        .map(|s| per_run_bound(s, scheme(args), &profile))
+        .collect();
+    let (runs_target, runs_capped) = run_count(args, &bounds);
+    let config = SearchConfig {
+        runs: runs_target,
+        seed,
+        limits,
+        keep_going: args.keep_going,
+        jobs: args.options.jobs(),
+    };
+    let started = Instant::now();
+    let result = search_with_progress(args, &plan, &bounds, &config);
+    let elapsed = started.elapsed().as_secs_f64();
+    Ok(Checked {
+        args,
+        path,
+        loaded,
+        seed,
+        limits,
+        profile,
+        instrumenter,
+        plan,
+        settings,
+        skipped,
+        bounds,
+        result,
+        elapsed,
+        runs_target,
+        runs_capped,
+        interrupted: interrupt::requested(),
+    })
+}
+
+/// How many runs to aim for, and whether `--max-runs` cut the count the
+/// confidence asks for.
+fn run_count(args: &CheckArgs, bounds: &[Option<Probability>]) -> (u64, bool) {
+    match (args.runs, args.time) {
+        (Some(runs), _) => (runs, false),
+        (None, Some(_)) => (u64::MAX, false),
+        (None, None) if bounds.is_empty() => (DEFAULT_RUNS, false),
+        (None, None) => {
+            // Runs rotate through the settings: each needs its own count.
+            let most = bounds
+                .iter()
+                .map(|b| {
+                    b.and_then(|b| needed(b, args.confidence))
+                        .unwrap_or(u64::MAX)
+                })
+                .max()
+                .unwrap_or(DEFAULT_RUNS);
+            let total = most.saturating_mul(bounds.len() as u64);
+            (total.min(args.max_runs), total > args.max_runs)
+        }
+    }
+}
+
+/// Run the search with a progress line, stopping at the deadline or a
+/// signal.
+fn search_with_progress(
+    args: &CheckArgs,
+    plan: &Plan,
+    bounds: &[Option<Probability>],
+    config: &SearchConfig,
+) -> SearchResult {
+    let deadline = args.time.map(|t| Instant::now() + t);
+    let total = (config.runs != u64::MAX).then_some(config.runs);
+    let progress = SearchProgress::new(args.options.format, total, deadline);
+    // Called once per chunk of runs: cheap enough to update the line, with
+    // the lowest confidence reached so far, and to look at the clock.
+    let keep_running = |done: u64| {
+        let per_setting = done / bounds.len().max(1) as u64;
+        let lowest = bounds
+            .iter()
+            .flatten()
+            .map(|&b| confidence(b, per_setting))
+            .reduce(f64::min);
+        progress.update(done, lowest);
+        !interrupt::requested() && deadline.is_none_or(|d| Instant::now() < d)
+    };
+    let result = match plan {
+        Plan::Random(strategy) => search(strategy, config, &keep_running),
+        Plan::Priority(strategy) => search(strategy.as_ref(), config, &keep_running),
+    };
+    progress.finish();
+    result
+}
+
+/// A seed for a run that was given none: different every time, and printed.
+fn fresh_seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    run_seed(nanos as u64, u64::from(std::process::id()))
+}
