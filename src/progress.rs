@@ -66,32 +66,18 @@ impl SearchProgress {
         if self.bar.is_hidden() {
             return;
         }
-        let elapsed = self.started.elapsed();
-        let rate = done as f64 / elapsed.as_secs_f64().max(1e-9);
-        let mut parts = vec![format!("{} elapsed", clock(elapsed))];
-        match (self.deadline, self.bar.length()) {
-            (Some(deadline), _) => parts.push(format!(
-                "{} left",
-                clock(deadline.saturating_duration_since(Instant::now()))
-            )),
-            (None, Some(total)) if rate > 0.0 => parts.push(format!(
-                "about {} left",
-                clock(Duration::from_secs_f64(
-                    total.saturating_sub(done) as f64 / rate
-                ))
-            )),
-            _ => {}
-        }
-        parts.push(match self.bar.length() {
-            Some(total) => format!("{done} of {total} runs"),
-            None => format!("{done} runs"),
-        });
-        parts.push(format!("{rate:.0} runs/s"));
-        if let Some(c) = confidence {
-            parts.push(format!("confidence {c:.4}"));
-        }
+        let left = self
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()));
+        let message = search_message(
+            done,
+            self.bar.length(),
+            self.started.elapsed(),
+            left,
+            confidence,
+        );
         self.bar.set_position(done);
-        self.bar.set_message(status_line(&parts));
+        self.bar.set_message(message);
         self.bar.tick();
     }
 
@@ -101,6 +87,39 @@ impl SearchProgress {
     }
 }
 
+/// The progress message of a search: time spent, time left (to the
+/// deadline `left`, or estimated from the rate when there is a `total`),
+/// runs done, whole runs per second, and the lowest confidence so far.
+pub fn search_message(
+    done: u64,
+    total: Option<u64>,
+    elapsed: Duration,
+    left: Option<Duration>,
+    confidence: Option<f64>,
+) -> String {
+    let rate = done as f64 / elapsed.as_secs_f64().max(1e-9);
+    let mut parts = vec![format!("{} elapsed", clock(elapsed))];
+    match (left, total) {
+        (Some(left), _) => parts.push(format!("{} left", clock(left))),
+        (None, Some(total)) if rate > 0.0 => parts.push(format!(
+            "about {} left",
+            clock(Duration::from_secs_f64(
+                total.saturating_sub(done) as f64 / rate
+            ))
+        )),
+        _ => {}
+    }
+    parts.push(match total {
+        Some(total) => format!("{done} of {total} runs"),
+        None => format!("{done} runs"),
+    });
+    parts.push(format!("{rate:.0} runs/s"));
+    if let Some(c) = confidence {
+        parts.push(format!("confidence {c:.4}"));
+    }
+    status_line(&parts)
+}
+
 /// `45s`, `7m05s`, `2h03m`.
 fn clock(duration: Duration) -> String {
     let secs = duration.as_secs();
@@ -108,5 +127,32 @@ fn clock(duration: Duration) -> String {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m{:02}s", s / 60, s % 60),
         s => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timed_search_shows_time_left_and_whole_runs_per_second() {
+        let message = search_message(
+            4_226_432,
+            None,
+            Duration::from_secs(130),
+            Some(Duration::from_secs(470)),
+            Some(0.987_65),
+        );
+        assert_eq!(
+            message,
+            "2m10s elapsed, 7m50s left, 4226432 runs, 32511 runs/s, confidence 0.9877"
+        );
+    }
+
+    #[test]
+    fn a_counted_search_estimates_time_left() {
+        let message = search_message(500, Some(2000), Duration::from_secs(10), None, None);
+        assert_eq!(message, "10s elapsed, about 30s left, 500 of 2000 runs, 50 runs/s");
+        assert_eq!(clock(Duration::from_secs(7_380)), "2h03m");
     }
 }
