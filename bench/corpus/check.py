@@ -34,11 +34,13 @@ DEFAULT_RK = os.path.join(HERE, "..", "..", "target", "release", "rankcheck")
 def header(path):
     with open(path) as f:
         lines = f.read().splitlines()
-    m = re.match(r"//\s*expect:\s*(\w+)(?:\s+c=(\d+)\s+v=(\d+)\s+t=(\d+))?", lines[0])
+    m = re.match(r"//\s*expect:\s*(\w+)(?:\s+c=(\d+)\s+v=(\d+)\s+t=(\d+|\?))?", lines[0])
     if not m:
         raise SystemExit(f"{path}: no expect header")
     kind = m.group(1)
-    cvt = None if m.group(2) is None else tuple(int(m.group(i)) for i in (2, 3, 4))
+    # t=? : classify reports no thread bound (it samples priority orders when n + c > 7)
+    cvt = None if m.group(2) is None else tuple(
+        None if m.group(i) == "?" else int(m.group(i)) for i in (2, 3, 4))
     maxp = 3
     for line in lines[:12]:
         mm = re.match(r"//\s*classify:\s*--max-preemptions\s+(\d+)", line)
@@ -78,6 +80,9 @@ def main():
     ap.add_argument("--rankcheck", default=DEFAULT_RK)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--no-noprune", action="store_true")
+    ap.add_argument("--random-runs", type=int, default=2000,
+                    help="random-strategy runs for the hit rate column (0: skip)")
+    ap.add_argument("--jsonl", help="append one JSON object per program to this file")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     files = a.files or sorted(glob.glob(os.path.join(HERE, "*.rk"))) + sorted(
@@ -103,6 +108,7 @@ def main():
             if c2 != "timeout" and c1 != "timeout" and c2[:2] != c1[:2]:
                 notes.append("PRUNE/NO-PRUNE DISAGREE")
                 ok = False
+        rate = None
         rc, out, dt3 = run([a.rankcheck, "--seed", "1", "--format", "json",
                             "--replay-dir", tmp, path], a.timeout)
         if rc is None:
@@ -112,6 +118,7 @@ def main():
                 d = json.loads(out)
                 ff = d.get("first_failure")
                 s1 = "pass (%d runs)" % d["runs"] if ff is None else "%s run %d" % (ff["kind"], ff["run"])
+                rate = d.get("executions_per_s")
             except json.JSONDecodeError:
                 s1 = f"bad rc={rc}"
         if kind == "ok":
@@ -129,10 +136,30 @@ def main():
                     ok = False
         elif not s1.startswith(kind):
             ok = False
+        hit = None
+        if a.random_runs:
+            rc, out, _ = run([a.rankcheck, "--strategy", "random", "--keep-going", "--runs",
+                              str(a.random_runs), "--seed", "1", "--format", "json",
+                              "--replay-dir", tmp, path], a.timeout)
+            if rc is not None:
+                d = json.loads(out)
+                hit = d["failures"] / d["runs"]
+                rate = d.get("executions_per_s")
+        with open(path) as fh:
+            src = fh.read()
+        uses = [w for w in ("await", "atomic") if re.search(r"\b%s\b" % w, re.sub(r"//.*", "", src))]
         if not ok:
             bad += 1
-        print("%-4s %-40s expect=%s %s | classify %s %.2fs | no-prune %s %.2fs | seed1 %s %s" % (
-            "OK" if ok else "FAIL", name, kind, cvt, c1, dt1, c2, dt2, s1, "; ".join(notes)),
+        if a.jsonl:
+            with open(a.jsonl, "a") as fh:
+                fh.write(json.dumps({
+                    "file": name, "kind": kind, "cvt": cvt, "ok": ok,
+                    "classify": c1, "classify_s": round(dt1, 3),
+                    "noprune": c2, "noprune_s": round(dt2, 3),
+                    "seed1": s1, "seed1_s": round(dt3, 3), "exec_per_s": rate, "random_hit": hit,
+                    "uses": uses, "notes": notes}) + "\n")
+        print("%-4s %-40s expect=%s %s | classify %s %.2fs | no-prune %s %.2fs | seed1 %s | random %s %s %s" % (
+            "OK" if ok else "FAIL", name, kind, cvt, c1, dt1, c2, dt2, s1, hit, uses, "; ".join(notes)),
             flush=True)
     sys.exit(1 if bad else 0)
 
