@@ -32,6 +32,7 @@ INFO = {
     "parsec_streamcluster3_skel.rk": ("PARSEC streamcluster3 (skeleton)", "3 threads, barrier = mutex+cond; missing barrier after summing hizs; hizs = null"),
     "contest_account_2.rk": ("ConTest Account (2 accounts)", "racy transfer (next's lock not taken), records with a mutex"),
     "contest_account_3.rk": ("ConTest Account (3 accounts)", "as above, 3 accounts"),
+    "contest_account_5.rk": ("ConTest Account (5 accounts)", "as above, 5 accounts"),
     "contest_account_nested_2.rk": ("ConTest Account, JMCR nested lock (2)", "transfer locks next too; deposit synchronized to isolate the lock cycle"),
     "contest_account_nested_3.rk": ("ConTest Account, JMCR nested lock (3)", "as above, 3 accounts"),
     "contest_airline_tickets_3.rk": ("ConTest AirlineTickets (3 tickets)", "capacity 2; handles in a heap array (Java Thread[])"),
