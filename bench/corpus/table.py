@@ -20,7 +20,7 @@ INFO = {
     "cs_stack_bad.rk": ("SCTBench CS.stack_bad", "SIZE 10, 10 iterations each, as the original"),
     "cs_token_ring_bad.rk": ("SCTBench CS.token_ring_bad (faithful)", "ESBMC atomic = mutex E; no join; exit_process() as in account_bad"),
     "cs_token_ring_bad_join.rk": ("SCTBench CS.token_ring_bad (join all)", "ESBMC atomic = mutex E; main joins"),
-    "cs_token_ring_bad_join_atomic.rk": ("SCTBench CS.token_ring_bad (join all, ESBMC semantics)", "ESBMC atomic = `atomic` block (uses atomic)"),
+    "cs_token_ring_bad_join_atomic.rk": ("SCTBench CS.token_ring_bad (join all, ESBMC semantics)", "ESBMC atomic = `atomic` block"),
     "cs_wronglock_3_bad.rk": ("SCTBench CS.wronglock_3_bad", "1 A + 3 B; volatile re-read = second read"),
     "cs_wronglock_bad.rk": ("SCTBench CS.wronglock_bad", "1 A + 7 B (9 threads: classify samples orders, no t)"),
     "chess_wsq.rk": ("SCTBench chess.WSQ (BUG3)", "owner = main + 1 stealer; `t & mask` = `t % (mask+1)`; growable heap ring"),
