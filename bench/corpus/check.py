@@ -12,10 +12,13 @@ files given on the command line):
 * `rankcheck FILE --seed 1` must find a bug of the header's kind (exit 1), or
   pass (exit 0) for `// expect: ok`;
 * for `ok` programs, `rankcheck explore --preemptions 2 --vars all` must
-  exhaust without a bug.
+  exhaust without a bug;
+* `rankcheck --strategy random --keep-going --runs 2000 --seed 1` gives the
+  random hit rate and the execution rate (reported, not checked).
 
-Usage: check.py [--rankcheck PATH] [--timeout SECONDS] [FILES...]
-Prints one line per program and a markdown table on request (--table).
+Usage: check.py [--rankcheck PATH] [--timeout SECONDS] [--jsonl OUT] [FILES...]
+Prints one line per program (OK/FAIL); --jsonl appends the measurements, which
+table.py turns into the README's table. Exit status 1 if any program fails.
 """
 import argparse
 import glob
