@@ -1,0 +1,1 @@
+//! A generator of small well-formed `.rk` programs (to come).
