@@ -3,12 +3,13 @@
 //! scheduling point. A depth-first search over machine states between steps,
 //! each state explored once.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use crate::failure::Failure;
 use crate::machine::{Machine, Meter};
 use crate::program::Program;
 use crate::step::{run_step, TrackSet};
+use crate::visited::Visited;
 use crate::{Budget, Exhausted};
 
 /// Every failure reachable from the start of `program`.
@@ -24,8 +25,8 @@ pub fn reachable_failures(
     budget: &Budget,
 ) -> Result<BTreeSet<Failure>, Exhausted> {
     let start = Machine::start(program);
-    let mut seen: HashSet<Machine> = HashSet::new();
-    seen.insert(start.clone());
+    let mut seen = Visited::new();
+    seen.insert(&start);
     let mut stack = vec![(start, 0u64)];
     let mut failures = BTreeSet::new();
     while let Some((machine, ops)) = stack.pop() {
@@ -48,14 +49,15 @@ pub fn reachable_failures(
                 Err(failure) => {
                     failures.insert(failure);
                 }
-                Ok(_) if seen.contains(&next) => {}
                 Ok(_) => {
-                    if seen.len() as u64 >= budget.max_states {
+                    if !seen.insert(&next) {
+                        continue;
+                    }
+                    if seen.len() > budget.max_states {
                         return Err(Exhausted {
-                            states: seen.len() as u64,
+                            states: budget.max_states,
                         });
                     }
-                    seen.insert(next.clone());
                     stack.push((next, meter.used));
                 }
             }

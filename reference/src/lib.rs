@@ -75,6 +75,7 @@ mod step;
 mod synchronise;
 mod thread;
 mod value;
+mod visited;
 
 use std::collections::BTreeSet;
 use std::fmt;

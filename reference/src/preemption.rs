@@ -18,13 +18,14 @@
 //! (see [`crate::order`]), the cuts used and the pending change point. The
 //! bound grows from 0 until a failure appears (iterative deepening).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use crate::failure::Failure;
 use crate::machine::{Machine, Meter};
 use crate::order::Order;
 use crate::program::Program;
 use crate::step::{run_step, TrackSet};
+use crate::visited::Visited;
 use crate::{Budget, Exhausted};
 
 /// A search state at a scheduling point.
@@ -70,8 +71,8 @@ fn failures_within(
         cuts: 0,
         change_point: None,
     };
-    let mut seen = HashSet::new();
-    seen.insert(start.clone());
+    let mut seen = Visited::new();
+    seen.insert(&start);
     let mut stack = vec![(start, 0u64)];
     let mut failures = BTreeSet::new();
     while let Some((node, ops)) = stack.pop() {
@@ -99,15 +100,14 @@ fn failures_within(
                     }
                     Ok(next) => next,
                 };
-                if seen.contains(&next) {
+                if !seen.insert(&next) {
                     continue;
                 }
-                if seen.len() as u64 >= budget.max_states {
+                if seen.len() > budget.max_states {
                     return Err(Exhausted {
-                        states: seen.len() as u64,
+                        states: budget.max_states,
                     });
                 }
-                seen.insert(next.clone());
                 stack.push((next, meter.used));
             }
         }
