@@ -606,7 +606,7 @@ impl Renderer<'_> {
     fn heap_bump(&mut self, index: u8) {
         let b = self.local();
         match self.plan.heap {
-            Heap::None => return self.increment(index),
+            Heap::None => self.increment(index),
             Heap::Record => {
                 let field = if index % 2 == 0 { "v" } else { "w" };
                 self.line(&format!("let {b} = box;"));
