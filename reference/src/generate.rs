@@ -178,6 +178,17 @@ fn within(mut body: Vec<Snippet>, max_ops: u32) -> Vec<Snippet> {
     body
 }
 
+/// The bodies the style renders: one per thread, but one for both copies
+/// of the replicated thread.
+fn rendered(style: Style, n_threads: usize, mut bodies: Vec<Vec<Snippet>>) -> Vec<Vec<Snippet>> {
+    let distinct = match style {
+        Style::Replicated => n_threads - 1,
+        Style::Items | Style::Spawner => n_threads,
+    };
+    bodies.truncate(distinct);
+    bodies
+}
+
 /// Each thread's body within its budget: `main` in the spawner style
 /// already spends about six operations on spawning, joining and its final
 /// check, so its own snippets get half the budget; a thread item keeps at
@@ -220,8 +231,10 @@ pub struct Plan {
     /// [`Style::Spawner`]: whether the last worker is spawned inside
     /// `atomic`.
     pub spawn_in_atomic: bool,
-    /// [`Style::Spawner`]: the final `assert(g != v)` as `(g, v)`.
-    pub final_check: (u8, u8),
+    /// An `assert(g != v)` as `(g, v)`, at the end of `main` after the
+    /// joins in the [`Style::Spawner`] style, else at the end of the last
+    /// thread item.
+    pub final_check: Option<(u8, u8)>,
 }
 
 fn snippet(max_loop: u8) -> impl Strategy<Value = Snippet> {
@@ -271,7 +284,7 @@ fn plan(knobs: Knobs) -> impl Strategy<Value = Plan> {
         vec(0i64..2, 1..=knobs.max_globals.clamp(1, 4)),
     );
     let sync = (any::<bool>(), heap, 0usize..3, prop::bool::weighted(0.3));
-    let spawner = (any::<bool>(), (0u8..4, 0u8..4));
+    let spawner = (any::<bool>(), prop::option::weighted(0.7, (0u8..4, 0u8..4)));
     (shape, sync, bodies, spawner).prop_map(
         move |((style, n_threads, globals), (array, heap, mutexes, cond), bodies, spawner)| {
             let (spawn_in_atomic, final_check) = spawner;
@@ -287,7 +300,11 @@ fn plan(knobs: Knobs) -> impl Strategy<Value = Plan> {
                 },
                 mutexes: if cond { mutexes.max(1) } else { mutexes },
                 cond,
-                bodies: budgeted(style, bodies, knobs.max_thread_ops),
+                bodies: budgeted(
+                    style,
+                    rendered(style, n_threads, bodies),
+                    knobs.max_thread_ops,
+                ),
                 spawn_in_atomic,
                 final_check,
             }
@@ -308,8 +325,13 @@ pub fn render(plan: &Plan) -> String {
     out.helpers();
     match plan.style {
         Style::Items => {
-            for k in 0..plan.n_threads {
-                out.thread_item(&format!("t{k}"), &plan.bodies[k]);
+            for (k, body) in plan.bodies.iter().enumerate() {
+                out.open(&format!("thread t{k} {{"));
+                out.body(body);
+                if k + 1 == plan.bodies.len() {
+                    out.check();
+                }
+                out.close();
             }
         }
         Style::Replicated => {
@@ -317,9 +339,15 @@ pub fn render(plan: &Plan) -> String {
             out.replicated = true;
             out.body(&plan.bodies[0]);
             out.replicated = false;
+            if plan.bodies.len() == 1 {
+                out.check();
+            }
             out.close();
-            if plan.n_threads > 2 {
-                out.thread_item("t", &plan.bodies[1]);
+            if let Some(body) = plan.bodies.get(1) {
+                out.open("thread t {");
+                out.body(body);
+                out.check();
+                out.close();
             }
         }
         Style::Spawner => out.spawner(),
@@ -409,12 +437,6 @@ impl Renderer<'_> {
         }
     }
 
-    fn thread_item(&mut self, name: &str, body: &[Snippet]) {
-        self.open(&format!("thread {name} {{"));
-        self.body(body);
-        self.close();
-    }
-
     fn body(&mut self, body: &[Snippet]) {
         for snippet in body {
             self.snippet(*snippet);
@@ -453,10 +475,16 @@ impl Renderer<'_> {
         for k in 0..workers {
             self.line(&format!("join(h{k});"));
         }
-        let (g, v) = plan.final_check;
-        let g = self.global(g);
-        self.line(&format!("assert({g} != {v}, \"final value of {g}\");"));
+        self.check();
         self.close();
+    }
+
+    /// The plan's final check, if it has one.
+    fn check(&mut self) {
+        if let Some((g, v)) = self.plan.final_check {
+            let g = self.global(g);
+            self.line(&format!("assert({g} != {v}, \"{g} ends at {v}\");"));
+        }
     }
 
     fn snippet(&mut self, snippet: Snippet) {

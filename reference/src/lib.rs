@@ -174,10 +174,14 @@ impl Reference {
     }
 
     /// The program's variables: declarations in source order, then
-    /// allocation sites.
+    /// allocation sites in source order.
     pub fn variables(&self) -> Vec<VarKey> {
         let mut variables = self.program.variables.clone();
-        variables.sort_by_key(|key| matches!(key, VarKey::Alloc(_)));
+        // Stable: declarations keep their source order.
+        variables.sort_by_key(|key| match key {
+            VarKey::Decl(_) => None,
+            VarKey::Alloc(offset) => Some(*offset),
+        });
         variables
     }
 

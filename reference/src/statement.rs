@@ -273,12 +273,7 @@ impl Cursor<'_, '_> {
     }
 
     fn atomic_enter(&mut self, body: BlockId) -> Event {
-        let thread = self.thread();
-        if thread.atomic_depth == 0 {
-            thread.atomic_ends_step = false;
-            thread.atomic_touched = false;
-        }
-        thread.atomic_depth += 1;
+        self.thread().atomic_depth += 1;
         self.frame().tasks.push(Task::AtomicExit);
         self.block(body, 0)
     }

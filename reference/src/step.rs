@@ -106,10 +106,14 @@ fn run_ready(
                 })
             }
             Event::AtomicEnd => {
-                let thread = &machine.threads[tid];
-                if thread.atomic_ends_step {
+                // Clear the block's flags, so that states equal but for them
+                // are one state to the searches.
+                let thread = &mut machine.threads[tid];
+                let ends = std::mem::take(&mut thread.atomic_ends_step);
+                let touched = std::mem::take(&mut thread.atomic_touched);
+                if ends {
                     return Ok(StepEnd {
-                        change_point: thread.atomic_touched,
+                        change_point: touched,
                     });
                 }
                 continue;

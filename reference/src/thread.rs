@@ -19,10 +19,11 @@ pub struct Thread {
     pub atomic_depth: u32,
     /// Inside `atomic`: whether one of the step-ending events 1-3 of
     /// LANGUAGE.md "Steps and scheduling points" happened in the block, so
-    /// that its end ends the step.
+    /// that its end ends the step. False outside `atomic` (the step driver
+    /// clears it at the block's end).
     pub atomic_ends_step: bool,
     /// Inside `atomic`: whether the block touched a tracked variable, so
-    /// that its end is a change point.
+    /// that its end is a change point. False outside `atomic`.
     pub atomic_touched: bool,
 }
 
