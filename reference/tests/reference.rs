@@ -510,6 +510,97 @@ thread setter {
     );
 }
 
+/// Inside `atomic`, a write that wakes an awaiter does not end the step,
+/// but the block's end does, even if a later write in the block put the
+/// condition back to false.
+#[test]
+fn a_wake_up_inside_an_atomic_block_ends_the_step_at_its_end() {
+    let program = reference(
+        "global flag = 0;
+global other = 0;
+thread waiter {
+    await flag == 1;
+}
+thread setter {
+    atomic {
+        flag = 1;
+        flag = 0;
+    }
+    other = 1;
+}
+",
+    );
+    let nothing = Tracked::Vars(BTreeSet::new());
+    assert_eq!(
+        program.replay(&[0, 1, 9], &nothing, MAX_OPS),
+        Replayed::Diverged {
+            point: 2,
+            wanted: 9,
+            enabled: vec![1]
+        }
+    );
+    let stranded = Failure {
+        kind: Kind::Deadlock,
+        thread: 0,
+        line: 4,
+        message: None,
+        blocked: vec![(0, 4)],
+    };
+    assert_eq!(
+        program.replay(&[0, 1, 1], &nothing, MAX_OPS),
+        Replayed::Fail(stranded)
+    );
+}
+
+/// `break`, `continue` and `return` leave `sync` blocks unlocking their
+/// mutex and `atomic` blocks closing them, and a `return` from inside
+/// `atomic` at a thread's top level still ends the thread.
+#[test]
+fn leaving_blocks_early_runs_their_exits() {
+    let program = reference(
+        "global g = 0;
+mutex m;
+fn f() {
+    for i in 0..4 {
+        sync m {
+            if i == 1 {
+                continue;
+            }
+            if i == 2 {
+                atomic {
+                    return i;
+                }
+            }
+            g = g + 1;
+        }
+    }
+    return 0;
+}
+thread t {
+    let r = f();
+    assert(r == 2, \"f returned early\");
+    while true {
+        sync m {
+            break;
+        }
+    }
+    lock(m);
+    unlock(m);
+    assert(g == 1, \"one increment\");
+    atomic {
+        return;
+    }
+}
+",
+    );
+    assert_eq!(program.reachable_failures(&BUDGET), Ok(BTreeSet::new()));
+    let schedule = vec![0; 64];
+    assert_eq!(
+        program.replay(&schedule, &Tracked::All, MAX_OPS),
+        Replayed::Pass
+    );
+}
+
 /// A thread blocked in `await` can run exactly when its condition holds.
 #[test]
 fn an_awaiting_thread_runs_when_its_condition_holds() {
