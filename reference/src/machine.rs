@@ -32,7 +32,7 @@ pub struct Meter {
 /// take when the scheduler asks whether the thread can run. Past it the
 /// condition counts as failing, so the thread can run and, once chosen,
 /// reports the step limit itself.
-const CONDITION_PROBE_LIMIT: u64 = 1_000_000;
+const CONDITION_PROBE_LIMIT: u64 = 100_000;
 
 impl Meter {
     /// A meter allowing `limit` operations.

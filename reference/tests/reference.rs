@@ -728,11 +728,11 @@ fn generated_programs_compile_and_are_explored() {
 /// Runs `program` choosing, at every scheduling point, the thread
 /// `choices[i] % n` of the `n` that can run (asked by naming a thread that
 /// cannot: the divergence lists the ones that can).
-fn random_run(program: &Reference, choices: &[u32]) -> (Vec<u32>, Replayed) {
+fn random_run(program: &Reference, tracked: &Tracked, choices: &[u32]) -> (Vec<u32>, Replayed) {
     let mut schedule = Vec::new();
     for choice in choices.iter().cycle().take(10_000) {
         schedule.push(u32::MAX);
-        match program.replay(&schedule, &Tracked::All, MAX_OPS) {
+        match program.replay(&schedule, tracked, MAX_OPS) {
             Replayed::Diverged { enabled, point, .. } => {
                 assert_eq!(point, schedule.len() - 1);
                 schedule[point] = enabled[*choice as usize % enabled.len()];
@@ -746,25 +746,40 @@ fn random_run(program: &Reference, choices: &[u32]) -> (Vec<u32>, Replayed) {
     panic!("a generated program ran 10,000 steps");
 }
 
+/// The variables of `program` whose bit is set in `mask`.
+fn some_variables(program: &Reference, mask: u32) -> Tracked {
+    let chosen = program
+        .variables()
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| mask >> (k % 32) & 1 == 1)
+        .map(|(_, key)| key);
+    Tracked::Vars(chosen.collect())
+}
+
 /// Random schedules, always picking a thread that can run, replay to the
 /// end, identically when replayed again, and fail only in ways the model
-/// checker found.
+/// checker found: with every variable tracked, and with a random subset
+/// (fewer scheduling points allow only executions that every variable
+/// tracked allows too).
 #[test]
 fn random_schedules_replay_to_completion() {
     let mut runner = deterministic_runner(100);
-    let case = (generate::program(), vec(any::<u32>(), 1..16));
-    let result = runner.run(&case, |(source, choices)| {
+    let case = (generate::program(), vec(any::<u32>(), 1..16), any::<u32>());
+    let result = runner.run(&case, |(source, choices, mask)| {
         let program =
             Reference::new(&source, &[]).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let (schedule, ended) = random_run(&program, &choices);
-        prop_assert!(
-            matches!(ended, Replayed::Pass | Replayed::Fail(_)),
-            "{ended:?}"
-        );
-        prop_assert_eq!(&program.replay(&schedule, &Tracked::All, MAX_OPS), &ended);
-        if let Replayed::Fail(failure) = ended {
-            let reachable = program.reachable_failures(&BUDGET).expect("within budget");
-            prop_assert!(reachable.contains(&failure), "{failure:?}\n{source}");
+        let reachable = program.reachable_failures(&BUDGET).expect("within budget");
+        for tracked in [Tracked::All, some_variables(&program, mask)] {
+            let (schedule, ended) = random_run(&program, &tracked, &choices);
+            prop_assert!(
+                matches!(ended, Replayed::Pass | Replayed::Fail(_)),
+                "{ended:?}"
+            );
+            prop_assert_eq!(&program.replay(&schedule, &tracked, MAX_OPS), &ended);
+            if let Replayed::Fail(failure) = ended {
+                prop_assert!(reachable.contains(&failure), "{failure:?}\n{source}");
+            }
         }
         Ok(())
     });
