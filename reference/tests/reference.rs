@@ -194,6 +194,13 @@ fn a_lost_update_strands_the_checker_at_c1() {
     let expected = BTreeSet::from([lone_deadlock(2)]);
     assert_eq!(program.reachable_failures(&BUDGET), Ok(expected.clone()));
     assert_eq!(program.min_preemptions(3, &BUDGET), Ok(Some((1, expected))));
+    // b stores go and reads n (preempted there); a passes its await, reads
+    // and stores n and ends; b stores n and ends; check blocks.
+    let schedule = [1, 1, 0, 0, 0, 0, 1, 1, 2];
+    assert_eq!(
+        program.replay(&schedule, &Tracked::All, MAX_OPS),
+        Replayed::Fail(lone_deadlock(2))
+    );
 }
 
 /// Bug report 3: `b` must read `x == 0` before the atomic block, write
@@ -210,6 +217,13 @@ fn the_atomic_then_copy_program_deadlocks_at_c3() {
     assert_eq!(program.reachable_failures(&BUDGET), Ok(expected.clone()));
     assert_eq!(program.min_preemptions(2, &BUDGET), Ok(None));
     assert_eq!(program.min_preemptions(3, &BUDGET), Ok(Some((3, expected))));
+    // b reads x = 0; a runs the block; b stores y = 0; a reads y, stores
+    // x = 0 and ends; b's await finds x == 0.
+    let schedule = [1, 0, 1, 0, 0, 0, 1];
+    assert_eq!(
+        program.replay(&schedule, &Tracked::All, MAX_OPS),
+        Replayed::Fail(lone_deadlock(1))
+    );
 }
 
 /// Bug report 4: `inc` reads `g == 0`, is preempted (the one change
