@@ -191,20 +191,30 @@ fn rendered(style: Style, n_threads: usize, mut bodies: Vec<Vec<Snippet>>) -> Ve
 
 /// Each thread's body within its budget: `main` in the spawner style
 /// already spends about six operations on spawning, joining and its final
-/// check, so its own snippets get half the budget; a thread item keeps at
-/// least its first snippet.
-fn budgeted(style: Style, bodies: Vec<Vec<Snippet>>, max_ops: u32) -> Vec<Vec<Snippet>> {
+/// check, so its own snippets get half the budget; the thread item that
+/// ends with the final check gets one operation less; a thread item keeps
+/// at least its first snippet.
+fn budgeted(
+    style: Style,
+    bodies: Vec<Vec<Snippet>>,
+    max_ops: u32,
+    checked: bool,
+) -> Vec<Vec<Snippet>> {
+    let last = bodies.len() - 1;
     bodies
         .into_iter()
         .enumerate()
         .map(|(k, body)| {
             let first = body[0];
-            match (style, k) {
-                (Style::Spawner, 0) => within(body, max_ops / 2),
-                _ => Some(within(body, max_ops))
-                    .filter(|kept| !kept.is_empty())
-                    .unwrap_or_else(|| vec![first]),
-            }
+            let budget = match (style, k) {
+                (Style::Spawner, 0) => return within(body, max_ops / 2),
+                (Style::Spawner, _) => max_ops,
+                _ if k == last && checked => max_ops.saturating_sub(1),
+                _ => max_ops,
+            };
+            Some(within(body, budget))
+                .filter(|kept| !kept.is_empty())
+                .unwrap_or_else(|| vec![first])
         })
         .collect()
 }
@@ -304,6 +314,7 @@ fn plan(knobs: Knobs) -> impl Strategy<Value = Plan> {
                     style,
                     rendered(style, n_threads, bodies),
                     knobs.max_thread_ops,
+                    final_check.is_some(),
                 ),
                 spawn_in_atomic,
                 final_check,
