@@ -21,10 +21,16 @@
 //!   assignment evaluates its place's operands (`p` in `p.f = e`, `a` and
 //!   `i` in `a[i] = e`) before the value; the store's own checks (`null`,
 //!   missing field, bounds) happen at the store, after the value.
-//! - **A woken `wait`er** takes its mutex back as its whole step; like the
-//!   completion of a blocked `lock`, that step ends at a change point when
-//!   the mutex is tracked (it touched a tracked mutex and the thread can go
-//!   on).
+//! - **Completing a blocked `lock`** (taking the now free mutex, the whole
+//!   step of the thread that waited) ends at a change point when the mutex
+//!   is tracked: it is a `lock` of a tracked mutex after which the thread
+//!   can go on. "Never a blocking operation" is read as the step in which
+//!   the thread blocked. A woken `wait`er taking its mutex back is treated
+//!   the same way, and so is passing a blocked `await` whose condition read
+//!   a tracked variable.
+//! - **The end of a thread** is a step of its own whenever the thread's
+//!   last operation before it ended a step (for instance a tracked write as
+//!   the last statement).
 //! - **Write that wakes an awaiter (step end 3)**: a write ends the step when
 //!   some thread blocked in `await` could not run before it and can after
 //!   it, its condition being true *or failing* (both make it able to run).
@@ -42,7 +48,12 @@
 //!   scheduling point before an entry is read, so a deadlock needs no extra
 //!   entry.
 //! - **Operations counted against `max_ops`**: scheduling points, loop
-//!   iterations and calls, as LANGUAGE.md's step limit counts.
+//!   iterations and calls, as LANGUAGE.md's step limit counts (calls made
+//!   while a thread evaluates its own `await` condition included). The
+//!   searches count them along the path from the start and report a path
+//!   past `max_ops_per_execution` as a [`Kind::StepLimit`] failure (line 0
+//!   when the limit falls on a scheduling point, else the loop or call's
+//!   line).
 //! - **Allocation sites** are named by the start of the `new` expression's
 //!   span as the parser gives it; a parenthesised `(new {..})` starts at its
 //!   parenthesis.
@@ -50,6 +61,16 @@
 //!   other resource limits (threads, calls) are not modelled.
 //! - **Unknown [`VarKey`]s** in a tracked set are ignored (see
 //!   [`Reference::variables`] for the program's variables).
+//!
+//! # The preemption bound
+//!
+//! [`Reference::min_preemptions`] searches executions rather than priority
+//! orders: at a scheduling point after a change point it may cut the thread
+//! (start a new fragment, costing one), then run any thread that can run,
+//! recording that its fragment outranks the current fragments of the other
+//! threads that can run, and refusing cyclic constraints. The constraints
+//! are kept transitively closed over current fragments only, which is all
+//! that older fragments matter for. See `preemption.rs` and `order.rs`.
 
 mod access;
 mod body;
