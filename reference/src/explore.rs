@@ -24,19 +24,17 @@ pub fn reachable_failures(
     program: &Program,
     budget: &Budget,
 ) -> Result<BTreeSet<Failure>, Exhausted> {
-    let start = Machine::start(program);
     let mut seen = Visited::new();
-    seen.insert(&start);
-    let mut stack = vec![(start, 0u64)];
+    let start = seen.insert(Machine::start(program));
+    let mut stack: Vec<(usize, u64)> = start.map(|index| (index, 0)).into_iter().collect();
     let mut failures = BTreeSet::new();
-    while let Some((machine, ops)) = stack.pop() {
-        let enabled = machine.enabled(program);
+    while let Some((index, ops)) = stack.pop() {
+        let enabled = seen.get(index).enabled(program);
         if enabled.is_empty() {
-            failures.extend(machine.deadlock());
+            failures.extend(seen.get(index).deadlock());
             continue;
         }
         for tid in enabled {
-            let mut next = machine.clone();
             let mut meter = Meter {
                 used: ops,
                 limit: budget.max_ops_per_execution,
@@ -45,21 +43,20 @@ pub fn reachable_failures(
                 failures.insert(Failure::step_limit(tid));
                 continue;
             }
-            match run_step(program, &mut next, tid as usize, &TrackSet::All, &mut meter) {
-                Err(failure) => {
-                    failures.insert(failure);
+            let mut next = seen.get(index).clone();
+            if let Err(failure) =
+                run_step(program, &mut next, tid as usize, &TrackSet::All, &mut meter)
+            {
+                failures.insert(failure);
+                continue;
+            }
+            if let Some(next) = seen.insert(next) {
+                if seen.len() > budget.max_states {
+                    return Err(Exhausted {
+                        states: budget.max_states,
+                    });
                 }
-                Ok(_) => {
-                    if !seen.insert(&next) {
-                        continue;
-                    }
-                    if seen.len() > budget.max_states {
-                        return Err(Exhausted {
-                            states: budget.max_states,
-                        });
-                    }
-                    stack.push((next, meter.used));
-                }
+                stack.push((next, meter.used));
             }
         }
     }

@@ -72,16 +72,16 @@ fn failures_within(
         change_point: None,
     };
     let mut seen = Visited::new();
-    seen.insert(&start);
-    let mut stack = vec![(start, 0u64)];
+    let mut stack: Vec<(usize, u64)> = seen.insert(start).map(|i| (i, 0)).into_iter().collect();
     let mut failures = BTreeSet::new();
-    while let Some((node, ops)) = stack.pop() {
+    while let Some((index, ops)) = stack.pop() {
+        let node = seen.get(index);
         let enabled = node.machine.enabled(program);
         if enabled.is_empty() {
             failures.extend(node.machine.deadlock());
             continue;
         }
-        for (order, cuts) in cut_choices(&node, bound, &enabled) {
+        for (order, cuts) in cut_choices(node, bound, &enabled) {
             for &chosen in &enabled {
                 if !order.can_outrank(chosen, &enabled) {
                     continue;
@@ -92,23 +92,22 @@ fn failures_within(
                     used: ops,
                     limit: budget.max_ops_per_execution,
                 };
-                let next = match successor(program, &node.machine, chosen, order, cuts, &mut meter)
-                {
+                let machine = &seen.get(index).machine;
+                match successor(program, machine, chosen, order, cuts, &mut meter) {
                     Err(failure) => {
                         failures.insert(failure);
-                        continue;
                     }
-                    Ok(next) => next,
-                };
-                if !seen.insert(&next) {
-                    continue;
+                    Ok(next) => {
+                        if let Some(next) = seen.insert(next) {
+                            if seen.len() > budget.max_states {
+                                return Err(Exhausted {
+                                    states: budget.max_states,
+                                });
+                            }
+                            stack.push((next, meter.used));
+                        }
+                    }
                 }
-                if seen.len() > budget.max_states {
-                    return Err(Exhausted {
-                        states: budget.max_states,
-                    });
-                }
-                stack.push((next, meter.used));
             }
         }
     }

@@ -1,45 +1,52 @@
-//! The set of states a search has visited. Each state is hashed once, to a
-//! 64-bit key, and compared in full only with the states of the same key:
-//! memoization stays exact, and growing the set never hashes a state again.
-//! Hashing whole machines is what the searches spend most time on, hence
-//! the word-at-a-time hash below (it halves a debug build's search time
-//! compared with the standard SipHash).
+//! The states a search has visited, kept in an arena so that the search
+//! stack can name them by index: a state is stored once, and cloned only to
+//! make its successors. Each state is hashed once, to a 64-bit key, and
+//! compared in full only with the states of the same key, so memoization is
+//! exact. Cloning and hashing whole machines is what the searches spend
+//! most time on, hence the arena and the word-at-a-time hash below (each
+//! halves a debug build's search time).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 
 /// Visited states, exactly.
 pub struct Visited<S> {
-    /// States by the hash of their content.
-    buckets: HashMap<u64, Vec<S>>,
-    /// How many states in all.
-    len: u64,
+    /// Every state, in the order first visited.
+    states: Vec<S>,
+    /// Indices into `states` by the hash of the state.
+    by_key: HashMap<u64, Vec<usize>>,
 }
 
-impl<S: Hash + Eq + Clone> Visited<S> {
+impl<S: Hash + Eq> Visited<S> {
     /// No state visited.
     pub fn new() -> Visited<S> {
         Visited {
-            buckets: HashMap::new(),
-            len: 0,
+            states: Vec::new(),
+            by_key: HashMap::new(),
         }
     }
 
-    /// Records `state`; false if it was already visited.
-    pub fn insert(&mut self, state: &S) -> bool {
-        let key = BuildHasherDefault::<StateHasher>::default().hash_one(state);
-        let bucket = self.buckets.entry(key).or_default();
-        if bucket.contains(state) {
-            return false;
+    /// Records `state`: its index if it is new, `None` if it was already
+    /// visited.
+    pub fn insert(&mut self, state: S) -> Option<usize> {
+        let key = BuildHasherDefault::<StateHasher>::default().hash_one(&state);
+        let same_key = self.by_key.entry(key).or_default();
+        if same_key.iter().any(|&index| self.states[index] == state) {
+            return None;
         }
-        bucket.push(state.clone());
-        self.len += 1;
-        true
+        same_key.push(self.states.len());
+        self.states.push(state);
+        Some(self.states.len() - 1)
+    }
+
+    /// The state of index `index`.
+    pub fn get(&self, index: usize) -> &S {
+        &self.states[index]
     }
 
     /// How many states were visited.
     pub fn len(&self) -> u64 {
-        self.len
+        self.states.len() as u64
     }
 }
 
