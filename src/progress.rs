@@ -152,7 +152,10 @@ mod tests {
     #[test]
     fn a_counted_search_estimates_time_left() {
         let message = search_message(500, Some(2000), Duration::from_secs(10), None, None);
-        assert_eq!(message, "10s elapsed, about 30s left, 500 of 2000 runs, 50 runs/s");
+        assert_eq!(
+            message,
+            "10s elapsed, about 30s left, 500 of 2000 runs, 50 runs/s"
+        );
         assert_eq!(clock(Duration::from_secs(7_380)), "2h03m");
     }
 }

@@ -19,7 +19,7 @@ use rankcheck_engine::explore::{
 use rankcheck_engine::profile::{accessed_vars, profile, Profile};
 use rankcheck_engine::strategy::Instrumenter;
 use rankcheck_engine::{Executable, Instrumentation, Limits};
-use rankcheck_stats::{runs_for_thread_coverage, LemmaForm, RunCount};
+use rankcheck_stats::{miss_after_permutations, runs_for_thread_coverage, LemmaForm, RunCount};
 
 use crate::cli::{Bound, ClassifyArgs, ExhaustiveArgs, ExploreArgs, VarsArg};
 use crate::exit::Status;
@@ -34,28 +34,35 @@ use self::sets::{executable, var_sets, TrackSet};
 /// The miss probability sampled priority orders are drawn for.
 const ORDER_EPSILON: f64 = 0.01;
 
+/// The most priority orders sampled for one exploration.
+const MAX_SAMPLED_ORDERS: u64 = 100_000;
+
 /// The priority orders of an exploration.
 pub struct Orders {
     orders: Vec<Order>,
-    /// `None` when every order is enumerated; otherwise the `epsilon` of
-    /// Lemma 4.1 the sample was drawn for.
+    /// `None` when every order is enumerated; otherwise the probability
+    /// that the sample misses some order of some `t` threads (Lemma 4.1's
+    /// union bound for the sample's size; 1 when it guarantees nothing).
     epsilon: Option<f64>,
+    /// The thread bound the sample was drawn for.
+    t: u32,
 }
 
 /// Every order of `n + c` fragments when there are few enough, else enough
 /// random ones to cover every order of `t` threads with probability
-/// `1 - epsilon` (Lemma 4.1 as PAPER.md states it).
+/// `1 - ORDER_EPSILON` (Lemma 4.1 as docs/ALGORITHMS.md states it), at most
+/// [`MAX_SAMPLED_ORDERS`]; the miss probability reported is the one the
+/// sample drawn really has.
 fn orders(n: usize, c: u32, t: u32, seed: u64) -> Orders {
-    let sampled =
-        || match runs_for_thread_coverage(LemmaForm::Summary, n as u64, c, t, ORDER_EPSILON) {
-            Ok(RunCount::Finite(count)) => count.min(100_000) as usize,
-            _ => 100_000,
-        };
-    let (orders, enumerated) = priority_orders(n, c, sampled, seed);
-    Orders {
-        orders,
-        epsilon: (!enumerated).then_some(ORDER_EPSILON),
-    }
+    let t = t.min(n.max(2) as u32);
+    let count = match runs_for_thread_coverage(LemmaForm::Summary, n as u64, c, t, ORDER_EPSILON) {
+        Ok(RunCount::Finite(count)) => count.min(MAX_SAMPLED_ORDERS),
+        _ => MAX_SAMPLED_ORDERS,
+    };
+    let (orders, enumerated) = priority_orders(n, c, || count as usize, seed);
+    let epsilon =
+        (!enumerated).then(|| miss_after_permutations(n as u64, c, t, orders.len() as u64).value());
+    Orders { orders, epsilon, t }
 }
 
 /// A program with its profile, ready to explore.
@@ -239,7 +246,9 @@ pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
     for (c, v) in classify_steps(max_c, accessed) {
         let sets = var_sets(&program, &subject.profile, &VarsArg::Count(v), 0)?;
         let base = config(&args.exhaustive, &subject, c, true);
-        let t = (base.n_threads as u32).max(2);
+        // Sampled orders (too many fragments to enumerate) cover every
+        // order of two threads, the common bug; t is then not reported.
+        let t = 2;
         let round = round(
             &subject,
             &sets,

@@ -32,7 +32,12 @@ pub struct ExploreJson {
     #[serde(rename = "Q")]
     q: usize,
     orders: usize,
+    /// For sampled orders: the probability they miss some order of
+    /// `orders_t` threads (1: no guarantee).
     orders_epsilon: Option<f64>,
+    /// The thread bound sampled orders were drawn for.
+    #[serde(rename = "orders_t")]
+    sample_t: u32,
     prune: bool,
     sets: usize,
     sets_exhausted: usize,
@@ -87,6 +92,7 @@ impl ExploreJson {
                 0
             },
             orders_epsilon: round.orders.epsilon.filter(|_| bound.is_some()),
+            sample_t: round.orders.t,
             prune: round.config.prune,
             sets: sets.len(),
             sets_exhausted: result.sets_exhausted,
@@ -121,6 +127,12 @@ impl ExploreJson {
     }
 }
 
+/// A confidence with enough digits to be honest: `0.99`, `0.999999`.
+fn format_confidence(c: f64) -> String {
+    let digits = (-(1.0 - c).log10()).ceil().clamp(2.0, 12.0) as usize;
+    format!("{c:.digits$}")
+}
+
 fn stop_name(stop: Stop) -> &'static str {
     match stop {
         Stop::Schedules => "max-schedules",
@@ -149,7 +161,7 @@ fn places(json: &ExploreJson) -> String {
     match json.vars.as_str() {
         "all" => "at any access".to_string(),
         "sync" => "at mutex and condition operations".to_string(),
-        "none" => "(no place for a preemption)".to_string(),
+        "none" | "0" => "(no place for a preemption)".to_string(),
         v => format!(
             "at accesses to any {} (of Q = {})",
             count(v.parse::<u64>().unwrap_or(0), "variable", "variables"),
@@ -166,11 +178,15 @@ fn order_words(json: &ExploreJson) -> String {
             json.orders,
             json.n + json.preemptions.unwrap_or(0) as usize
         ),
+        Some(eps) if eps >= 1.0 => format!(
+            "under {} random priority orders (too few to guarantee covering every order of {} threads)",
+            json.orders, json.sample_t
+        ),
         Some(eps) => format!(
             "under {} random priority orders, which cover every order of {} threads with probability >= {}",
             json.orders,
-            json.threads.unwrap_or(2),
-            1.0 - eps
+            json.sample_t,
+            format_confidence(1.0 - eps)
         ),
     }
 }

@@ -56,4 +56,4 @@ pub use hit_rate::HitRate;
 pub use interval::Interval;
 pub use permutation_cover::{CoverAnalysis, CoverBracket, MissBounds};
 pub use probability::Probability;
-pub use thread_bound::{runs_for_thread_coverage, LemmaForm};
+pub use thread_bound::{miss_after_permutations, runs_for_thread_coverage, LemmaForm};

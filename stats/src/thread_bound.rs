@@ -5,6 +5,7 @@
 use crate::binomial::{ln_binomial, ln_factorial};
 use crate::coverage::RunCount;
 use crate::error::StatsError;
+use crate::probability::Probability;
 
 /// Which form of Lemma 4.1's count to use.
 ///
@@ -86,6 +87,25 @@ pub fn runs_for_thread_coverage(
     }
 }
 
+/// The probability that `runs` random permutations of the `n + c`
+/// fragments miss some relative order of some `t + c` of them, by the
+/// proof's union bound: at most `t'! C(n',t') (1 - 1/t'!)^runs`, capped at
+/// 1 (paper §4, Lemma 4.1 before its approximations). What a sample of a
+/// given size guarantees, when it was not sized for a target.
+pub fn miss_after_permutations(
+    n_threads: u64,
+    context_bound: u32,
+    thread_bound: u32,
+    runs: u64,
+) -> Probability {
+    let fragments = n_threads.saturating_add(u64::from(context_bound));
+    let subset_size = (u64::from(thread_bound) + u64::from(context_bound)).min(fragments);
+    let ln_orders = ln_factorial(subset_size);
+    let ln_each = (-(-ln_orders).exp()).ln_1p();
+    let ln_miss = ln_orders + ln_binomial(fragments, subset_size) + runs as f64 * ln_each;
+    Probability::from_ln(ln_miss.min(0.0)).unwrap_or_else(|_| Probability::ONE)
+}
+
 /// `ceil(m! * x)` for `x > 0`, as a [`RunCount`].
 fn factorial_times(m: u64, x: f64) -> RunCount {
     // The product is exact in f64 up to 22!; beyond, rounding is far below
@@ -125,6 +145,21 @@ mod tests {
         assert_eq!(runs(LemmaForm::Stated, 600, 0, 3), 291);
         assert_eq!(runs(LemmaForm::Stated, 600, 0, 4), 1487);
         assert_eq!(runs(LemmaForm::Stated, 600, 0, 5), 9081);
+    }
+
+    #[test]
+    fn the_miss_of_a_sample_inverts_its_count() {
+        // 131 permutations of 600 threads were sized for eps = 0.01 at t = 3.
+        let miss = miss_after_permutations(600, 0, 3, 131);
+        assert!(
+            miss.value() <= 0.01 && miss.value() > 0.009,
+            "{}",
+            miss.value()
+        );
+        // Far too few for every 11-thread order: no guarantee at all.
+        assert_eq!(miss_after_permutations(11, 0, 11, 100_000).value(), 1.0);
+        // Plenty for pairs among 11 threads: C(11,2) 2! 2^-60 < 1e-16.
+        assert!(miss_after_permutations(11, 0, 2, 60).value() < 1e-16);
     }
 
     #[test]
