@@ -103,7 +103,7 @@ pub fn miss_after_permutations(
     let ln_orders = ln_factorial(subset_size);
     let ln_each = (-(-ln_orders).exp()).ln_1p();
     let ln_miss = ln_orders + ln_binomial(fragments, subset_size) + runs as f64 * ln_each;
-    Probability::from_ln(ln_miss.min(0.0)).unwrap_or_else(|_| Probability::ONE)
+    Probability::from_ln(ln_miss.min(0.0)).unwrap_or(Probability::ONE)
 }
 
 /// `ceil(m! * x)` for `x > 0`, as a [`RunCount`].
