@@ -236,6 +236,29 @@ impl Fields {
                 .parse::<u64>()
                 .map_err(|_| malformed(format!("`{what}` needs a whole number, found `{value}`")))
         };
+        let once = |present: bool| {
+            if present {
+                Err(malformed(format!("`{key}` given twice")))
+            } else {
+                Ok(())
+            }
+        };
+        match key {
+            "program" => once(self.program.is_some())?,
+            "fingerprint" => once(self.fingerprint.is_some())?,
+            "found-by" => once(self.found_by.is_some())?,
+            "strategy" => once(self.strategy.is_some())?,
+            "priorities" => once(self.priorities.is_some())?,
+            "tracking" => once(self.tracking.is_some())?,
+            "depth" => once(self.depth.is_some())?,
+            "seed" => once(self.seed.is_some())?,
+            "run" => once(self.run.is_some())?,
+            "max-steps" => once(self.max_steps.is_some())?,
+            "kind" => once(self.kind.is_some())?,
+            "preemptions" => once(self.preemptions.is_some())?,
+            "schedule" => once(self.schedule.is_some())?,
+            _ => {}
+        }
         match key {
             "program" => self.program = Some(value.to_string()),
             "fingerprint" => self.fingerprint = Some(value.to_string()),
@@ -327,7 +350,7 @@ fn decode_schedule(text: &str) -> Result<Vec<ThreadId>, String> {
         let bad = || format!("bad schedule entry `{item}`: expected THREAD or THREAD*COUNT");
         let thread: u32 = thread.parse().map_err(|_| bad())?;
         let count: usize = count.parse().map_err(|_| bad())?;
-        if count == 0 || schedule.len() + count > 100_000_000 {
+        if count == 0 || schedule.len().saturating_add(count) > 100_000_000 {
             return Err(bad());
         }
         schedule.extend(std::iter::repeat_n(ThreadId(thread), count));
@@ -404,6 +427,25 @@ mod tests {
                 "{from}"
             );
         }
+    }
+
+    /// Found by the replay_file fuzz target: a repeat count near 2^64
+    /// overflowed the length check.
+    #[test]
+    fn huge_repeat_counts_are_refused() {
+        let text = "rankcheck-replay 2\nschedule 177 75*00000000018446744073709551615\n";
+        assert!(matches!(
+            ReplayFile::parse(text),
+            Err(ReplayFileError::Malformed { line: 2, .. })
+        ));
+        let twice = "rankcheck-replay 2\nkind assert\nkind deadlock\n";
+        assert_eq!(
+            ReplayFile::parse(twice),
+            Err(ReplayFileError::Malformed {
+                line: 3,
+                message: "`kind` given twice".into()
+            })
+        );
     }
 
     #[test]
