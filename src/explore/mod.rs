@@ -7,21 +7,20 @@ mod sets;
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::ProgressBar;
 use rankcheck_engine::explore::{
-    explore_sets, fails_with, priority_orders, thread_bound, ExploreConfig, Order, Progress,
-    Search, SetsExplored,
+    classify as engine_classify, explore_round, fails_with, priority_orders, thread_bound,
+    ExploreConfig, Order, Progress,
 };
-use rankcheck_engine::profile::{accessed_vars, profile, Profile};
+use rankcheck_engine::profile::{profile, Profile};
 use rankcheck_engine::strategy::Instrumenter;
 use rankcheck_engine::{Executable, Instrumentation, Limits};
 use rankcheck_stats::{miss_after_permutations, runs_for_thread_coverage, LemmaForm, RunCount};
 
-use crate::cli::{Bound, ClassifyArgs, ExhaustiveArgs, ExploreArgs, VarsArg};
+use crate::cli::{Bound, ClassifyArgs, ExhaustiveArgs, ExploreArgs};
 use crate::exit::Status;
 use crate::interrupt;
 use crate::load::{load, Loaded};
@@ -111,71 +110,28 @@ fn config(args: &ExhaustiveArgs, subject: &Subject, c: u32, finish_bound: bool) 
     }
 }
 
-/// One exploration of every set at one bound, with the orders it used.
-pub struct Round {
-    result: SetsExplored,
-    orders: Orders,
-    config: ExploreConfig,
-}
-
-/// Explore `sets` at `bound` (`None`: unbounded). When a run creates more
-/// threads than the orders rank, the orders are made again over that many
-/// and the round starts over, so that every thread's priority is
-/// enumerated.
-fn round(
-    subject: &Subject,
-    sets: &[TrackSet],
-    bound: Option<u32>,
-    t: u32,
-    seed: u64,
-    base: &ExploreConfig,
-    bar: &ProgressBar,
-) -> Round {
-    let mut config = *base;
-    config.preemptions = bound.unwrap_or(0);
-    let current = AtomicUsize::new(0);
-    let monitor = |p: &Progress| {
-        let set = current.load(Ordering::Relaxed);
+/// The progress monitor of an exploration: a status line, and a stop when
+/// a signal arrived.
+fn monitor<'b>(bar: &'b ProgressBar, bound: Option<u32>) -> impl Fn(&Progress) -> bool + Sync + 'b {
+    move |p: &Progress| {
         bar.set_message(status_line(&[
             match bound {
                 Some(c) => format!("bound {} of {c}", p.bound),
                 None => "unbounded".to_string(),
             },
-            format!("set {} of {}", set + 1, sets.len()),
             format!("{} schedules", p.schedules),
             format!("{} pruned", p.pruned),
             format!("{} items left", p.items_left),
             format!("{} MB", p.memory >> 20),
         ]));
         !interrupt::requested()
-    };
-    loop {
-        let orders = orders(config.n_threads, config.preemptions, t, seed);
-        let search = match bound {
-            Some(_) => Search::Bounded(&orders.orders),
-            None => Search::Unbounded,
-        };
-        let result = explore_sets(
-            sets.len(),
-            |i| {
-                current.store(i, Ordering::Relaxed);
-                executable(subject, &sets[i])
-            },
-            search,
-            &config,
-            &monitor,
-        );
-        match result.more_threads {
-            Some(n) if bound.is_some() => config.n_threads = n,
-            _ => {
-                return Round {
-                    result,
-                    orders,
-                    config,
-                }
-            }
-        }
     }
+}
+
+/// The orders an exploration at bound `c` over `n` threads uses, sampled
+/// for thread bound `t` with `seed` when too many to enumerate.
+fn order_source(t: u32, seed: u64) -> impl Fn(usize, u32) -> Vec<Order> {
+    move |n, c| orders(n, c, t, seed).orders
 }
 
 /// `rankcheck explore`.
@@ -191,17 +147,31 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
     let base = config(&args.exhaustive, &subject, bound.unwrap_or(0), false);
     let bar = crate::progress::spinner(args.exhaustive.options.format);
     let started = Instant::now();
-    let round = round(
-        &subject,
-        &sets,
+    let seed = args.exhaustive.options.seed_or_zero();
+    let round = explore_round(
+        sets.len(),
+        |i| executable(&subject, &sets[i]),
         bound,
-        args.threads,
-        args.exhaustive.options.seed_or_zero(),
+        &order_source(args.threads, seed),
         &base,
-        &bar,
+        &monitor(&bar, bound),
     );
     bar.finish_and_clear();
-    let mut json = ExploreJson::new(path, &subject, &args.vars.to_string(), bound, &round, &sets);
+    let round_orders = orders(
+        round.config.n_threads,
+        bound.unwrap_or(0),
+        args.threads,
+        seed,
+    );
+    let mut json = ExploreJson::new(
+        path,
+        &subject,
+        &args.vars.to_string(),
+        bound,
+        &round,
+        &round_orders,
+        sets.len(),
+    );
     json.finish(started.elapsed().as_secs_f64());
     json.threads = Some(args.threads);
     let Some((index, explored)) = &round.result.failing else {
@@ -210,83 +180,65 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode> {
     let set = &sets[*index];
     let bug = &explored.bugs[0];
     // The thread bound needs every order: only enumerated orders give one.
-    let t = (bound.is_some() && round.orders.epsilon.is_none())
+    let t = (bound.is_some() && round_orders.epsilon.is_none())
         .then(|| {
             let exe = executable(&subject, set);
-            thread_bound(
-                &round.orders.orders,
-                bug.preemptions.len(),
-                &|order: &Order| fails_with(&exe, &round.config, order, &bug.preemptions),
-            )
+            thread_bound(&round.orders, bug.preemptions.len(), &|order: &Order| {
+                fails_with(&exe, &round.config, order, &bug.preemptions)
+            })
         })
         .flatten();
     report_bug(&args.exhaustive, path, &subject, set, bug, t, json)
 }
 
-/// The (c, v) pairs classify tries, in the paper's order: (0, 0), then for
-/// each c every v from 1 to c (at most the variables accessed).
-fn classify_steps(max_c: u32, accessed: usize) -> Vec<(u32, usize)> {
-    let mut steps = vec![(0, 0)];
-    for c in 1..=max_c {
-        steps.extend((1..=(c as usize).min(accessed)).map(|v| (c, v)));
-    }
-    steps
-}
-
 /// `rankcheck classify`.
 pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
     let (subject, path) = subject(&args.exhaustive)?;
-    let program = subject.loaded.program.clone();
-    let accessed = accessed_vars(&subject.profile).len();
     let started = Instant::now();
     let bar = crate::progress::spinner(args.exhaustive.options.format);
-    let mut totals = SetsExplored::default();
-    let mut last: Option<(u32, usize, Round, Vec<TrackSet>)> = None;
+    let seed = args.exhaustive.options.seed_or_zero();
+    // Sampled orders (too many fragments to enumerate) cover every order of
+    // two threads, the common bug; t is then not reported.
+    let t = 2;
     let max_c = u32::try_from(args.max_preemptions).unwrap_or(u32::MAX);
-    for (c, v) in classify_steps(max_c, accessed) {
-        let sets = var_sets(&program, &subject.profile, &VarsArg::Count(v), 0)?;
-        let base = config(&args.exhaustive, &subject, c, true);
-        // Sampled orders (too many fragments to enumerate) cover every
-        // order of two threads, the common bug; t is then not reported.
-        let t = 2;
-        let round = round(
-            &subject,
-            &sets,
-            Some(c),
-            t,
-            args.exhaustive.options.seed_or_zero(),
-            &base,
-            &bar,
-        );
-        if let Some(first) = round.result.schedules_to_first_bug {
-            totals.schedules_to_first_bug = Some(totals.schedules + first);
-        }
-        totals.schedules += round.result.schedules;
-        totals.pruned += round.result.pruned;
-        let stopped = round.result.stopped.is_some();
-        let failing = round.result.failing.clone();
-        last = Some((c, v, round, sets));
-        if failing.is_some() || stopped {
-            break;
-        }
-    }
-    bar.finish_and_clear();
-    let Some((c, v, mut round, sets)) = last else {
-        anyhow::bail!("nothing to classify")
+    let base = config(&args.exhaustive, &subject, 0, true);
+    let program = &subject.loaded.program;
+    let executable = |vars: &[rankcheck_engine::VarId]| {
+        let set = TrackSet::of_vars(program, vars);
+        executable(&subject, &set)
     };
-    round.result.schedules = totals.schedules;
-    round.result.pruned = totals.pruned;
-    round.result.schedules_to_first_bug = totals.schedules_to_first_bug;
-    let mut json = ExploreJson::new(path, &subject, &v.to_string(), Some(c), &round, &sets);
+    let classified = engine_classify(
+        &subject.profile,
+        &executable,
+        &order_source(t, seed),
+        &base,
+        max_c,
+        &monitor(&bar, Some(max_c)),
+    );
+    bar.finish_and_clear();
+    let (c, v) = (classified.c, classified.v);
+    let mut round = classified.round;
+    round.result.schedules = classified.schedules;
+    round.result.pruned = classified.pruned;
+    round.result.schedules_to_first_bug = classified.schedules_to_first_bug;
+    let round_orders = orders(round.config.n_threads, c, t, seed);
+    let mut json = ExploreJson::new(
+        path,
+        &subject,
+        &v.to_string(),
+        Some(c),
+        &round,
+        &round_orders,
+        classified.sets.len(),
+    );
     json.finish(started.elapsed().as_secs_f64());
     let Some((index, explored)) = &round.result.failing else {
         return report_clean(&json, args.exhaustive.options.format);
     };
-    let set = &sets[*index];
-    let exe = executable(&subject, set);
+    let set = TrackSet::of_vars(program, &classified.sets[*index]);
+    let exe = executable(&set.vars.clone().unwrap_or_default());
     // The thread bound needs every order: only enumerated orders give one.
-    let t = round
-        .orders
+    let t = round_orders
         .epsilon
         .is_none()
         .then(|| {
@@ -297,7 +249,7 @@ pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
             distinct
                 .into_iter()
                 .filter_map(|at| {
-                    thread_bound(&round.orders.orders, c as usize, &|order: &Order| {
+                    thread_bound(&round.orders, c as usize, &|order: &Order| {
                         fails_with(&exe, &round.config, order, at)
                     })
                 })
@@ -309,7 +261,7 @@ pub fn classify(args: &ClassifyArgs) -> Result<ExitCode> {
         .iter()
         .min_by_key(|b| b.preemptions.len())
         .unwrap_or(&explored.bugs[0]);
-    report_bug(&args.exhaustive, path, &subject, set, bug, t, json)
+    report_bug(&args.exhaustive, path, &subject, &set, bug, t, json)
 }
 
 /// The exit status of an exploration without a bug.

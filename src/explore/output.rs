@@ -17,8 +17,10 @@ use crate::replay_store::{save, tracking_line};
 use crate::trace::{trace, Marks};
 use crate::words::count;
 
+use rankcheck_engine::explore::Round;
+
 use super::sets::TrackSet;
-use super::{clean_status, Round, Subject};
+use super::{clean_status, Orders, Subject};
 
 /// The JSON of `explore` and `classify`.
 #[derive(Serialize)]
@@ -65,14 +67,15 @@ pub struct ExploreJson {
 }
 
 impl ExploreJson {
-    /// The counts of `round` over `sets`.
+    /// The counts of `round` over `sets` variable sets, under `orders`.
     pub fn new(
         path: &Path,
         subject: &Subject,
         vars: &str,
         bound: Option<u32>,
         round: &Round,
-        sets: &[TrackSet],
+        orders: &Orders,
+        sets: usize,
     ) -> ExploreJson {
         let result = &round.result;
         let (stopped, proved_bound) = match result.stopped {
@@ -87,14 +90,14 @@ impl ExploreJson {
             n: round.config.n_threads,
             q: subject.loaded.program.n_vars(),
             orders: if bound.is_some() {
-                round.orders.orders.len()
+                round.orders.len()
             } else {
                 0
             },
-            orders_epsilon: round.orders.epsilon.filter(|_| bound.is_some()),
-            sample_t: round.orders.t,
+            orders_epsilon: orders.epsilon.filter(|_| bound.is_some()),
+            sample_t: orders.t,
             prune: round.config.prune,
-            sets: sets.len(),
+            sets,
             sets_exhausted: result.sets_exhausted,
             schedules: result.schedules,
             schedules_to_first_bug: result.schedules_to_first_bug,

@@ -26,6 +26,13 @@ pub struct TrackSet {
     pub names: Vec<String>,
 }
 
+impl TrackSet {
+    /// The set tracking exactly `vars`, whole.
+    pub fn of_vars(program: &Program, vars: &[VarId]) -> TrackSet {
+        whole(program, Some(vars.to_vec()))
+    }
+}
+
 /// One thing a variable set may hold: a variable, or a heap instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Unit {

@@ -8,6 +8,7 @@
 //! finds every bug the unpruned one finds at the same bound.
 
 mod bounded;
+mod classify;
 mod orders;
 mod recorder;
 mod signature;
@@ -21,6 +22,7 @@ use crate::outcome::{Bug, Outcome};
 use crate::vm::{Limits, VmBuffers};
 
 pub use bounded::explore;
+pub use classify::{classify, classify_steps, explore_round, var_subsets, Classification, Round};
 pub use orders::{
     all_orders, combinations, priority_orders, random_orders, ranked_vars, Order,
     MAX_ENUMERATED_FRAGMENTS,

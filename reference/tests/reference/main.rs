@@ -3,6 +3,8 @@
 //! programs of the bug report, hand-written replays, and property tests
 //! over generated programs.
 
+mod differential;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
