@@ -169,6 +169,7 @@ impl BodyResolver<'_, '_> {
             AstStmt::Sync { mutex, body } => StmtKind::Sync {
                 mutex: self.expr(mutex)?,
                 body: self.block(body)?,
+                end_line: self.line(body.span.end.saturating_sub(1)),
             },
             AstStmt::Wait { cond, mutex } => StmtKind::Wait {
                 cond: self.expr(cond)?,

@@ -10,7 +10,7 @@ use crate::failure::{Fault, FaultKind};
 use crate::machine::{Machine, Meter};
 use crate::memory::Object;
 use crate::operator;
-use crate::program::{ExprId, ExprKind, Program, VarId};
+use crate::program::{StmtKind, ExprId, ExprKind, Program, VarId};
 use crate::thread::{Frame, Status, Task, Thread};
 use crate::value::Value;
 
@@ -143,11 +143,13 @@ impl Cursor<'_, '_> {
             Task::ForNext { stmt, next, end } => self.for_next(stmt, next, end),
             Task::SyncEnter(stmt) => self.sync_enter(stmt),
             Task::SyncExit { stmt, mutex } => {
-                let line = self.program.stmt(stmt).line;
-                self.unlock(mutex, line)
+                let StmtKind::Sync { end_line, .. } = self.program.stmt(stmt).kind else {
+                    panic!("invariant: SyncExit names a sync statement");
+                };
+                self.unlock(mutex, end_line)
             }
             Task::AtomicExit => Ok(self.atomic_exit()),
-            Task::Unwind(completion) => self.unwind(completion),
+            Task::Unwind(completion, line) => self.unwind(completion, line),
         }
     }
 

@@ -34,8 +34,9 @@
 //! - **Write that wakes an awaiter (step end 3)**: a write ends the step when
 //!   some thread blocked in `await` could not run before it and can after
 //!   it, its condition being true *or failing* (both make it able to run).
-//! - **`sync`**: the implicit unlock at the end of the block (or on `break`,
-//!   `continue`, `return`) is located at the `sync` line; leaving blocks
+//! - **`sync`**: the implicit unlock at the end of the block is located at
+//!   its closing brace, and on `break`, `continue` or `return` at that
+//!   statement, where the engine puts them; leaving blocks
 //!   early through `sync` and `atomic` exits runs those exits in order, and
 //!   each may end the step on the way (the rest of the `return` continues in
 //!   the next step).

@@ -316,6 +316,9 @@ pub enum StmtKind {
         mutex: ExprId,
         /// The body.
         body: BlockId,
+        /// The line of the body's closing brace, where the implicit unlock
+        /// of a block that runs to its end is.
+        end_line: u32,
     },
     /// `wait(c, m);`
     Wait {

@@ -44,9 +44,11 @@ impl Cursor<'_, '_> {
                 self.push_in_order([Task::Eval(*mutex), Task::SyncEnter(id)].into_iter());
                 return Ok(Event::Local);
             }
-            StmtKind::Break => return Ok(self.start_unwind(Completion::Break)),
-            StmtKind::Continue => return Ok(self.start_unwind(Completion::Continue)),
-            StmtKind::Return(None) => return Ok(self.start_unwind(Completion::Return(Value::Null))),
+            StmtKind::Break => return Ok(self.start_unwind(Completion::Break, program.stmt(id).line)),
+            StmtKind::Continue => return Ok(self.start_unwind(Completion::Continue, program.stmt(id).line)),
+            StmtKind::Return(None) => {
+                return Ok(self.start_unwind(Completion::Return(Value::Null), program.stmt(id).line))
+            }
             StmtKind::Await(cond) => return self.await_condition(*cond, program.stmt(id).line),
             StmtKind::Atomic(body) => return Ok(self.atomic_enter(*body)),
             StmtKind::Yield => return Ok(Event::Sync(Vec::new())),
@@ -71,7 +73,7 @@ impl Cursor<'_, '_> {
             } => self.store(place, *place_line),
             StmtKind::Return(_) => {
                 let value = self.frame().pop();
-                Ok(self.start_unwind(Completion::Return(value)))
+                Ok(self.start_unwind(Completion::Return(value), line))
             }
             StmtKind::Assert { message, .. } => match self.frame().pop() {
                 Value::Bool(true) => Ok(Event::Local),
@@ -290,8 +292,8 @@ impl Cursor<'_, '_> {
         }
     }
 
-    fn start_unwind(&mut self, completion: Completion) -> Event {
-        self.frame().tasks.push(Task::Unwind(completion));
+    fn start_unwind(&mut self, completion: Completion, line: u32) -> Event {
+        self.frame().tasks.push(Task::Unwind(completion, line));
         Event::Local
     }
 
@@ -299,7 +301,7 @@ impl Cursor<'_, '_> {
     /// the frame's end for `return`), stopping at each `sync` and `atomic`
     /// exit to run it, since unlocking is a visible operation and the end of
     /// an `atomic` may end the step.
-    pub fn unwind(&mut self, completion: Completion) -> Result<Event, Fault> {
+    pub fn unwind(&mut self, completion: Completion, line: u32) -> Result<Event, Fault> {
         let is_return = matches!(completion, Completion::Return(_));
         loop {
             let Some(task) = self.frame().tasks.pop() else {
@@ -315,13 +317,12 @@ impl Cursor<'_, '_> {
                     }
                     return Ok(Event::Local);
                 }
-                Task::SyncExit { stmt, mutex } => {
-                    self.frame().tasks.push(Task::Unwind(completion));
-                    let line = self.program.stmt(stmt).line;
+                Task::SyncExit { mutex, .. } => {
+                    self.frame().tasks.push(Task::Unwind(completion, line));
                     return self.unlock(mutex, line);
                 }
                 Task::AtomicExit => {
-                    self.frame().tasks.push(Task::Unwind(completion));
+                    self.frame().tasks.push(Task::Unwind(completion, line));
                     return Ok(self.atomic_exit());
                 }
                 _ => {}

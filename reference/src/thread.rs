@@ -166,7 +166,10 @@ pub enum Task {
     /// Leaving blocks for `break`, `continue` or `return`: pops tasks until
     /// the loop marker or the frame's end, running the `sync` and `atomic`
     /// exits on the way.
-    Unwind(Completion),
+    /// Leaving blocks early for a `break`, `continue` or `return` on the
+    /// given line, where the implicit unlocks of the `sync` blocks it leaves
+    /// are.
+    Unwind(Completion, u32),
 }
 
 /// Why blocks are being left early.
