@@ -8,6 +8,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::{search, Limits, SearchConfig};
 
+use crate::cli::CornerArgs;
 use crate::throughput::build_shuttle;
 use crate::workload::{compile, prepare, priority_strategy, root};
 
@@ -24,18 +25,9 @@ struct Row {
     found: bool,
 }
 
-pub fn run(args: &[String]) -> Result<()> {
-    let mut seeds = 30;
-    let mut with_shuttle = true;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--seeds" => seeds = it.next().context("--seeds needs a value")?.parse()?,
-            "--no-shuttle" => with_shuttle = false,
-            other => bail!("unknown argument `{other}`"),
-        }
-    }
-    let shuttle = if with_shuttle {
+pub fn run(args: &CornerArgs) -> Result<()> {
+    let seeds = args.seeds;
+    let shuttle = if !args.no_shuttle {
         Some(build_shuttle()?)
     } else {
         None

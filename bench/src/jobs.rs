@@ -4,22 +4,14 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use rankcheck_engine::{search, Limits, SearchConfig};
 
+use crate::cli::JobsArgs;
 use crate::workload::{compile, prepare, priority_strategy, root};
 
-pub fn run(args: &[String]) -> Result<()> {
-    let mut runs: u64 = 400_000;
-    let mut rounds = 3;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--runs" => runs = it.next().context("--runs needs a value")?.parse()?,
-            "--rounds" => rounds = it.next().context("--rounds needs a value")?.parse()?,
-            other => bail!("unknown argument `{other}`"),
-        }
-    }
+pub fn run(args: &JobsArgs) -> Result<()> {
+    let (runs, rounds) = (args.runs, args.rounds);
     let program = compile("examples/locked_counter_ok.rk", &[])?;
     let profile = prepare(&program, 1);
     let strategy = priority_strategy(&program, &profile, 3, Some(1));
@@ -28,7 +20,7 @@ pub fn run(args: &[String]) -> Result<()> {
         for jobs in [1usize, 2] {
             let config = SearchConfig {
                 runs,
-                seed: round,
+                seed: u64::from(round),
                 limits: Limits::default(),
                 keep_going: false,
                 jobs,

@@ -1,5 +1,8 @@
 //! `rankcheck-bench`: benchmarks whose numbers go to `results/`.
 //!
+//! `scaling` measures memory over a million executions and the cost of
+//! growing thread counts (`results/scaling.*`);
+//!
 //! `corner` measures executions until the bug in corner_variable.rk for
 //! PCT and PCTVB against shuttle's PCT (`results/corner_variable.*`);
 //! `jobs` measures the speed-up of two workers (`results/jobs.*`);
@@ -10,8 +13,10 @@
 //! `results/throughput.md`. Rounds alternate between the two tools so that
 //! machine noise hits both alike.
 
+mod cli;
 mod corner;
 mod jobs;
+mod scaling;
 mod table2;
 mod table3;
 mod throughput;
@@ -19,24 +24,19 @@ mod workload;
 
 use std::process::ExitCode;
 
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("throughput") => throughput::run(&args[1..]),
-        Some("corner") => corner::run(&args[1..]),
-        Some("jobs") => jobs::run(&args[1..]),
-        Some("table2") => table2::run(&args[1..]),
-        Some("table3") => table3::run(&args[1..]),
-        _ => {
-            eprintln!(
-                "usage: rankcheck-bench throughput [--seconds S] [--rounds R] [--no-shuttle]"
-            );
-            eprintln!(
-                "       rankcheck-bench table2 [--seconds S] [--rounds R] [--pairs P] [--seed N]"
-            );
-            eprintln!("       rankcheck-bench table3 [--cap N] [--all-cap N] [--no-examples]");
-            return ExitCode::from(2);
-        }
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Throughput(args) => throughput::run(args),
+        Command::Corner(args) => corner::run(args),
+        Command::Jobs(args) => jobs::run(args),
+        Command::Table2(args) => table2::run(args),
+        Command::Table3(args) => table3::run(args),
+        Command::Scaling(args) => scaling::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

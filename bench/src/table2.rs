@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use rankcheck_engine::ir::VarKind;
 use rankcheck_engine::profile::{accessed_vars, Profile};
 use rankcheck_engine::search::run_seed;
@@ -22,6 +22,7 @@ use rankcheck_engine::{
 };
 use rankcheck_instr::{PointsTo, Tracking};
 
+use crate::cli::Table2Args;
 use crate::workload::{compile, prepare, root};
 
 /// A benchmark program.
@@ -134,37 +135,7 @@ struct Timing {
     points: u64,
 }
 
-struct Options {
-    /// Seconds one configuration runs per round when it tracks nothing;
-    /// fixes the executions per configuration.
-    seconds: f64,
-    rounds: u32,
-    pairs: usize,
-    seed: u64,
-}
-
-pub fn run(args: &[String]) -> Result<()> {
-    // Many short rounds rather than a few long ones: on a shared machine
-    // the noise comes in stretches of seconds, and a median over many
-    // rounds spread across them is steadier than one over a few.
-    let mut options = Options {
-        seconds: 0.015,
-        rounds: 36,
-        pairs: 20,
-        seed: 1,
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--seconds" => {
-                options.seconds = it.next().context("--seconds needs a value")?.parse()?;
-            }
-            "--rounds" => options.rounds = it.next().context("--rounds needs a value")?.parse()?,
-            "--pairs" => options.pairs = it.next().context("--pairs needs a value")?.parse()?,
-            "--seed" => options.seed = it.next().context("--seed needs a value")?.parse()?,
-            other => bail!("unknown argument `{other}`"),
-        }
-    }
+pub fn run(options: &Table2Args) -> Result<()> {
     if options.rounds == 0 || options.seconds <= 0.0 {
         bail!("--rounds and --seconds must be positive");
     }
@@ -180,7 +151,7 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// Build every configuration of one program, run the rounds, and
 /// summarise.
-fn measure(workload: &Workload, options: &Options) -> Result<(Summary, Vec<Row>)> {
+fn measure(workload: &Workload, options: &Table2Args) -> Result<(Summary, Vec<Row>)> {
     let program = compile(workload.path, &[])?;
     let profile = prepare(&program, options.seed);
     if let Some(failure) = &profile.failure {
@@ -319,7 +290,7 @@ fn configs(
     program: &Arc<Program>,
     points_to: &PointsTo,
     profile: &Profile,
-    options: &Options,
+    options: &Table2Args,
 ) -> Vec<Config> {
     let pool = accessed_vars(profile);
     let mut plans: Vec<(Kind, Vec<VarId>, Instrumentation)> = vec![
@@ -393,7 +364,7 @@ fn sample_pairs(pool: &[VarId], count: usize, seed: u64) -> Vec<[VarId; 2]> {
 /// Executions per configuration and round: as many as tracking nothing
 /// runs in `options.seconds`, so that the cheapest configuration is still
 /// long enough to time and the dearest does not blow the budget.
-fn calibrate(vm: &mut Vm<'_>, options: &Options, path: &str) -> Result<u64> {
+fn calibrate(vm: &mut Vm<'_>, options: &Table2Args, path: &str) -> Result<u64> {
     let mut executions = 8;
     loop {
         let timing = time(vm, executions, options.seed, path)?;
@@ -603,7 +574,7 @@ impl Summary {
     }
 }
 
-fn write_results(rows: &[Row], summaries: &[Summary], options: &Options) -> Result<()> {
+fn write_results(rows: &[Row], summaries: &[Summary], options: &Table2Args) -> Result<()> {
     let dir = root().join("results");
     std::fs::create_dir_all(&dir)?;
     let mut csv = csv::Writer::from_path(dir.join("table2.csv"))?;
@@ -644,7 +615,7 @@ fn write_results(rows: &[Row], summaries: &[Summary], options: &Options) -> Resu
     Ok(())
 }
 
-fn markdown(summaries: &[Summary], options: &Options) -> String {
+fn markdown(summaries: &[Summary], options: &Table2Args) -> String {
     let commit = crate::workload::commit();
     let cores = crate::workload::cores();
     let lines: Vec<Line> = summaries.iter().map(Summary::line).collect();

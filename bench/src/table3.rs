@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use rankcheck_engine::explore::{
     combinations, explore_sets, priority_orders, ranked_vars, ExploreConfig, Order, Search,
 };
@@ -34,6 +34,7 @@ use rankcheck_engine::{
 use rankcheck_instr::{PointsTo, Tracking};
 use rankcheck_stats::{runs_for_thread_coverage, LemmaForm, RunCount};
 
+use crate::cli::Table3Args;
 use crate::workload::{compile, prepare, root};
 
 /// The larger programs, each with a seeded bug buried among dozens of
@@ -351,19 +352,8 @@ struct Summary {
     rows: Vec<Row>,
 }
 
-pub fn run(args: &[String]) -> Result<()> {
-    let mut cap = CAP;
-    let mut all_cap = ALL_CAP;
-    let mut with_examples = true;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--cap" => cap = it.next().context("--cap needs a value")?.parse()?,
-            "--all-cap" => all_cap = it.next().context("--all-cap needs a value")?.parse()?,
-            "--no-examples" => with_examples = false,
-            other => bail!("unknown argument `{other}`"),
-        }
-    }
+pub fn run(args: &Table3Args) -> Result<()> {
+    let (cap, all_cap, with_examples) = (args.cap, args.all_cap, !args.no_examples);
     let mut paths: Vec<(String, bool)> = PROGRAMS.iter().map(|p| (p.to_string(), true)).collect();
     if with_examples {
         paths.extend(examples()?.into_iter().map(|p| (p, false)));

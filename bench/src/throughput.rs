@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::{search, Limits, RandomStrategy, SearchConfig};
 
+use crate::cli::ThroughputArgs;
+
 /// A benchmark program: our `.rk` file and shuttle's name for the same test.
 struct Workload {
     name: &'static str,
@@ -49,20 +51,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-pub fn run(args: &[String]) -> Result<()> {
-    let mut seconds = 3.0;
-    let mut rounds = 3;
-    let mut with_shuttle = true;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--seconds" => seconds = it.next().context("--seconds needs a value")?.parse()?,
-            "--rounds" => rounds = it.next().context("--rounds needs a value")?.parse()?,
-            "--no-shuttle" => with_shuttle = false,
-            other => bail!("unknown argument `{other}`"),
-        }
-    }
-    let shuttle = if with_shuttle {
+pub fn run(args: &ThroughputArgs) -> Result<()> {
+    let (seconds, rounds) = (args.seconds, args.rounds);
+    let shuttle = if !args.no_shuttle {
         Some(build_shuttle()?)
     } else {
         None

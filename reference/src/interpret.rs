@@ -10,7 +10,7 @@ use crate::failure::{Fault, FaultKind};
 use crate::machine::{Machine, Meter};
 use crate::memory::Object;
 use crate::operator;
-use crate::program::{StmtKind, ExprId, ExprKind, Program, VarId};
+use crate::program::{ExprId, ExprKind, Program, StmtKind, VarId};
 use crate::thread::{Frame, Status, Task, Thread};
 use crate::value::Value;
 

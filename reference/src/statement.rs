@@ -44,8 +44,12 @@ impl Cursor<'_, '_> {
                 self.push_in_order([Task::Eval(*mutex), Task::SyncEnter(id)].into_iter());
                 return Ok(Event::Local);
             }
-            StmtKind::Break => return Ok(self.start_unwind(Completion::Break, program.stmt(id).line)),
-            StmtKind::Continue => return Ok(self.start_unwind(Completion::Continue, program.stmt(id).line)),
+            StmtKind::Break => {
+                return Ok(self.start_unwind(Completion::Break, program.stmt(id).line))
+            }
+            StmtKind::Continue => {
+                return Ok(self.start_unwind(Completion::Continue, program.stmt(id).line))
+            }
             StmtKind::Return(None) => {
                 return Ok(self.start_unwind(Completion::Return(Value::Null), program.stmt(id).line))
             }

@@ -1,0 +1,116 @@
+//! The benchmark harness's command line, read with clap like the
+//! `rankcheck` binary's.
+
+use clap::{Args, Parser, Subcommand};
+
+/// Benchmarks whose numbers go to `results/`.
+#[derive(Debug, Parser)]
+#[command(name = "rankcheck-bench")]
+pub struct Cli {
+    /// The benchmark to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The benchmarks.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Executions per second of the random scheduler on the VM against
+    /// awslabs/shuttle's on the same programs (`results/throughput.*`).
+    Throughput(ThroughputArgs),
+    /// Executions until the bug in corner_variable.rk as HOT grows: PCT,
+    /// PCTVB and shuttle's PCT (`results/corner_variable.*`).
+    Corner(CornerArgs),
+    /// The speed-up of two workers (`results/jobs.*`).
+    Jobs(JobsArgs),
+    /// Time per execution tracking none, one, two and all variables: the
+    /// paper's Table 2 (`results/table2.*`).
+    Table2(Table2Args),
+    /// Schedules until the first bug with and without variable bounding:
+    /// the paper's Table 3 (`results/table3.*`).
+    Table3(Table3Args),
+    /// Memory over a million executions, and cost against the number of
+    /// threads (`results/scaling.*`).
+    Scaling(ScalingArgs),
+}
+
+/// Options of `throughput`.
+#[derive(Debug, Args)]
+pub struct ThroughputArgs {
+    /// Seconds each tool runs each program per round.
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f64,
+    /// Rounds, alternating the tools.
+    #[arg(long, default_value_t = 3)]
+    pub rounds: u32,
+    /// Measure the VM only.
+    #[arg(long)]
+    pub no_shuttle: bool,
+}
+
+/// Options of `corner`.
+#[derive(Debug, Args)]
+pub struct CornerArgs {
+    /// Seeds per (strategy, HOT).
+    #[arg(long, default_value_t = 30)]
+    pub seeds: u64,
+    /// Measure rankcheck only.
+    #[arg(long)]
+    pub no_shuttle: bool,
+}
+
+/// Options of `jobs`.
+#[derive(Debug, Args)]
+pub struct JobsArgs {
+    /// Executions per measurement.
+    #[arg(long, default_value_t = 400_000)]
+    pub runs: u64,
+    /// Rounds, alternating one and two workers.
+    #[arg(long, default_value_t = 3)]
+    pub rounds: u32,
+}
+
+/// Options of `table2`. Many short rounds rather than a few long ones: on
+/// a shared machine the noise comes in stretches of seconds, and a median
+/// over many rounds spread across them is steadier than one over a few.
+#[derive(Debug, Args)]
+pub struct Table2Args {
+    /// Seconds one configuration runs per round when it tracks nothing;
+    /// fixes the executions per configuration.
+    #[arg(long, default_value_t = 0.015)]
+    pub seconds: f64,
+    /// Rounds.
+    #[arg(long, default_value_t = 36)]
+    pub rounds: u32,
+    /// Variable pairs measured per program.
+    #[arg(long, default_value_t = 20)]
+    pub pairs: usize,
+    /// Seed of the preparatory runs and the pair sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Options of `table3`.
+#[derive(Debug, Args)]
+pub struct Table3Args {
+    /// Schedules an exploration may run.
+    #[arg(long, default_value_t = 2_000_000)]
+    pub cap: u64,
+    /// Schedules an exploration tracking every variable may run.
+    #[arg(long, default_value_t = 200_000)]
+    pub all_cap: u64,
+    /// Only the larger programs, not the examples.
+    #[arg(long)]
+    pub no_examples: bool,
+}
+
+/// Options of `scaling`.
+#[derive(Debug, Args)]
+pub struct ScalingArgs {
+    /// The most executions of the memory measurement.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub runs: u64,
+    /// The most threads of the thread measurement (doubling from 1,000).
+    #[arg(long, default_value_t = 8_000)]
+    pub threads: usize,
+}
