@@ -142,11 +142,11 @@ pub fn run(options: &Table2Args) -> Result<()> {
     let mut rows = Vec::new();
     let mut summaries = Vec::new();
     for workload in &WORKLOADS {
-        let (summary, program_rows) = measure(workload, &options)?;
+        let (summary, program_rows) = measure(workload, options)?;
         summaries.push(summary);
         rows.extend(program_rows);
     }
-    write_results(&rows, &summaries, &options)
+    write_results(&rows, &summaries, options)
 }
 
 /// Build every configuration of one program, run the rounds, and
