@@ -1,5 +1,5 @@
 //! What a run count proves: the per-run probability bound of each setting
-//! (PAPER.md, PCT and PCTVB) and the confidence its clean runs reached.
+//! (docs/ALGORITHMS.md, PCT and PCTVB) and the confidence its clean runs reached.
 
 use rankcheck_engine::explore::combinations;
 use rankcheck_engine::profile::Profile;
@@ -67,7 +67,7 @@ pub struct SetBound {
 
 /// For a setting that draws `v` variables per run, the per-run bound for a
 /// bug over each `v`-set it may draw, weakest first: `1/C(Q,v)` (the set is
-/// drawn) times `1/(n (sum k_q)^(d-1))` over that set's `k_q` (PAPER.md,
+/// drawn) times `1/(n (sum k_q)^(d-1))` over that set's `k_q` (docs/ALGORITHMS.md,
 /// PCTVB). The worst case over sets is the setting's own bound; a bug over
 /// rarely accessed variables is excluded with far higher probability.
 /// `None` for other settings, under thread-bounded priorities, or past

@@ -1,7 +1,7 @@
 //! The code an `await` condition may run, and the variables it may read.
 //!
 //! A thread blocked in `await` can run exactly when its condition is true
-//! (LANGUAGE.md, Which threads can run), so a write to a variable some
+//! (docs/LANGUAGE.md, Which threads can run), so a write to a variable some
 //! condition reads may let a blocked thread run, and ends the writer's step
 //! when it does. The VM must therefore see every write that may touch such
 //! an *awaited* variable: instrumentation observes those write sites

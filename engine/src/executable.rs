@@ -12,10 +12,10 @@ use crate::ir::{AccessKind, Op, Program, VarKind};
 ///
 /// A site must be observed whenever it may touch a tracked variable; an
 /// observed site that touches an untracked one checks at run time and runs
-/// on (PAPER.md, Variables: `varaccess()`). A write site must also be
+/// on (docs/ALGORITHMS.md, Variables: `varaccess()`). A write site must also be
 /// observed whenever it may touch an *awaited* variable, one an `await`
 /// condition may read: such a write may let a blocked thread run, which
-/// ends the writer's step (LANGUAGE.md, Steps and scheduling points).
+/// ends the writer's step (docs/LANGUAGE.md, Steps and scheduling points).
 /// Deciding the observed sites precisely is the alias analysis's job (in
 /// `instr`); the constructors here are the sound fallback that needs none.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,7 +112,7 @@ impl Instrumentation {
 /// One heap instance: the `index`-th object (from 0) that allocation site
 /// `var` made with call stack `context` in one execution. Exhaustive search
 /// can track single instances rather than whole allocation sites, ranked by
-/// `index`, the loop-iteration number (PAPER.md, Exhaustive search).
+/// `index`, the loop-iteration number (docs/ALGORITHMS.md, Exhaustive search).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InstanceKey {
     /// The allocation site.

@@ -25,7 +25,7 @@ macro_rules! id {
 
 id!(
     /// A thread of one execution: initial threads in program order from 0,
-    /// spawned threads after them in spawn order (LANGUAGE.md, Program
+    /// spawned threads after them in spawn order (docs/LANGUAGE.md, Program
     /// structure).
     ThreadId(u32)
 );

@@ -151,7 +151,7 @@ impl VarKind {
     }
 }
 
-/// A variable of variable bounding (LANGUAGE.md, Variables).
+/// A variable of variable bounding (docs/LANGUAGE.md, Variables).
 #[derive(Clone, Debug)]
 pub struct Variable {
     /// The declared name, or for an allocation site a name made from the

@@ -26,7 +26,7 @@ pub enum Outcome {
     },
 }
 
-/// The kinds of failure (LANGUAGE.md, Failures).
+/// The kinds of failure (docs/LANGUAGE.md, Failures).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BugKind {
     /// An `assert` was false.

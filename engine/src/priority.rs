@@ -1,6 +1,6 @@
 //! Priority scheduling: PCT's random priorities and change points
 //! (Burckhardt et al., ASPLOS 2010), and thread bounding's permutation
-//! priorities (the paper's Section 4; PAPER.md, Thread bounding).
+//! priorities (the paper's Section 4; docs/ALGORITHMS.md, Thread bounding).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -13,7 +13,7 @@ use crate::id::{ThreadId, VarId};
 use crate::scheduler::{EventKind, Point, Scheduler};
 
 /// A thread that yields more often than this in one run is taken for a spin
-/// loop and lowered, so that the thread it waits for can run (PAPER.md,
+/// loop and lowered, so that the thread it waits for can run (docs/ALGORITHMS.md,
 /// Exhaustive search: "a thread that yields more than 100 times").
 pub const SPIN_YIELDS: u32 = 100;
 
@@ -142,7 +142,7 @@ impl PriorityScheduler {
     /// `initial[i]`, and after tracked access `changes[j].0` (1-based,
     /// ascending) the running thread gets priority `changes[j].1`. Threads
     /// beyond `initial` draw a priority from `rng` in `unexpected`.
-    /// Exhaustive search enumerates these (PAPER.md, Algorithm 1).
+    /// Exhaustive search enumerates these (docs/ALGORITHMS.md, Algorithm 1).
     pub fn with_order(
         rng: Pcg64Mcg,
         scheme: PriorityScheme,

@@ -1,6 +1,6 @@
 //! Preparatory runs: what a few random executions tell about a program's
 //! threads, steps and variables, which PCT and variable bounding need before
-//! they can place change points (PAPER.md, PCT and PCTVB: `n`, `k`, `k_q`).
+//! they can place change points (docs/ALGORITHMS.md, PCT and PCTVB: `n`, `k`, `k_q`).
 
 use std::collections::BTreeSet;
 

@@ -65,7 +65,7 @@ pub struct Event {
     pub var: Option<VarId>,
     /// Whether the step ended with a tracked access after which the thread
     /// can go on: only then may a scheduler place a priority change point
-    /// here (LANGUAGE.md, Priorities, change points and preemptions). False
+    /// here (docs/LANGUAGE.md, Priorities, change points and preemptions). False
     /// for blocking operations, `spawn`, `join`, `yield` and a thread's end.
     pub tracked: bool,
     /// Where in the code it happened (`None` at the start).
@@ -177,7 +177,7 @@ impl<'a> Point<'a> {
 ///
 /// The VM calls it only at scheduling points: after a tracked access, after
 /// every synchronisation operation, after a write that lets a thread blocked
-/// in `await` run, and when a thread blocks or finishes (LANGUAGE.md, Steps
+/// in `await` run, and when a thread blocks or finishes (docs/LANGUAGE.md, Steps
 /// and scheduling points). A scheduler must
 /// return one of `point.enabled`; the VM treats anything else as a schedule
 /// that does not fit this program (see [`crate::Outcome::Diverged`]).

@@ -63,7 +63,7 @@ pub enum VarSelection {
     /// `--track` naming exactly `v` variables).
     Fixed(Vec<VarId>),
     /// `count` variables drawn uniformly from `pool` for each run (PCTVB,
-    /// PAPER.md step 0).
+    /// docs/ALGORITHMS.md step 0).
     Drawn {
         /// The variables to draw from.
         pool: Vec<VarId>,

@@ -2,7 +2,7 @@
 
 use crate::id::{CondId, MutexId, ObjId, ThreadId};
 
-/// A dynamically typed value (LANGUAGE.md, Values). Sixteen bytes, `Copy`.
+/// A dynamically typed value (docs/LANGUAGE.md, Values). Sixteen bytes, `Copy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Value {
     /// `null`, also the value of a function that returns nothing.

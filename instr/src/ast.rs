@@ -130,7 +130,7 @@ pub struct Stmt {
     pub span: Span,
 }
 
-/// The kinds of statement, as LANGUAGE.md lists them.
+/// The kinds of statement, as docs/LANGUAGE.md lists them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StmtKind {
     /// `let NAME = EXPR;`
@@ -429,7 +429,7 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    /// Binding strength, higher binds tighter, from LANGUAGE.md's table:
+    /// Binding strength, higher binds tighter, from docs/LANGUAGE.md's table:
     /// `||` 1, `&&` 2, equality 3, comparison 4, additive 5,
     /// multiplicative 6 (unary operators bind tighter than all).
     pub fn precedence(self) -> u8 {

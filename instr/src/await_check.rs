@@ -1,4 +1,4 @@
-//! The rule that `await` conditions have no side effects (LANGUAGE.md,
+//! The rule that `await` conditions have no side effects (docs/LANGUAGE.md,
 //! Mutexes, condition variables, `await` and `atomic`): a condition, and
 //! every function it may call, must not write shared memory, synchronise,
 //! allocate or print. The VM decides whether a blocked thread can run by

@@ -1,7 +1,7 @@
 //! Instrumentation plans: which variables a search tracks, and from the
 //! alias analysis, which access sites it must observe.
 //!
-//! PAPER.md, Variables: "to track a set V, instrument exactly the sites
+//! docs/ALGORITHMS.md, Variables: "to track a set V, instrument exactly the sites
 //! whose may-set meets V; an instrumented site checks at run time that the
 //! location it touched really belongs to V". Untracked sites are compiled
 //! as plain loads and stores and cost nothing.
@@ -14,10 +14,10 @@ use rankcheck_engine::{Instrumentation, SiteId, VarId};
 
 use crate::points_to::PointsTo;
 
-/// What a search tracks (LANGUAGE.md, Variables for variable bounding).
+/// What a search tracks (docs/LANGUAGE.md, Variables for variable bounding).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tracking {
-    /// Exactly these variables: PCTVB's chosen `q_1..q_v` (PAPER.md,
+    /// Exactly these variables: PCTVB's chosen `q_1..q_v` (docs/ALGORITHMS.md,
     /// PCTVB). Only the sites that may touch one of them are observed.
     Vars(BTreeSet<VarId>),
     /// Every variable, every site observed: plain PCT and the random
@@ -92,7 +92,7 @@ impl Tracking {
 
 /// `awaited[v]`: some `await` condition may read variable `v`, by the alias
 /// analysis. Writes that may touch such a variable are observed whatever is
-/// tracked, since they may let a blocked thread run (LANGUAGE.md, Steps and
+/// tracked, since they may let a blocked thread run (docs/LANGUAGE.md, Steps and
 /// scheduling points).
 pub fn awaited(program: &Program, points_to: &PointsTo) -> Vec<bool> {
     let mut awaited = vec![false; program.vars.len()];

@@ -1,7 +1,7 @@
 //! The static may-alias analysis: for every access site, the variables it
 //! may touch at run time.
 //!
-//! PAPER.md, Variables: to track a set of variables V, instrument exactly
+//! docs/ALGORITHMS.md, Variables: to track a set of variables V, instrument exactly
 //! the sites whose *may-set* meets V, where the may-set comes from "an
 //! imprecise, static alias analysis (inclusion-based, Andersen style:
 //! flow-insensitive, context-insensitive, allocation-site abstraction)".
@@ -95,7 +95,7 @@ pub struct PointsTo {
 }
 
 impl PointsTo {
-    /// Analyse `program` (PAPER.md, Variables). See the module
+    /// Analyse `program` (docs/ALGORITHMS.md, Variables). See the module
     /// documentation for the abstraction and the cost.
     ///
     /// # Panics

@@ -145,7 +145,7 @@ macro_rules! keywords {
         }
 
         impl Keyword {
-            /// Every keyword, in the order of LANGUAGE.md's list.
+            /// Every keyword, in the order of docs/LANGUAGE.md's list.
             pub const ALL: &'static [Keyword] = &[$(Keyword::$variant,)*];
 
             /// The keyword as written in source.

@@ -1,5 +1,5 @@
 //! Integration tests of the syntax front end: the examples parse, operators
-//! bind as LANGUAGE.md says, spans point at the right bytes, every class of
+//! bind as docs/LANGUAGE.md says, spans point at the right bytes, every class of
 //! syntax error is reported with its message and span, recovery reports
 //! independent errors once each, and no input makes the parser panic.
 

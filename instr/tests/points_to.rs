@@ -1147,7 +1147,7 @@ fn soundness_case(spec: &ProgramSpec, coverage: &RefCell<Coverage>) -> Result<()
     Ok(())
 }
 
-/// The soundness property (PAPER.md, Variables: the may-set of a site
+/// The soundness property (docs/ALGORITHMS.md, Variables: the may-set of a site
 /// holds every variable it touches), and with it the plans': tracking one
 /// variable observes every site that touched it. 256 generated programs of
 /// 3 functions and 2 or 3 threads (the last one replicated), 4

@@ -1,6 +1,6 @@
 //! Reads and writes of shared locations (global scalars, global array
 //! elements, record fields, heap array elements), with the run-time checks
-//! of LANGUAGE.md "Failures": a field of `null` or a missing field, an index
+//! of docs/LANGUAGE.md "Failures": a field of `null` or a missing field, an index
 //! that is not an int or is out of bounds, a base of the wrong type.
 
 use crate::failure::Fault;

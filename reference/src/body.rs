@@ -1,6 +1,6 @@
 //! Resolving one function or thread body: every name becomes a local slot,
 //! a global, a folded constant or a declared mutex or condition variable,
-//! following LANGUAGE.md's scoping (a `let` is visible after it to the end
+//! following docs/LANGUAGE.md's scoping (a `let` is visible after it to the end
 //! of its block; a local shadows a global; an assignment to a name with no
 //! local in scope stores the global).
 

@@ -1,7 +1,7 @@
 //! How an execution fails: the public [`Failure`] a test compares, and the
 //! internal [`Fault`] a thread raises before its id is attached.
 
-/// The kinds of failure of LANGUAGE.md "Failures".
+/// The kinds of failure of docs/LANGUAGE.md "Failures".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     /// An `assert` was false.
@@ -14,7 +14,7 @@ pub enum Kind {
     StepLimit,
 }
 
-/// One failure, located as LANGUAGE.md and the VM locate it.
+/// One failure, located as docs/LANGUAGE.md and the VM locate it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Failure {
     /// What went wrong.

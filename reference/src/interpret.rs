@@ -14,7 +14,7 @@ use crate::program::{ExprId, ExprKind, Program, StmtKind, VarId};
 use crate::thread::{Frame, Status, Task, Thread};
 use crate::value::Value;
 
-/// The largest array `new [n]` may make: LANGUAGE.md's heap limit of 2^24
+/// The largest array `new [n]` may make: docs/LANGUAGE.md's heap limit of 2^24
 /// slots, applied to one array so that a wild length is an error rather than
 /// an allocation failure.
 const MAX_ARRAY_LEN: i64 = 1 << 24;

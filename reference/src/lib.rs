@@ -14,7 +14,7 @@
 //!
 //! # Readings of the specification
 //!
-//! Where LANGUAGE.md leaves a choice open, the reference takes the reading a
+//! Where docs/LANGUAGE.md leaves a choice open, the reference takes the reading a
 //! C or Rust programmer would expect:
 //!
 //! - **Evaluation order.** Operands are evaluated left to right, and an
@@ -49,7 +49,7 @@
 //!   scheduling point before an entry is read, so a deadlock needs no extra
 //!   entry.
 //! - **Operations counted against `max_ops`**: scheduling points, loop
-//!   iterations and calls, as LANGUAGE.md's step limit counts (calls made
+//!   iterations and calls, as docs/LANGUAGE.md's step limit counts (calls made
 //!   while a thread evaluates its own `await` condition included). The
 //!   searches count them along the path from the start and report a path
 //!   past `max_ops_per_execution` as a [`Kind::StepLimit`] failure (line 0
@@ -209,7 +209,7 @@ impl Reference {
 
     /// Re-runs one execution: `schedule[i]` is the thread id chosen at the
     /// `i`-th scheduling point (the first point comes before any thread
-    /// runs). Steps end exactly as LANGUAGE.md says for `tracked`.
+    /// runs). Steps end exactly as docs/LANGUAGE.md says for `tracked`.
     pub fn replay(&self, schedule: &[u32], tracked: &Tracked, max_ops: u64) -> Replayed {
         replay::replay(&self.program, schedule, &self.track_set(tracked), max_ops)
     }

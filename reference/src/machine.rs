@@ -1,6 +1,6 @@
 //! A whole machine state between two steps: every thread and the shared
 //! memory. It is plain data, so the model checkers clone, compare and hash
-//! it. This module also answers LANGUAGE.md "Which threads can run".
+//! it. This module also answers docs/LANGUAGE.md "Which threads can run".
 
 use crate::condition::evaluate_condition;
 use crate::failure::{Failure, Kind};
@@ -19,7 +19,7 @@ pub struct Machine {
 }
 
 /// Counts operations against a limit: scheduling points, loop iterations and
-/// calls, as LANGUAGE.md's step limit does.
+/// calls, as docs/LANGUAGE.md's step limit does.
 #[derive(Clone, Copy, Debug)]
 pub struct Meter {
     /// Operations so far.
@@ -62,7 +62,7 @@ impl Machine {
         }
     }
 
-    /// Whether thread `tid` can run (LANGUAGE.md "Which threads can run").
+    /// Whether thread `tid` can run (docs/LANGUAGE.md "Which threads can run").
     pub fn can_run(&self, program: &Program, tid: usize) -> bool {
         match &self.threads[tid].status {
             Status::Ready => true,

@@ -1,4 +1,4 @@
-//! The operators of LANGUAGE.md "Expressions": checked 64-bit arithmetic,
+//! The operators of docs/LANGUAGE.md "Expressions": checked 64-bit arithmetic,
 //! comparisons of integers, equality of any values, boolean `!`, and the
 //! first half of the short-circuit `&&` and `||`. Errors are the reasons of
 //! run-time errors.
@@ -57,7 +57,7 @@ fn integer(op: BinaryOp, a: i64, b: i64) -> Result<Value, String> {
         BinaryOp::Sub => arithmetic(a.checked_sub(b)),
         BinaryOp::Mul => arithmetic(a.checked_mul(b)),
         // Rust's `/` and `%` round toward zero and give the remainder the
-        // dividend's sign, as LANGUAGE.md asks; `i64::MIN / -1` and
+        // dividend's sign, as docs/LANGUAGE.md asks; `i64::MIN / -1` and
         // `i64::MIN % -1` do not fit and count as overflow.
         BinaryOp::Div if b == 0 => Err("division by zero".to_string()),
         BinaryOp::Rem if b == 0 => Err("remainder by zero".to_string()),

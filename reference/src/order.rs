@@ -1,6 +1,6 @@
 //! The partial priority order over the threads' current fragments that an
 //! execution has needed so far, for thread bounding's preemption count
-//! (LANGUAGE.md "Priorities, change points and preemptions").
+//! (docs/LANGUAGE.md "Priorities, change points and preemptions").
 //!
 //! Every thread has exactly one current fragment at a time, so a fragment is
 //! named by its thread. The relation is kept transitively closed: when a

@@ -1,4 +1,4 @@
-//! The preemption bound `c` of LANGUAGE.md "Priorities, change points and
+//! The preemption bound `c` of docs/LANGUAGE.md "Priorities, change points and
 //! preemptions", under thread bounding's fragment orders: the fewest change
 //! points with which some total order of fragments makes a failure happen,
 //! every variable tracked.

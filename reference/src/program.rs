@@ -24,7 +24,7 @@ pub struct BlockId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FnId(pub u32);
 
-/// A variable, in the sense of LANGUAGE.md "Variables and tracking": a
+/// A variable, in the sense of docs/LANGUAGE.md "Variables and tracking": a
 /// `global`, `mutex` or `cond` declaration, or an allocation site.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub u32);

@@ -1,4 +1,4 @@
-//! The rule of LANGUAGE.md "Mutexes, condition variables, `await` and
+//! The rule of docs/LANGUAGE.md "Mutexes, condition variables, `await` and
 //! `atomic`": an `await` condition, and every function it may call, must not
 //! write shared memory, synchronise, allocate or print. The reference refuses
 //! such a program, as the compiler does; the interpreter relies on it when it

@@ -19,7 +19,7 @@ use crate::purity::check_await_conditions;
 use crate::value::{ObjId, Value};
 use crate::VarKey;
 
-/// The largest array length or replication count LANGUAGE.md allows.
+/// The largest array length or replication count docs/LANGUAGE.md allows.
 const MAX_COUNT: i64 = 1 << 20;
 
 /// What a top-level name denotes.

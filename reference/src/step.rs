@@ -1,5 +1,5 @@
 //! One step: the chosen thread runs until its next scheduling point, by the
-//! rules of LANGUAGE.md "Steps and scheduling points". A step ends right
+//! rules of docs/LANGUAGE.md "Steps and scheduling points". A step ends right
 //! after
 //!
 //! 1. a tracked access,
@@ -10,7 +10,7 @@
 //! 5. the end of an `atomic` block inside which one of 1-3 happened (inside
 //!    the block they do not end the step).
 //!
-//! The step also says whether it ended at a change point (LANGUAGE.md
+//! The step also says whether it ended at a change point (docs/LANGUAGE.md
 //! "Priorities, change points and preemptions"): after an operation that
 //! touched a tracked variable and after which the thread can go on; never
 //! after a blocking operation, `spawn`, `join`, `yield` or the thread's end.

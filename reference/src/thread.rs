@@ -18,7 +18,7 @@ pub struct Thread {
     /// How many `atomic` blocks the thread is inside; 0 outside.
     pub atomic_depth: u32,
     /// Inside `atomic`: whether one of the step-ending events 1-3 of
-    /// LANGUAGE.md "Steps and scheduling points" happened in the block, so
+    /// docs/LANGUAGE.md "Steps and scheduling points" happened in the block, so
     /// that its end ends the step. False outside `atomic` (the step driver
     /// clears it at the block's end).
     pub atomic_ends_step: bool,

@@ -10,7 +10,7 @@ pub struct ObjId(pub u32);
 /// A value. References carry the type of what they name, so a type check
 /// needs no heap look-up; two references are equal when they name the same
 /// object, and values of different types are never equal (the derived
-/// equality gives exactly LANGUAGE.md's `==`).
+/// equality gives exactly docs/LANGUAGE.md's `==`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Value {
     /// A 64-bit signed integer.

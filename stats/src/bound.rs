@@ -58,7 +58,7 @@ pub enum VariableChoice<'a> {
 impl RunBound {
     /// PCT's guarantee for `n` threads, `k` steps and bug depth `d`:
     /// each run finds the bug with probability at least `1/(n k^(d-1))`
-    /// (Burckhardt et al., Theorem 9; PAPER.md "PCT").
+    /// (Burckhardt et al., Theorem 9; docs/ALGORITHMS.md "PCT").
     ///
     /// `k = 0` is allowed only for `d = 1`, which needs no change points.
     pub fn pct(n_threads: u64, n_steps: u64, bug_depth: u32) -> Result<Self, StatsError> {

@@ -15,19 +15,19 @@ use crate::probability::Probability;
 /// context bound `c`). All three forms are sufficient run counts, largest
 /// first: `Stated >= Summary >= UnionBound` whenever `t' >= 2`.
 ///
-/// Discrepancies between PAPER.md and the paper:
+/// Discrepancies between docs/ALGORITHMS.md and the paper:
 /// - The Lemma's `log(nt)` is `ln(n * t)`, not `ln C(n, t)`: the proof
 ///   reaches `M >= t ln(nt) + ln(1/eps)` by approximating `t!` by `t^t` and
 ///   `C(n,t)` by `n^t`, then multiplies by `t!` and rounds `t! * t` up to
 ///   `(t+1)!`, which also inflates the `ln(1/eps)` term by `t + 1`.
-/// - PAPER.md's `(t+c+1)! (ln(n+c) + ln(1/eps))` drops the `ln t` of
+/// - docs/ALGORITHMS.md's `(t+c+1)! (ln(n+c) + ln(1/eps))` drops the `ln t` of
 ///   the stated form. It is still sufficient, and follows from the proof
 ///   more directly: `t! C(n,t) = n!/(n-t)! <= n^t`, so the `t^t`
 ///   approximation was never needed.
 /// - The paper's closing summary, `(t+c+1)! log(n+c)`, has no `eps` term.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LemmaForm {
-    /// PAPER.md, "Thread bounding": `(t'+1)! (ln n' + ln(1/eps))`.
+    /// docs/ALGORITHMS.md, "Thread bounding": `(t'+1)! (ln n' + ln(1/eps))`.
     Summary,
     /// Lemma 4.1 as stated, `(t+1)! (log(nt) + log(1/eps))` with `log`
     /// natural and `nt = n * t`, applied to `n'` and `t'`.

@@ -2,6 +2,7 @@
 //! their expected outcome in a `// expect:` header, run through the real
 //! binary, so exit codes, JSON, replay files and diagnostics are all covered.
 
+mod readme;
 mod support;
 mod trust;
 
@@ -250,7 +251,7 @@ fn usage_errors_exit_2() {
 /// bounding, where a preempted thread may stay above a third one; PCT's
 /// change point drops it below every thread, so `fig10` and
 /// `unspawned_priority` need one more change point (`d = c + 2`) with PCT's
-/// priorities (PAPER.md, Thread bounding).
+/// priorities (docs/ALGORITHMS.md, Thread bounding).
 ///
 /// Each of these bugs has a per-run probability of at least 1/500 under
 /// its setting (the bounds test below measures them), so 5,000 runs miss

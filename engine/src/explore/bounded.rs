@@ -1,5 +1,5 @@
 //! Preemption-bounded exploration over thread-bounding priority orders:
-//! the paper's Algorithm 1 (PAPER.md, Exhaustive search).
+//! the paper's Algorithm 1 (docs/ALGORITHMS.md, Exhaustive search).
 //!
 //! A work item is a priority order and the tracked accesses after which the
 //! running thread's priority changes; running it replays from the initial

@@ -1,6 +1,6 @@
 //! Exhaustive search: every schedule with at most `c` preemptions placed
 //! right after tracked accesses, for thread bounding's priority orders (the
-//! paper's Algorithm 1, PAPER.md, Exhaustive search: [`explore`]), or
+//! paper's Algorithm 1, docs/ALGORITHMS.md, Exhaustive search: [`explore`]), or
 //! every schedule at all ([`explore_every_schedule`]).
 //!
 //! Both prune by a happens-before signature over every access the VM logs, so the executable they run must observe every site
@@ -207,7 +207,7 @@ pub fn explore_sets(
     totals
 }
 
-/// The thread bound of a bug found with `preemptions` (PAPER.md, Thread
+/// The thread bound of a bug found with `preemptions` (docs/ALGORITHMS.md, Thread
 /// bounding): the fewest fragments `s` such that for some `s`-subset of the
 /// `n + c` fragments and some order of it, every order of `orders` that
 /// agrees with it fails (`failing(order)`), minus the `c` fragments that

@@ -1,6 +1,6 @@
 //! The families exhaustive search enumerates: thread-bounding priority
 //! orders of `n + c` fragments, and the variable sets it tracks in turn
-//! (PAPER.md, Thread bounding and Exhaustive search).
+//! (docs/ALGORITHMS.md, Thread bounding and Exhaustive search).
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -15,7 +15,7 @@ pub const MAX_ENUMERATED_FRAGMENTS: usize = 7;
 
 /// A thread-bounding priority order over `n + c` thread fragments: thread
 /// `i` starts at `order[i]`, and the `j`-th preemption gives the running
-/// thread `order[n + j]` (PAPER.md, Thread bounding). Higher runs first.
+/// thread `order[n + j]` (docs/ALGORITHMS.md, Thread bounding). Higher runs first.
 pub type Order = Vec<i64>;
 
 /// Every order of `fragments` fragments, in lexicographic order.
@@ -91,7 +91,7 @@ pub fn combinations<T: Copy>(items: &[T], size: usize) -> Vec<Vec<T>> {
 
 /// The variables exhaustive search chooses among, in the order it tries
 /// them: those the preparatory runs accessed, the ones seen shared first
-/// (PAPER.md, Exhaustive search), then by id.
+/// (docs/ALGORITHMS.md, Exhaustive search), then by id.
 pub fn ranked_vars(profile: &Profile) -> Vec<VarId> {
     let mut ranked = accessed_vars(profile);
     ranked.sort_by_key(|var| (!profile.vars[var.index()].shared(), *var));

@@ -1,5 +1,5 @@
 //! Threads blocked in `await`: a blocked thread can run exactly when its
-//! condition is true (LANGUAGE.md, Which threads can run). Conditions read
+//! condition is true (docs/LANGUAGE.md, Which threads can run). Conditions read
 //! shared memory but change nothing (the compiler rejects side effects), so
 //! the VM decides by evaluating a blocked thread's condition again, without
 //! letting the thread move on, whenever a write touches a variable some

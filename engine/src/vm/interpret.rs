@@ -1,5 +1,5 @@
 //! The interpreter loop: runs one thread from where it stopped to its next
-//! scheduling point (LANGUAGE.md, Steps and scheduling points).
+//! scheduling point (docs/LANGUAGE.md, Steps and scheduling points).
 
 use crate::executable::{Executable, NO_SLOT};
 use crate::id::{CondId, MutexId, ObjId, SiteId, ThreadId, VarId};

@@ -5,7 +5,7 @@
 //! threads: a context switch is the interpreter returning to the scheduling
 //! loop, and an execution is a pure function of the program and the
 //! sequence of choices, so the recorded choices replay it exactly. Steps,
-//! scheduling points and which threads can run follow LANGUAGE.md, "How a
+//! scheduling points and which threads can run follow docs/LANGUAGE.md, "How a
 //! program runs".
 //!
 //! The set of threads that can run is kept up to date as threads block,

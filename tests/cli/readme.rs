@@ -1,0 +1,142 @@
+//! The README's JSON tables against real output: every documented field is
+//! present, and every field present is documented, so that the two cannot
+//! drift apart again.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::support::{json, rankcheck, root, temp_dir};
+
+/// The field paths a README section's tables document: the backquoted names
+/// in the first column of every row (`a[].b` is field `b` of each element of
+/// array `a`).
+fn documented(section: &str) -> BTreeSet<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let json = readme
+        .split("\n## JSON output")
+        .nth(1)
+        .expect("a JSON output section");
+    let json = json.split("\n## ").next().unwrap_or_default();
+    let heading = format!("\n### {section}\n");
+    let body = json
+        .split(&heading)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no `### {section}` in the README's JSON output"));
+    let body = body.split("\n### ").next().unwrap_or_default();
+    let mut fields = BTreeSet::new();
+    for row in body.lines().filter(|l| l.starts_with("| `")) {
+        let first = row.split('|').nth(1).unwrap_or_default();
+        for (i, part) in first.split('`').enumerate() {
+            if i % 2 == 1 {
+                fields.insert(part.to_string());
+            }
+        }
+    }
+    assert!(!fields.is_empty(), "no fields under {section}");
+    fields
+}
+
+/// Every field path of `value`, elements of arrays of objects merged;
+/// `opaque` fields are listed but not entered (documented elsewhere).
+fn paths(value: &Value, prefix: &str, opaque: &[&str], out: &mut BTreeSet<String>) {
+    let Value::Object(map) = value else { return };
+    for (key, child) in map {
+        let path = format!("{prefix}{key}");
+        out.insert(path.clone());
+        if opaque.contains(&path.as_str()) {
+            continue;
+        }
+        match child {
+            Value::Object(_) => paths(child, &format!("{path}."), opaque, out),
+            Value::Array(items) => {
+                for item in items {
+                    paths(item, &format!("{path}[]."), opaque, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The fields of several outputs, merged.
+fn fields_of(outputs: &[Value], opaque: &[&str]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for output in outputs {
+        paths(output, "", opaque, &mut out);
+    }
+    out
+}
+
+fn assert_same(section: &str, outputs: &[Value], opaque: &[&str]) {
+    let documented = documented(section);
+    let present = fields_of(outputs, opaque);
+    let missing: Vec<&String> = documented.difference(&present).collect();
+    let undocumented: Vec<&String> = present.difference(&documented).collect();
+    assert!(
+        missing.is_empty() && undocumented.is_empty(),
+        "README `{section}`: documented but absent {missing:?}; present but undocumented {undocumented:?}"
+    );
+}
+
+fn run_json(args: &[&str]) -> Value {
+    json(&rankcheck(args))
+}
+
+#[test]
+fn readme_json_tables_match_real_output() {
+    let dir = temp_dir("readme");
+    let dir = dir.to_str().unwrap();
+    let example = |name: &str| root().join(name).to_str().unwrap().to_string();
+    let (lost_push, fig02, corner) = (
+        example("examples/lost_push.rk"),
+        example("examples/fig02_c1v1.rk"),
+        example("examples/corner_variable.rk"),
+    );
+    let printed = example("tests/bugs/printed_race.rk");
+
+    // check: a failure with drawn variables and a hit rate, and a run with
+    // settings that cannot be run.
+    let failing = run_json(&[
+        "--seed", "1", "--keep-going", "--runs", "3000", "--replay-dir", dir, "--format", "json",
+        &lost_push,
+    ]);
+    let skipping = run_json(&[
+        "--seed", "1", "--runs", "100", "--vars", "none", "--format", "json", &fig02,
+    ]);
+    assert_same("check", &[failing.clone(), skipping], &["first_failure"]);
+
+    // first_failure, and replay: with printed output and change points.
+    let printing = run_json(&[
+        "--seed", "1", "--depth", "2", "--vars", "1", "--replay-dir", dir, "--format", "json",
+        &printed,
+    ]);
+    let failure = printing["first_failure"].clone();
+    let replayed = run_json(&[
+        "replay",
+        "--format",
+        "json",
+        failure["replay"].as_str().expect("a replay file"),
+    ]);
+    assert_eq!(replayed, failure, "replay --format json prints the search's failure object");
+    assert_same(
+        "first_failure, and replay",
+        &[failure, failing["first_failure"].clone()],
+        &[],
+    );
+
+    // bounds, with variable sets.
+    let bounds = run_json(&["bounds", "--format", "json", &corner]);
+    assert_same("bounds", &[bounds], &[]);
+
+    // explore and classify: a bug, a stopped exploration.
+    let classified = run_json(&["classify", "--replay-dir", dir, "--format", "json", &fig02]);
+    let stopped = run_json(&[
+        "explore", "--max-schedules", "3", "--preemptions", "2", "--format", "json", &corner,
+    ]);
+    assert_same("explore and classify", &[classified, stopped], &["bug"]);
+
+    // sites, with instrumented sites.
+    let sites = run_json(&["sites", "--track", "cold", "--format", "json", &corner]);
+    assert_same("sites", &[sites], &[]);
+}
