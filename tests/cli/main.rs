@@ -3,6 +3,7 @@
 //! binary, so exit codes, JSON, replay files and diagnostics are all covered.
 
 mod readme;
+mod reports;
 mod support;
 mod trust;
 

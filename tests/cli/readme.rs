@@ -98,7 +98,15 @@ fn readme_json_tables_match_real_output() {
     // check: a failure with drawn variables and a hit rate, and a run with
     // settings that cannot be run.
     let failing = run_json(&[
-        "--seed", "1", "--keep-going", "--runs", "3000", "--replay-dir", dir, "--format", "json",
+        "--seed",
+        "1",
+        "--keep-going",
+        "--runs",
+        "3000",
+        "--replay-dir",
+        dir,
+        "--format",
+        "json",
         &lost_push,
     ]);
     let skipping = run_json(&[
@@ -108,7 +116,16 @@ fn readme_json_tables_match_real_output() {
 
     // first_failure, and replay: with printed output and change points.
     let printing = run_json(&[
-        "--seed", "1", "--depth", "2", "--vars", "1", "--replay-dir", dir, "--format", "json",
+        "--seed",
+        "1",
+        "--depth",
+        "2",
+        "--vars",
+        "1",
+        "--replay-dir",
+        dir,
+        "--format",
+        "json",
         &printed,
     ]);
     let failure = printing["first_failure"].clone();
@@ -118,7 +135,10 @@ fn readme_json_tables_match_real_output() {
         "json",
         failure["replay"].as_str().expect("a replay file"),
     ]);
-    assert_eq!(replayed, failure, "replay --format json prints the search's failure object");
+    assert_eq!(
+        replayed, failure,
+        "replay --format json prints the search's failure object"
+    );
     assert_same(
         "first_failure, and replay",
         &[failure, failing["first_failure"].clone()],
@@ -132,7 +152,14 @@ fn readme_json_tables_match_real_output() {
     // explore and classify: a bug, a stopped exploration.
     let classified = run_json(&["classify", "--replay-dir", dir, "--format", "json", &fig02]);
     let stopped = run_json(&[
-        "explore", "--max-schedules", "3", "--preemptions", "2", "--format", "json", &corner,
+        "explore",
+        "--max-schedules",
+        "3",
+        "--preemptions",
+        "2",
+        "--format",
+        "json",
+        &corner,
     ]);
     assert_same("explore and classify", &[classified, stopped], &["bug"]);
 
