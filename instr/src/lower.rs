@@ -24,6 +24,10 @@ use crate::diagnostic::Diagnostic;
 /// The most elements a global array or copies a replicated thread may have.
 const MAX_STATIC_COUNT: i64 = 1 << 20;
 
+/// The most elements all global arrays may hold together: the VM's heap
+/// limit (`Limits::max_heap_slots`), where they live.
+const MAX_GLOBAL_ELEMENTS: u64 = 1 << 24;
+
 /// What a program-level name stands for.
 #[derive(Clone, Copy, Debug)]
 enum Symbol {
@@ -443,9 +447,27 @@ impl<'s> Lowerer<'s> {
                 self.program.globals.push(Global { var, init });
                 self.define(&global.name, Symbol::Global(id, var));
             }
-            Some(len) => {
+            Some(len_expr) => {
                 let var = self.add_var(global.name.name.clone(), VarKind::GlobalArray, span);
-                let len = self.static_count(len, "an array length").unwrap_or(0);
+                let len = self.static_count(len_expr, "an array length").unwrap_or(0);
+                let total: u64 = self
+                    .program
+                    .arrays
+                    .iter()
+                    .map(|a| u64::from(a.len))
+                    .sum::<u64>()
+                    + len as u64;
+                if total > MAX_GLOBAL_ELEMENTS {
+                    self.error(
+                        Diagnostic::error(
+                            len_expr.span,
+                            format!(
+                                "the global arrays hold {total} elements in all, more than the heap limit of {MAX_GLOBAL_ELEMENTS}"
+                            ),
+                        )
+                        .with_note("allocate large arrays with `new [N]` where they are needed"),
+                    );
+                }
                 let obj = ObjId(self.program.arrays.len() as u32);
                 self.program.arrays.push(GlobalArray {
                     var,

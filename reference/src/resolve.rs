@@ -22,6 +22,10 @@ use crate::VarKey;
 /// The largest array length or replication count docs/LANGUAGE.md allows.
 const MAX_COUNT: i64 = 1 << 20;
 
+/// The most elements all global arrays may hold together (docs/LANGUAGE.md,
+/// the heap limit).
+const MAX_GLOBAL_ELEMENTS: usize = 1 << 24;
+
 /// What a top-level name denotes.
 #[derive(Clone, Copy, Debug)]
 pub enum Global {
@@ -210,8 +214,17 @@ fn declare_global<'a>(
             program.scalars.push((var, init));
             Ok(Global::Scalar(ScalarId(program.scalars.len() as u32 - 1)))
         }
-        Some(len) => {
-            let len = constants.fold_count(len, MAX_COUNT)?;
+        Some(len_expr) => {
+            let len = constants.fold_count(len_expr, MAX_COUNT)?;
+            let total = program.arrays.iter().map(|a| a.len).sum::<usize>() + len;
+            if total > MAX_GLOBAL_ELEMENTS {
+                return Err(cx.invalid(
+                    len_expr.span.start,
+                    format!(
+                        "the global arrays hold {total} elements in all, more than the heap limit"
+                    ),
+                ));
+            }
             program.arrays.push(GlobalArray { var, len, init });
             Ok(Global::Array(ArrayId(program.arrays.len() as u32 - 1)))
         }
