@@ -142,27 +142,25 @@ fn an_interrupted_search_reports_what_it_did() {
     }
 }
 
-/// An interrupted exploration says what it proved so far and exits 3.
+/// An interrupted exploration or classification says what it proved so
+/// far and exits 3.
 #[test]
 fn an_interrupted_exploration_reports_what_it_proved() {
     let program = root().join("examples/locked_counter_ok.rk");
-    let child = start_and_wait_for_handlers(&[
-        "explore",
-        "--vars",
-        "all",
-        "--preemptions",
-        "3",
-        "-D",
-        "N=40",
-        "--format",
-        "json",
-        program.to_str().unwrap(),
-    ]);
-    let (code, stdout, stderr) = interrupt(child, "-INT");
-    assert_eq!(code, Some(3), "{stderr}");
-    let report: Value = serde_json::from_str(&stdout).expect("JSON");
-    assert_eq!(report["stopped"], "interrupted");
-    assert_eq!(report["exhausted"], false);
+    let program = program.to_str().unwrap();
+    for command in [
+        &["explore", "--vars", "all", "--preemptions", "3"][..],
+        &["classify", "--max-preemptions", "3"][..],
+    ] {
+        let mut args = command.to_vec();
+        args.extend(["-D", "N=40", "--format", "json", program]);
+        let child = start_and_wait_for_handlers(&args);
+        let (code, stdout, stderr) = interrupt(child, "-INT");
+        assert_eq!(code, Some(3), "{command:?}: {stderr}");
+        let report: Value = serde_json::from_str(&stdout).expect("JSON");
+        assert_eq!(report["stopped"], "interrupted", "{command:?}");
+        assert_eq!(report["exhausted"], false, "{command:?}");
+    }
 }
 
 /// Exhaustive search is bounded in memory and in schedules: either limit
