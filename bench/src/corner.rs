@@ -40,6 +40,7 @@ pub fn run(args: &CornerArgs) -> Result<()> {
                 let profile = prepare(&program, seed ^ 0xfeed);
                 let strategy_impl = priority_strategy(&program, &profile, 2, vars);
                 let config = SearchConfig {
+                    first_run: 0,
                     runs: CAP,
                     seed,
                     limits: Limits::default(),

@@ -19,6 +19,7 @@ pub fn run(args: &JobsArgs) -> Result<()> {
     for round in 1..=rounds {
         for jobs in [1usize, 2] {
             let config = SearchConfig {
+                first_run: 0,
                 runs,
                 seed: u64::from(round),
                 limits: Limits::default(),

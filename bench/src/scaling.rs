@@ -61,6 +61,7 @@ fn memory(most: u64) -> Result<Vec<Row>> {
     let mut runs = 10_000;
     while runs <= most {
         let config = SearchConfig {
+            first_run: 0,
             runs,
             seed: 1,
             limits: Limits::default(),

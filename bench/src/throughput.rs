@@ -87,6 +87,7 @@ fn measure_rankcheck(workload: &Workload, round: u32, seconds: f64) -> Result<Ro
     );
     let strategy = RandomStrategy::new(program);
     let config = SearchConfig {
+        first_run: 0,
         runs: u64::MAX,
         seed: u64::from(round),
         limits: Limits::default(),

@@ -12,7 +12,11 @@ use crate::vm::{Limits, Vm, VmBuffers};
 /// How many executions to run and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchConfig {
-    /// Executions to run at most.
+    /// The index of the first run (0 for a search on its own). A campaign
+    /// gives every night and shard its own range of one seed stream, so
+    /// that all their runs are independent draws.
+    pub first_run: u64,
+    /// Executions to run at most: runs `first_run..first_run + runs`.
     pub runs: u64,
     /// The master seed; run `i` uses [`run_seed`]`(seed, i)`.
     pub seed: u64,
@@ -27,7 +31,7 @@ pub struct SearchConfig {
 /// A failing execution, with what replays it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
-    /// The execution's number, from 1.
+    /// The execution's number, from 1: its run index plus one.
     pub run: u64,
     /// The seed its scheduler was built from.
     pub run_seed: u64,
@@ -70,7 +74,8 @@ pub fn run_seed(seed: u64, run: u64) -> u64 {
 const CHUNK: u64 = 64;
 
 /// Run up to `config.runs` executions on `config.jobs` workers, run `i`
-/// prepared by `strategy.prepare(i, run_seed(seed, i))`. `keep_running` is
+/// (from `config.first_run`) prepared by `strategy.prepare(i, run_seed(seed,
+/// i))`. `keep_running` is
 /// told how many executions are done after every chunk of them and may stop
 /// the search by returning `false` (a time budget, a progress bar).
 ///
@@ -97,11 +102,12 @@ pub fn search<St: Strategy>(
         'chunks: loop {
             let start = next.fetch_add(CHUNK, Ordering::Relaxed);
             let end = start.saturating_add(CHUNK).min(config.runs);
-            for run in start..end {
-                if run >= stop_at.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) {
+            for offset in start..end {
+                if offset >= stop_at.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) {
                     done.fetch_add(finished, Ordering::Relaxed);
                     break 'chunks;
                 }
+                let run = config.first_run + offset;
                 let seed = run_seed(config.seed, run);
                 let (exe, mut scheduler) = strategy.prepare(run, seed);
                 let mut vm = Vm::with_buffers(exe, config.limits, buffers);
@@ -119,7 +125,7 @@ pub fn search<St: Strategy>(
                             .lock()
                             .unwrap_or_else(|poisoned| poisoned.into_inner());
                         if !config.keep_going {
-                            stop_at.fetch_min(run + 1, Ordering::Relaxed);
+                            stop_at.fetch_min(offset + 1, Ordering::Relaxed);
                         }
                         // Only the lowest failing run is kept; the others
                         // are counted.
@@ -166,7 +172,7 @@ pub fn search<St: Strategy>(
     let stopped = stopped.into_inner();
     let first_failure = found.into_iter().next();
     let runs = match (&first_failure, config.keep_going, stopped) {
-        (Some(first), false, false) => first.run,
+        (Some(first), false, false) => first.run - config.first_run,
         (None, _, false) | (_, true, false) => config.runs,
         (_, _, true) => done.into_inner(),
     };

@@ -91,6 +91,7 @@ pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<
         .collect();
     let (runs_target, runs_capped) = run_count(args, &bounds);
     let config = SearchConfig {
+        first_run: 0,
         runs: runs_target,
         seed,
         limits,
