@@ -144,6 +144,9 @@ pub struct Executable {
     pub(crate) split: Vec<bool>,
     /// The tracked instances of split allocation sites.
     pub(crate) instances: BTreeSet<InstanceKey>,
+    /// Whether every site is observed: needed to see every thread's next
+    /// operation (see [`crate::Scheduler::wants_pending`]).
+    pub(crate) observes_all: bool,
 }
 
 /// Marks a field that a record shape does not have.
@@ -219,6 +222,7 @@ impl Executable {
             code,
             tracked,
             awaited: instrumentation.awaited.clone(),
+            observes_all: instrumentation.observed.iter().all(|&o| o),
             field_slots,
             split,
             instances: instances.iter().copied().collect(),

@@ -37,6 +37,17 @@ pub(crate) enum AllocError {
 }
 
 impl Heap {
+    /// Where the heap ends now, to [`Heap::truncate`] back to.
+    pub(crate) fn mark(&self) -> (usize, usize) {
+        (self.objects.len(), self.slots.len())
+    }
+
+    /// Forget the objects made since `mark`.
+    pub(crate) fn truncate(&mut self, mark: (usize, usize)) {
+        self.objects.truncate(mark.0);
+        self.slots.truncate(mark.1);
+    }
+
     /// Forget every object.
     pub(crate) fn clear(&mut self) {
         self.objects.clear();

@@ -32,7 +32,7 @@ pub use priority::{PriorityScheduler, PriorityScheme};
 pub use random::RandomScheduler;
 pub use replay::{ReplayScheduler, Tracer};
 pub use replay_file::ReplayFile;
-pub use scheduler::{Access, Event, EventKind, Point, Scheduler};
+pub use scheduler::{Access, Event, EventKind, Location, Pending, Point, Scheduler};
 pub use search::{search, SearchConfig, SearchResult};
 pub use span::Span;
 pub use strategy::{PriorityStrategy, RandomStrategy, Strategy};

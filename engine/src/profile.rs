@@ -2,7 +2,7 @@
 //! threads, steps and variables, which PCT and variable bounding need before
 //! they can place change points (docs/ALGORITHMS.md, PCT and PCTVB: `n`, `k`, `k_q`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::executable::InstanceKey;
 use crate::id::{ThreadId, VarId};
@@ -22,6 +22,8 @@ pub struct VarProfile {
     pub mean_accesses: f64,
     /// The most distinct threads that touched it in one run.
     pub max_threads: usize,
+    /// Writes to it over all runs: whether anything writes it.
+    pub writes: u64,
 }
 
 impl VarProfile {
@@ -52,6 +54,21 @@ pub struct Profile {
     /// The heap instances the runs made, ranked by loop-iteration number
     /// (their index), then by allocation site and call stack.
     pub instances: Vec<InstanceKey>,
+    /// Per thread id: what it did, on average over the runs (a thread that
+    /// did not exist in a run counts as doing nothing there). What URW and
+    /// SURW estimate a thread's remaining events from.
+    pub threads: Vec<ThreadProfile>,
+}
+
+/// What the preparatory runs saw one thread (by id) do.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadProfile {
+    /// The thread that spawned it, if any run saw one.
+    pub parent: Option<ThreadId>,
+    /// Steps it took per run on average.
+    pub mean_steps: f64,
+    /// Its tracked accesses per run on average, by variable.
+    pub mean_accesses: BTreeMap<VarId, f64>,
 }
 
 impl Profile {
@@ -68,20 +85,114 @@ struct Counting {
     /// The threads that touched each variable this run (few: a linear set).
     touched_by: Vec<Vec<ThreadId>>,
     tracked_accesses: u64,
+    writes: Vec<u64>,
+    /// Per thread this run: steps, parent, tracked accesses per variable.
+    steps: Vec<u64>,
+    parents: Vec<Option<ThreadId>>,
+    by_thread: BTreeMap<(ThreadId, VarId), u64>,
+}
+
+impl Counting {
+    /// Start a run.
+    fn reset(&mut self, seed: u64) {
+        self.inner = RandomScheduler::new(seed);
+        self.accesses.iter_mut().for_each(|a| *a = 0);
+        self.touched_by.iter_mut().for_each(Vec::clear);
+        self.tracked_accesses = 0;
+        self.writes.iter_mut().for_each(|w| *w = 0);
+        self.steps.clear();
+        self.parents.clear();
+        self.by_thread.clear();
+    }
+
+    fn thread(&mut self, thread: ThreadId) {
+        if self.steps.len() <= thread.index() {
+            self.steps.resize(thread.index() + 1, 0);
+            self.parents.resize(thread.index() + 1, None);
+        }
+    }
 }
 
 impl Scheduler for Counting {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
+        if let Some(thread) = point.last {
+            self.thread(thread);
+            self.steps[thread.index()] += 1;
+            if point.event.kind == crate::EventKind::Spawn {
+                let child = ThreadId(point.threads as u32 - 1);
+                self.thread(child);
+                self.parents[child.index()] = Some(thread);
+            }
+        }
         if let (Some(var), Some(thread), true) = (point.event.var, point.last, point.event.tracked)
         {
             self.accesses[var.index()] += 1;
             self.tracked_accesses += 1;
+            if point.event.kind == crate::EventKind::Write {
+                self.writes[var.index()] += 1;
+            }
+            *self.by_thread.entry((thread, var)).or_insert(0) += 1;
             let threads = &mut self.touched_by[var.index()];
             if !threads.contains(&thread) {
                 threads.push(thread);
             }
         }
         self.inner.choose(point)
+    }
+}
+
+/// Per thread id, sums over the runs so far.
+#[derive(Default)]
+struct ThreadTotals {
+    parents: Vec<Option<ThreadId>>,
+    steps: Vec<u64>,
+    accesses: BTreeMap<(ThreadId, VarId), u64>,
+}
+
+impl ThreadTotals {
+    fn add_run(&mut self, run: &Counting, n_threads: usize) {
+        let n = n_threads.max(run.steps.len());
+        if self.steps.len() < n {
+            self.steps.resize(n, 0);
+            self.parents.resize(n, None);
+        }
+        for (t, steps) in run.steps.iter().enumerate() {
+            self.steps[t] += steps;
+        }
+        for (t, parent) in run.parents.iter().enumerate() {
+            if parent.is_some() {
+                self.parents[t] = *parent;
+            }
+        }
+        for (key, count) in &run.by_thread {
+            *self.accesses.entry(*key).or_insert(0) += count;
+        }
+    }
+
+    fn means(self, runs: u64) -> Vec<ThreadProfile> {
+        let per_run = |total: u64| {
+            if runs == 0 {
+                0.0
+            } else {
+                total as f64 / runs as f64
+            }
+        };
+        let mut threads: Vec<ThreadProfile> = self
+            .steps
+            .iter()
+            .zip(&self.parents)
+            .map(|(steps, parent)| ThreadProfile {
+                parent: *parent,
+                mean_steps: per_run(*steps),
+                mean_accesses: BTreeMap::new(),
+            })
+            .collect();
+        for ((thread, var), count) in self.accesses {
+            threads[thread.index()]
+                .mean_accesses
+                .insert(var, per_run(count));
+        }
+        threads
     }
 }
 
@@ -98,23 +209,27 @@ pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profil
         vars: vec![VarProfile::default(); n_vars],
         failure: None,
         instances: Vec::new(),
+        threads: Vec::new(),
     };
     vm.record_instances();
     let mut instances = BTreeSet::new();
     let mut totals = vec![0u64; n_vars];
+    let mut threads = ThreadTotals::default();
     let mut counting = Counting {
         inner: RandomScheduler::new(0),
         accesses: vec![0; n_vars],
         touched_by: vec![Vec::new(); n_vars],
         tracked_accesses: 0,
+        writes: vec![0; n_vars],
+        steps: Vec::new(),
+        parents: Vec::new(),
+        by_thread: BTreeMap::new(),
     };
     for run in 0..runs {
         let seed = run_seed(seed, run);
-        counting.inner = RandomScheduler::new(seed);
-        counting.accesses.iter_mut().for_each(|a| *a = 0);
-        counting.touched_by.iter_mut().for_each(Vec::clear);
-        counting.tracked_accesses = 0;
+        counting.reset(seed);
         let outcome = vm.run(&mut counting);
+        threads.add_run(&counting, vm.n_threads());
         result.runs += 1;
         result.max_threads = result.max_threads.max(vm.n_threads());
         result.max_accesses = result.max_accesses.max(counting.tracked_accesses);
@@ -124,6 +239,7 @@ pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profil
             var.max_accesses = var.max_accesses.max(counting.accesses[v]);
             var.max_threads = var.max_threads.max(counting.touched_by[v].len());
             totals[v] += counting.accesses[v];
+            var.writes += counting.writes[v];
         }
         if let (Outcome::Bug(bug), None) = (outcome, &result.failure) {
             result.failure = Some(Failure {
@@ -138,6 +254,7 @@ pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profil
     result
         .instances
         .sort_by_key(|key| (key.index, key.var, key.context));
+    result.threads = threads.means(result.runs);
     for (var, total) in result.vars.iter_mut().zip(totals) {
         var.mean_accesses = if result.runs == 0 {
             0.0

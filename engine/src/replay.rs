@@ -109,4 +109,8 @@ impl<S: Scheduler> Scheduler for Tracer<S> {
         self.pending = Some((chosen, switched));
         chosen
     }
+
+    fn wants_pending(&self) -> bool {
+        self.inner.wants_pending()
+    }
 }

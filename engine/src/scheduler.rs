@@ -96,6 +96,51 @@ pub struct Access {
     pub write: bool,
 }
 
+/// A shared location, as precise as the VM knows it: what two operations
+/// must share to race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Location {
+    /// A global scalar, by index.
+    Global(u32),
+    /// A heap slot (a record field or an array element, global arrays
+    /// included), by index in the execution's heap.
+    Slot(u32),
+    /// A mutex of the execution.
+    Mutex(u32),
+    /// A condition variable of the execution.
+    Cond(u32),
+}
+
+/// A thread's next visible operation, seen before it runs (only for
+/// schedulers that ask, see [`Scheduler::wants_pending`]): what partial
+/// order sampling and SURW decide by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    /// The location it touches, if any: `None` for `spawn`, `join`,
+    /// `yield`, `await`, a thread's end, or an operation that will fail.
+    pub location: Option<Location>,
+    /// The variable of that location.
+    pub var: Option<VarId>,
+    /// Whether it may change what others see: a write, or any mutex or
+    /// condition operation.
+    pub write: bool,
+}
+
+impl Pending {
+    /// An operation that races with nothing.
+    pub const LOCAL: Pending = Pending {
+        location: None,
+        var: None,
+        write: false,
+    };
+
+    /// Whether `self` and `other` race: the same location, and at least
+    /// one of them writes (POS, Yuan, Yang and Gu, CAV 2018).
+    pub fn races_with(&self, other: &Pending) -> bool {
+        self.location.is_some() && self.location == other.location && (self.write || other.write)
+    }
+}
+
 /// A scheduling point: the state the scheduler chooses from.
 #[derive(Clone, Copy, Debug)]
 pub struct Point<'a> {
@@ -120,6 +165,9 @@ pub struct Point<'a> {
     pub threads: usize,
     /// `position[t]`: where thread `t` is in `enabled`, or `u32::MAX`.
     pub(crate) position: &'a [u32],
+    /// `pending[t]`: the next visible operation of each enabled thread
+    /// `t`, when the scheduler asked for them; empty otherwise.
+    pub pending: &'a [Pending],
 }
 
 impl Point<'_> {
@@ -129,6 +177,13 @@ impl Point<'_> {
         self.position
             .get(thread.index())
             .is_some_and(|&p| p != u32::MAX)
+    }
+
+    /// The next visible operation of enabled thread `thread`, when the
+    /// scheduler asked for pending operations.
+    #[inline]
+    pub fn pending(&self, thread: ThreadId) -> Option<&Pending> {
+        self.pending.get(thread.index())
     }
 
     /// Whether the thread that ran up to here could go on: only then is
@@ -169,6 +224,7 @@ impl<'a> Point<'a> {
             accesses: &[],
             threads: position.len(),
             position,
+            pending: &[],
         }
     }
 }
@@ -184,10 +240,20 @@ impl<'a> Point<'a> {
 pub trait Scheduler {
     /// The thread to run next.
     fn choose(&mut self, point: &Point<'_>) -> ThreadId;
+
+    /// Whether this scheduler needs [`Point::pending`]: the VM then works
+    /// out each enabled thread's next operation before asking, at a cost.
+    fn wants_pending(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Scheduler + ?Sized> Scheduler for &mut S {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
         (**self).choose(point)
+    }
+
+    fn wants_pending(&self) -> bool {
+        (**self).wants_pending()
     }
 }

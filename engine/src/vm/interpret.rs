@@ -5,7 +5,7 @@ use crate::executable::{Executable, NO_SLOT};
 use crate::id::{CondId, MutexId, ObjId, SiteId, ThreadId, VarId};
 use crate::ir::{Op, PrintArg};
 use crate::outcome::BugKind;
-use crate::scheduler::{Event, EventKind, Loc};
+use crate::scheduler::{Event, EventKind, Loc, Location, Pending};
 use crate::value::Value;
 
 use super::{Fault, Frame, PrintLine, Status, Vm};
@@ -232,6 +232,20 @@ impl<'e> Vm<'e> {
                 }
             };
         }
+        // Looking ahead (see `pending.rs`): stop before this visible
+        // operation, reporting what it would touch.
+        macro_rules! peek {
+            ($location:expr, $var:expr, $write:expr) => {
+                if self.peeking {
+                    self.peeked = Some(Pending {
+                        location: $location,
+                        var: $var,
+                        write: $write,
+                    });
+                    return Ok(Event::START);
+                }
+            };
+        }
         // Block the thread at the current instruction and switch: never a
         // place for a change point, since the thread cannot go on.
         macro_rules! block {
@@ -371,6 +385,7 @@ impl<'e> Vm<'e> {
                         None => {
                             // The thread's function returned: the thread ends.
                             frames.push(done);
+                            peek!(None, None, false);
                             if in_atomic!() {
                                 error!("the thread ended inside an atomic block")
                             }
@@ -391,14 +406,16 @@ impl<'e> Vm<'e> {
 
                 Op::GetGlobal { dst, global, .. } => reg!(dst) = self.globals[global.index()],
                 Op::GetGlobalObserved { dst, global, site } => {
-                    reg!(dst) = self.globals[global.index()];
                     let var = program.globals[global.index()].var;
+                    peek!(Some(Location::Global(global.0)), Some(var), false);
+                    reg!(dst) = self.globals[global.index()];
                     observe_read!(var, exe.tracked[var.index()], site);
                 }
                 Op::SetGlobal { global, src, .. } => self.globals[global.index()] = reg!(src),
                 Op::SetGlobalObserved { global, src, site } => {
-                    self.globals[global.index()] = reg!(src);
                     let var = program.globals[global.index()].var;
+                    peek!(Some(Location::Global(global.0)), Some(var), true);
+                    self.globals[global.index()] = reg!(src);
                     observe_write!(var, exe.tracked[var.index()], site);
                 }
                 Op::GetField {
@@ -422,6 +439,11 @@ impl<'e> Vm<'e> {
                         format!("reading field `{}`", program.fields[field.index()])
                     );
                     let i = field_index!(o, field);
+                    peek!(
+                        Some(Location::Slot(i as u32)),
+                        Some(self.heap.var(o)),
+                        false
+                    );
                     reg!(dst) = self.heap.get(i);
                     observe_read!(self.heap.var(o), self.heap.tracked(o), site);
                 }
@@ -446,6 +468,7 @@ impl<'e> Vm<'e> {
                         format!("writing field `{}`", program.fields[field.index()])
                     );
                     let i = field_index!(o, field);
+                    peek!(Some(Location::Slot(i as u32)), Some(self.heap.var(o)), true);
                     self.heap.set(i, reg!(src));
                     observe_write!(self.heap.var(o), self.heap.tracked(o), site);
                 }
@@ -462,6 +485,11 @@ impl<'e> Vm<'e> {
                     site,
                 } => {
                     let (o, i) = element_index!(array, index);
+                    peek!(
+                        Some(Location::Slot(i as u32)),
+                        Some(self.heap.var(o)),
+                        false
+                    );
                     reg!(dst) = self.heap.get(i);
                     observe_read!(self.heap.var(o), self.heap.tracked(o), site);
                 }
@@ -478,6 +506,7 @@ impl<'e> Vm<'e> {
                     site,
                 } => {
                     let (o, i) = element_index!(array, index);
+                    peek!(Some(Location::Slot(i as u32)), Some(self.heap.var(o)), true);
                     self.heap.set(i, reg!(src));
                     observe_write!(self.heap.var(o), self.heap.tracked(o), site);
                 }
@@ -550,6 +579,7 @@ impl<'e> Vm<'e> {
                 Op::Lock { mutex, site } => {
                     let m: MutexId = mutex!(mutex, "`lock`");
                     let state = self.mutexes[m.index()];
+                    peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
                     if state.owner.is_none() {
                         self.acquire(m, thread);
                         sync!(EventKind::Lock, site, state.var, state.tracked);
@@ -567,6 +597,7 @@ impl<'e> Vm<'e> {
                 Op::Unlock { mutex, site } => {
                     let m = mutex!(mutex, "`unlock`");
                     let state = self.mutexes[m.index()];
+                    peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
                     if state.owner != Some(thread) {
                         let name = &program.vars[state.var.index()].name;
                         match state.owner {
@@ -587,6 +618,7 @@ impl<'e> Vm<'e> {
                     let cv = cond!(c, "`wait`");
                     let m = mutex!(mutex, "`wait`");
                     let state = self.mutexes[m.index()];
+                    peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
                     if state.owner != Some(thread) {
                         error!(
                             "wait with mutex `{}`, which this thread does not hold",
@@ -611,6 +643,11 @@ impl<'e> Vm<'e> {
                 }
                 Op::Signal { cond: c, site } => {
                     let cv = cond!(c, "`signal`");
+                    peek!(
+                        Some(Location::Cond(cv.0)),
+                        Some(self.conds[cv.index()].var),
+                        true
+                    );
                     if let Some(woken) = self.conds[cv.index()].waiters.pop_front() {
                         self.wake(woken);
                     }
@@ -621,6 +658,11 @@ impl<'e> Vm<'e> {
                 }
                 Op::Broadcast { cond: c, site } => {
                     let cv = cond!(c, "`broadcast`");
+                    peek!(
+                        Some(Location::Cond(cv.0)),
+                        Some(self.conds[cv.index()].var),
+                        true
+                    );
                     while let Some(woken) = self.conds[cv.index()].waiters.pop_front() {
                         self.wake(woken);
                     }
@@ -635,6 +677,7 @@ impl<'e> Vm<'e> {
                     args,
                     argc,
                 } => {
+                    peek!(None, None, false);
                     if self.n_threads >= self.limits.max_threads {
                         error!(
                             "too many threads: spawning one more than the limit of {}",
@@ -653,6 +696,7 @@ impl<'e> Vm<'e> {
                     thread_sync!(EventKind::Spawn);
                 }
                 Op::Join { thread: handle } => {
+                    peek!(None, None, false);
                     let target = match reg!(handle) {
                         Value::Thread(t) => t,
                         other => {
@@ -671,8 +715,15 @@ impl<'e> Vm<'e> {
                         block!(None);
                     }
                 }
-                Op::Yield => thread_sync!(EventKind::Yield),
-                Op::AwaitBegin | Op::AtomicBegin => {
+                Op::Yield => {
+                    peek!(None, None, false);
+                    thread_sync!(EventKind::Yield)
+                }
+                Op::AwaitBegin => {
+                    peek!(None, None, false);
+                    self.threads[thread.index()].atomic_depth += 1;
+                }
+                Op::AtomicBegin => {
                     self.threads[thread.index()].atomic_depth += 1;
                 }
                 Op::AwaitCheck { cond, retry } => {

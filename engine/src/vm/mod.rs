@@ -15,6 +15,7 @@
 mod awaits;
 mod enabled;
 mod interpret;
+mod pending;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -22,7 +23,7 @@ use crate::executable::{Executable, InstanceKey};
 use crate::heap::Heap;
 use crate::id::{CondId, FuncId, MutexId, Reg, SiteId, ThreadId, VarId};
 use crate::outcome::{BlockedThread, Bug, BugKind, Outcome, WaitsOn};
-use crate::scheduler::{Access, Event, EventKind, Loc, Point, Scheduler};
+use crate::scheduler::{Access, Event, EventKind, Loc, Pending, Point, Scheduler};
 use crate::span::Span;
 use crate::value::Value;
 
@@ -194,6 +195,15 @@ pub struct Vm<'e> {
     /// Whether an `await` condition is being evaluated only to see whether
     /// its thread can run (see `awaits.rs`).
     speculating: bool,
+    /// Whether a thread is being run ahead only to see its next visible
+    /// operation (see `pending.rs`); the operation found.
+    peeking: bool,
+    peeked: Option<Pending>,
+    /// `pending[t]`: thread `t`'s next visible operation, when the
+    /// scheduler wants them; `pending_fresh[t]` while it is still right
+    /// (a runnable thread's next operation changes only when it runs).
+    pending: Vec<Pending>,
+    pending_fresh: Vec<bool>,
     /// The choices of the current execution, one per scheduling point.
     schedule: Vec<ThreadId>,
     /// Steps left before the step limit.
@@ -272,6 +282,10 @@ impl<'e> Vm<'e> {
             enabled,
             awaiters,
             speculating: false,
+            peeking: false,
+            peeked: None,
+            pending: Vec::new(),
+            pending_fresh: Vec::new(),
             schedule,
             budget: 0,
             prints,
@@ -375,6 +389,11 @@ impl<'e> Vm<'e> {
             return Outcome::Bug(self.bug(ThreadId(0), fault));
         }
         self.final_event = None;
+        let wants_pending = scheduler.wants_pending();
+        assert!(
+            !wants_pending || self.exe.observes_all,
+            "invariant: schedulers that look at pending operations run an executable observing every site"
+        );
         let mut last: Option<ThreadId> = None;
         let mut event = Event::START;
         loop {
@@ -396,6 +415,9 @@ impl<'e> Vm<'e> {
                 return Outcome::Bug(self.step_limit(thread, loc));
             }
             self.budget -= 1;
+            if wants_pending {
+                self.refresh_pending();
+            }
             let point = Point {
                 step: self.step,
                 last,
@@ -405,6 +427,7 @@ impl<'e> Vm<'e> {
                 accesses: self.accesses.as_deref().unwrap_or(&[]),
                 threads: self.n_threads,
                 position: self.enabled.positions(),
+                pending: if wants_pending { &self.pending } else { &[] },
             };
             let chosen = scheduler.choose(&point);
             if !self.enabled.contains(chosen) {
@@ -420,6 +443,9 @@ impl<'e> Vm<'e> {
             }
             self.schedule.push(chosen);
             self.step += 1;
+            if let Some(fresh) = self.pending_fresh.get_mut(chosen.index()) {
+                *fresh = false;
+            }
             match self.resume(chosen) {
                 Ok(next) => {
                     event = next;
@@ -472,6 +498,7 @@ impl<'e> Vm<'e> {
         self.enabled.clear();
         self.awaiters.clear();
         self.speculating = false;
+        self.pending_fresh.clear();
         if program.threads.len() > self.limits.max_threads {
             return Err(Fault {
                 kind: BugKind::Error,
