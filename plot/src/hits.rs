@@ -143,7 +143,7 @@ pub fn hits_svg(figure: &HitsFigure) -> Result<String, PlotError> {
     }
     let size = (980, 680);
     /// Height of the band of sentences under the chart.
-    const NOTES: u32 = 64;
+    const NOTES: u32 = 90;
     let title = format!(
         "{}: found by N executions, {} searches against the bound",
         figure.program, figure.trials
@@ -184,22 +184,11 @@ pub fn hits_svg(figure: &HitsFigure) -> Result<String, PlotError> {
             .map(|c| (c.runs as f64, c.high))
             .chain(points.iter().rev().map(|c| (c.runs as f64, c.low)))
             .collect();
-        chart
-            .draw_series(std::iter::once(Polygon::new(band, BLUE.mix(0.18).filled())))?
-            .label(format!(
-                "{}% Clopper-Pearson interval",
-                number(figure.level * 100.0)
-            ))
-            .legend(|(x, y)| {
-                Rectangle::new([(x, y - 6), (x + 24, y + 6)], BLUE.mix(0.18).filled())
-            });
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|c| (c.runs as f64, c.fraction)),
-                BLUE.stroke_width(3),
-            ))?
-            .label(format!("measured: fraction of {} searches", figure.trials))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLUE.stroke_width(3)));
+        chart.draw_series(std::iter::once(Polygon::new(band, BLUE.mix(0.18).filled())))?;
+        chart.draw_series(LineSeries::new(
+            points.iter().map(|c| (c.runs as f64, c.fraction)),
+            BLUE.stroke_width(3),
+        ))?;
         let samples = 240;
         let curve: Vec<(f64, f64)> = (0..=samples)
             .map(|i| {
@@ -207,20 +196,12 @@ pub fn hits_svg(figure: &HitsFigure) -> Result<String, PlotError> {
                 (n, -(n * figure.bound.ln_complement()).exp_m1())
             })
             .collect();
-        chart
-            .draw_series(DashedLineSeries::new(
-                curve,
-                8,
-                5,
-                VERMILLION.stroke_width(3),
-            ))?
-            .label(format!(
-                "guarantee 1 - (1 - p)^N, p ≥ {}",
-                one_in(figure.bound)
-            ))
-            .legend(|(x, y)| {
-                DashedPathElement::new(vec![(x, y), (x + 24, y)], 8, 5, VERMILLION.stroke_width(3))
-            });
+        chart.draw_series(DashedLineSeries::new(
+            curve,
+            8,
+            5,
+            VERMILLION.stroke_width(3),
+        ))?;
         for c in points {
             let n = c.runs as f64;
             marks.push(
@@ -262,13 +243,6 @@ pub fn hits_svg(figure: &HitsFigure) -> Result<String, PlotError> {
                 guarantee
             });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(style::text(LABEL_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(200, 200, 200))
-            .draw()?;
         let (left, _) = chart.backend_coord(&(x.0, 0.0));
         let mut lines = vec![(
             format!("{}. {}", figure.setting, gap_sentence(figure)),
@@ -283,10 +257,42 @@ pub fn hits_svg(figure: &HitsFigure) -> Result<String, PlotError> {
                 VERMILLION,
             ));
         }
+        // The legend, under the chart where it hides no data.
+        let legend = [
+            format!("measured: fraction of {} searches", figure.trials),
+            format!("{}% Clopper-Pearson interval", number(figure.level * 100.0)),
+            format!("guarantee 1 - (1 - p)^N, p ≥ {}", one_in(figure.bound)),
+        ];
+        let mut at = left;
+        for (i, entry) in legend.iter().enumerate() {
+            let y = 16;
+            match i {
+                0 => notes.draw(&PathElement::new(
+                    vec![(at, y), (at + 24, y)],
+                    BLUE.stroke_width(3),
+                ))?,
+                1 => notes.draw(&Rectangle::new(
+                    [(at, y - 7), (at + 24, y + 7)],
+                    BLUE.mix(0.18).filled(),
+                ))?,
+                _ => notes.draw(&DashedPathElement::new(
+                    vec![(at, y), (at + 24, y)],
+                    8,
+                    5,
+                    VERMILLION.stroke_width(3),
+                ))?,
+            }
+            let style = style::text(LABEL_SIZE).pos(Pos::new(HPos::Left, VPos::Center));
+            notes.draw(&Text::new(entry.clone(), (at + 30, y), style.clone()))?;
+            let (width, _) = notes
+                .estimate_text_size(entry, &style)
+                .map_err(|e| PlotError::Drawing(e.to_string()))?;
+            at += 30 + width as i32 + 28;
+        }
         for (i, (text, color)) in lines.iter().enumerate() {
             notes.draw(&Text::new(
                 text.clone(),
-                (left, 8 + 22 * i as i32),
+                (left, 38 + 22 * i as i32),
                 style::colored(LABEL_SIZE, *color).pos(Pos::new(HPos::Left, VPos::Top)),
             ))?;
         }
