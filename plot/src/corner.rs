@@ -125,9 +125,9 @@ pub fn corner_svg(figure: &CornerFigure) -> Result<String, PlotError> {
         let names: Vec<&String> = means.keys().collect();
         for (i, name) in names.iter().enumerate() {
             let color = SERIES[i % SERIES.len()];
-            // Seeds side by side around the HOT, so that series do not
+            // Seeds side by side right of the HOT, so that series do not
             // hide each other: a shift of a few percent on the log axis.
-            let shift = 1.0 + 0.06 * (i as f64 - (names.len() as f64 - 1.0) / 2.0);
+            let shift = 1.0 + 0.05 * i as f64;
             let dots = figure
                 .runs
                 .iter()
