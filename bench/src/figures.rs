@@ -23,10 +23,13 @@ const STRATEGY_CAP: u64 = 10_000;
 /// The target of one tracked variable over none (Table 2).
 const TABLE2_TARGET: f64 = 1.3;
 
+/// A figure's CSV, its SVG, and how to draw one from the other.
+type FigureFile = (&'static str, &'static str, fn(&str) -> Result<String>);
+
 /// Rebuild every figure whose CSV is in `results/`.
 pub fn run() -> Result<()> {
     let dir = root().join("results");
-    let figures: [(&str, &str, fn(&str) -> Result<String>); 3] = [
+    let figures: [FigureFile; 3] = [
         ("corner_variable.csv", "corner_variable.svg", corner_figure),
         ("table2.csv", "table2.svg", table2_figure),
         ("strategies.csv", "strategies.svg", strategies_figure),
