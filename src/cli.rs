@@ -53,6 +53,104 @@ pub enum Command {
     /// with their access sites and profiled accesses, and the sites that
     /// tracking given variables instruments.
     Sites(SitesArgs),
+    /// Draw a plot as SVG: the guarantee against executions (`bound`), or
+    /// the measured rate of finding a bug against the bound (`hits`).
+    Plot(PlotArgs),
+}
+
+/// Options of `rankcheck plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Which plot.
+    #[command(subcommand)]
+    pub kind: PlotKind,
+}
+
+/// The plots.
+#[derive(Debug, Subcommand)]
+pub enum PlotKind {
+    /// The guarantee 1 - (1 - p)^N against executions N for each (depth,
+    /// variables) setting a search with the same flags would run, PCT and
+    /// PCTVB side by side and per variable set, with the runs such a search
+    /// would do marked; from the preparatory runs alone.
+    Bound(PlotBoundArgs),
+    /// Run independently seeded searches and plot the fraction that found
+    /// the bug by N executions, with its Clopper-Pearson band, over the
+    /// guaranteed lower bound of the same setting.
+    Hits(PlotHitsArgs),
+}
+
+/// Options of `rankcheck plot bound`.
+#[derive(Debug, Args)]
+pub struct PlotBoundArgs {
+    /// The `.rk` program.
+    #[arg(value_name = "PROGRAM")]
+    pub program: PathBuf,
+    /// Shared options.
+    #[command(flatten)]
+    pub options: ProgramOptions,
+    /// The search strategy whose settings are plotted (PCT's curve is drawn
+    /// beside PCTVB's in any case).
+    #[arg(long, value_enum, default_value_t = StrategyArg::Pctvb)]
+    pub strategy: StrategyArg,
+    /// Bug depth d, as for `check`.
+    #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = depth)]
+    pub depth: Option<u32>,
+    /// Variables tracked per run, as for `check`.
+    #[arg(long, value_name = "V", value_parser = parse_vars)]
+    pub vars: Option<VarsArg>,
+    /// Only choose among these variables (comma-separated names).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub track: Vec<String>,
+    /// Executions of the search to mark, shared among the settings as
+    /// `check` shares them. Without it, the runs `check` would do for
+    /// --confidence.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = positive)]
+    pub runs: Option<u64>,
+    /// The most runs the confidence target may ask for.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value = "1000000", value_parser = positive)]
+    pub max_runs: u64,
+    /// The target confidence, drawn as a line.
+    #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
+    pub confidence: f64,
+    /// The SVG file to write.
+    #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
+    pub output: PathBuf,
+}
+
+/// Options of `rankcheck plot hits`.
+#[derive(Debug, Args)]
+pub struct PlotHitsArgs {
+    /// The `.rk` program, with a bug.
+    #[arg(value_name = "PROGRAM")]
+    pub program: PathBuf,
+    /// Shared options.
+    #[command(flatten)]
+    pub options: ProgramOptions,
+    /// The search strategy: `pctvb` or `pct` (`random` states no bound).
+    #[arg(long, value_enum, default_value_t = StrategyArg::Pctvb)]
+    pub strategy: StrategyArg,
+    /// Bug depth d of the setting searched and bounded.
+    #[arg(long, value_name = "D", allow_negative_numbers = true, default_value = "2", value_parser = depth)]
+    pub depth: u32,
+    /// Variables tracked per run (pctvb): a number v, `sync` or `none`.
+    #[arg(long, value_name = "V", value_parser = parse_vars)]
+    pub vars: Option<VarsArg>,
+    /// Only choose among these variables (comma-separated names).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub track: Vec<String>,
+    /// Independently seeded searches.
+    #[arg(long, value_name = "T", allow_negative_numbers = true, default_value = "100", value_parser = positive)]
+    pub trials: u64,
+    /// Executions each search may run.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value = "1000", value_parser = positive)]
+    pub runs: u64,
+    /// Level of the Clopper-Pearson intervals.
+    #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.95", value_parser = parse_confidence)]
+    pub confidence: f64,
+    /// The SVG file to write.
+    #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
+    pub output: PathBuf,
 }
 
 /// Output formats.
@@ -67,7 +165,7 @@ pub enum Format {
 }
 
 /// Options every command that runs a program shares.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct ProgramOptions {
     /// Override a `const` of the program: `-D HOT=400`. Repeatable.
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
@@ -156,6 +254,10 @@ pub struct CheckArgs {
     /// Directory for replay files of failures.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_REPLAY_DIR)]
     pub replay_dir: PathBuf,
+    /// Also draw the guarantee against executions of each setting, with
+    /// the runs done marked, into this SVG file (one program only).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
 }
 
 /// Where replay files go unless `--replay-dir` says otherwise.
@@ -393,7 +495,26 @@ pub fn normalize(mut args: Vec<OsString>) -> Vec<OsString> {
     match first_positional {
         Some(Some(i)) if names.contains(&*args[i].to_string_lossy()) => {
             let name = args.remove(i);
+            let nested: BTreeSet<String> = command
+                .find_subcommand(&*name.to_string_lossy())
+                .map(|sub| {
+                    sub.get_subcommands()
+                        .map(|s| s.get_name().to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
             args.insert(1, name);
+            // `plot bound`: the nested name goes second, so that options
+            // before it belong to it.
+            if !nested.is_empty() {
+                if let Some(j) = (2..args.len()).find(|&j| {
+                    nested.contains(&*args[j].to_string_lossy())
+                        && !follows_option(&args, j, &takes_value)
+                }) {
+                    let inner = args.remove(j);
+                    args.insert(2, inner);
+                }
+            }
         }
         Some(_) => args.insert(1, "check".into()),
         None => {
@@ -409,11 +530,18 @@ pub fn normalize(mut args: Vec<OsString>) -> Vec<OsString> {
     args
 }
 
-/// Every option of every subcommand that takes a value, as written
-/// (`--seed`, `-D`).
+/// Whether `args[j]` is the value of the option before it.
+fn follows_option(args: &[OsString], j: usize, takes_value: &BTreeSet<String>) -> bool {
+    let before = args[j - 1].to_string_lossy();
+    takes_value.contains(&*before)
+}
+
+/// Every option of every subcommand (and nested subcommand) that takes a
+/// value, as written (`--seed`, `-D`).
 fn options_with_values(command: &clap::Command) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for sub in command.get_subcommands() {
+        names.extend(options_with_values(sub));
         for arg in sub.get_arguments() {
             if !arg.get_action().takes_values() || arg.is_positional() {
                 continue;
@@ -583,6 +711,14 @@ mod tests {
             ["explore", "--vars", "all", "f.rk"]
         );
         assert_eq!(line("--help"), ["--help"]);
+        assert_eq!(
+            line("-o x.svg plot --runs 5 bound f.rk"),
+            ["plot", "bound", "-o", "x.svg", "--runs", "5", "f.rk"]
+        );
+        assert_eq!(
+            line("plot hits -o bound f.rk"),
+            ["plot", "hits", "-o", "bound", "f.rk"]
+        );
         assert_eq!(line("--seed 3"), ["check", "--seed", "3"]);
     }
 }

@@ -38,6 +38,7 @@ mod interrupt;
 mod invocation;
 mod load;
 mod plan;
+mod plot;
 mod progress;
 mod replay;
 mod replay_store;
@@ -71,5 +72,6 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Explore(args) => explore::explore(args),
         Command::Classify(args) => explore::classify(args),
         Command::Sites(args) => sites::sites(args),
+        Command::Plot(args) => plot::plot(args),
     }
 }

@@ -32,6 +32,10 @@ pub enum Command {
     /// Memory over a million executions, and cost against the number of
     /// threads (`results/scaling.*`).
     Scaling(ScalingArgs),
+    /// Rebuild every SVG figure of `results/` from the CSV beside it
+    /// (`corner_variable.svg`, `table2.svg`, `strategies.svg`), skipping
+    /// CSVs not written yet.
+    Figures,
 }
 
 /// Options of `throughput`.

@@ -3,6 +3,8 @@
 //! `scaling` measures memory over a million executions and the cost of
 //! growing thread counts (`results/scaling.*`);
 //!
+//! `figures` rebuilds every SVG of `results/` from its CSV;
+//!
 //! `corner` measures executions until the bug in corner_variable.rk for
 //! PCT and PCTVB against shuttle's PCT (`results/corner_variable.*`);
 //! `jobs` measures the speed-up of two workers (`results/jobs.*`);
@@ -15,6 +17,7 @@
 
 mod cli;
 mod corner;
+mod figures;
 mod jobs;
 mod scaling;
 mod table2;
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
         Command::Table2(args) => table2::run(args),
         Command::Table3(args) => table3::run(args),
         Command::Scaling(args) => scaling::run(args),
+        Command::Figures => figures::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,9 @@ mod found;
 mod run;
 mod summary;
 
+pub use self::run::{prepare, Prepared};
+pub use self::summary::runs_of;
+
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -16,6 +19,7 @@ use crate::exit::Status;
 use crate::failure::{FoundBy, Report};
 use crate::interrupt;
 use crate::plan::scheme;
+use crate::plot::{guarantee_figure, write_svg};
 use crate::words::count;
 
 use self::found::found;
@@ -27,6 +31,17 @@ use self::summary::{summary_json, summary_rows, summary_text, SUMMARY_COLUMNS};
 /// the exit status is the worst of them (2, then 1, then 3, then 0).
 pub fn check(args: &CheckArgs) -> Result<ExitCode> {
     let several = args.programs.len() > 1;
+    if args.plot.is_some() {
+        if several {
+            anyhow::bail!("--plot draws one program's guarantee: give one program");
+        }
+        if args.strategy == crate::cli::StrategyArg::Random {
+            anyhow::bail!("--plot: --strategy random states no per-run bound, so there is no guarantee to plot");
+        }
+        if scheme(args) != rankcheck_engine::PriorityScheme::Pct {
+            anyhow::bail!("--plot: thread-bounded priorities claim no per-run bound, so there is no guarantee to plot");
+        }
+    }
     let mut worst = Status::Clean;
     let mut objects = Vec::new();
     let mut rows = Vec::new();
@@ -84,6 +99,10 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
         (None, false) => Status::Clean,
     };
     let file = &checked.loaded.file;
+    let plotted = match &args.plot {
+        Some(path) => Some(plot_guarantee(&checked, path)?),
+        None => None,
+    };
     let json = summary_json(&checked, report.as_ref().map(|r| r.json(file)));
     let output = match args.options.format {
         Format::Json => Output::Json(serde_json::to_value(&json)?),
@@ -98,10 +117,33 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
                 text.push('\n');
             }
             text.push_str(&summary_text(&json, scheme(args), report.is_some()));
+            if let Some(path) = plotted {
+                text.push_str(&format!("guarantee plotted in {}\n", path.display()));
+            }
             Output::Text(text)
         }
     };
     Ok((status, output))
+}
+
+/// Draw the guarantee of each setting with the runs it got marked
+/// (`--plot`), and say where.
+fn plot_guarantee<'a>(checked: &Checked, path: &'a Path) -> Result<&'a Path> {
+    let settings = &checked.settings;
+    let runs: Vec<u64> = (0..settings.len())
+        .map(|i| runs_of(checked.result.runs, settings.len(), i))
+        .collect();
+    let guarantees = guarantee_figure(
+        &checked.path.display().to_string(),
+        &checked.loaded.program,
+        &checked.profile,
+        settings,
+        scheme(checked.args),
+        &runs,
+        checked.args.confidence,
+    )?;
+    write_svg(path, &rankcheck_plot::bound_svg(&guarantees.figure)?)?;
+    Ok(path)
 }
 
 /// Which run found the failure, among how many.

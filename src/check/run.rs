@@ -60,8 +60,36 @@ pub struct Checked<'a> {
     pub interrupted: bool,
 }
 
-/// Check the program at `path`.
-pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<'a>> {
+/// Everything a search needs before its first run: the program, the
+/// preparatory runs, the plan and its bounds, and the run count.
+pub struct Prepared {
+    /// The program.
+    pub loaded: Loaded,
+    /// The master seed.
+    pub seed: u64,
+    /// Limits of each execution.
+    pub limits: Limits,
+    /// What the preparatory runs measured.
+    pub profile: Profile,
+    /// The alias analysis's instrumentation of a tracked set.
+    pub instrumenter: Instrumenter,
+    /// The strategy.
+    pub plan: Plan,
+    /// The settings the search rotates through (none for random).
+    pub settings: Vec<PrioritySetting>,
+    /// Settings asked for but not run.
+    pub skipped: Vec<Skipped>,
+    /// Each setting's per-run bound.
+    pub bounds: Vec<Option<Probability>>,
+    /// The runs to aim for (`u64::MAX` with a time budget).
+    pub runs_target: u64,
+    /// Whether `--max-runs` cut the count the confidence asked for.
+    pub runs_capped: bool,
+}
+
+/// Load the program at `path`, run the preparatory runs and plan the
+/// search `args` asks for (`rankcheck plot bound` stops here).
+pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
     let loaded = load(path, &args.options.define)?;
     let seed = args.options.seed.unwrap_or_else(fresh_seed);
     let limits = Limits {
@@ -90,6 +118,36 @@ pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<
         .map(|s| per_run_bound(s, scheme(args), &profile))
         .collect();
     let (runs_target, runs_capped) = run_count(args, &bounds);
+    Ok(Prepared {
+        loaded,
+        seed,
+        limits,
+        profile,
+        instrumenter,
+        plan,
+        settings,
+        skipped,
+        bounds,
+        runs_target,
+        runs_capped,
+    })
+}
+
+/// Check the program at `path`.
+pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<'a>> {
+    let Prepared {
+        loaded,
+        seed,
+        limits,
+        profile,
+        instrumenter,
+        plan,
+        settings,
+        skipped,
+        bounds,
+        runs_target,
+        runs_capped,
+    } = prepare(args, path)?;
     let config = SearchConfig {
         first_run: 0,
         runs: runs_target,

@@ -122,7 +122,7 @@ pub struct SummaryJson {
 }
 
 /// Runs of setting `index` when `runs` rotate through `settings` of them.
-fn runs_of(runs: u64, settings: usize, index: usize) -> u64 {
+pub fn runs_of(runs: u64, settings: usize, index: usize) -> u64 {
     let s = settings.max(1) as u64;
     runs / s + u64::from((index as u64) < runs % s)
 }

@@ -166,4 +166,8 @@ fn readme_json_tables_match_real_output() {
     // sites, with instrumented sites.
     let sites = run_json(&["sites", "--track", "cold", "--format", "json", &corner]);
     assert_same("sites", &[sites], &[]);
+
+    // plot bound and plot hits.
+    assert_same("plot bound", &[crate::plots::plot_bound_json()], &[]);
+    assert_same("plot hits", &[crate::plots::plot_hits_json()], &[]);
 }

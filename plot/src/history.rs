@@ -1,0 +1,278 @@
+//! A nightly campaign's history for one program: the runs each setting has
+//! accumulated, night by night, and the guarantee those runs earned
+//! (docs/ALGORITHMS.md: runs of one setting on one program version add up
+//! across nights), with the nights a failure appeared marked.
+//!
+//! The input is plain data, so that whatever stores the nights (the
+//! nightly database) only has to fill in [`History`].
+
+use std::collections::BTreeSet;
+
+use plotters::prelude::*;
+
+use crate::axis::{count_label, decade_labels, decades, nines, nines_label, thousands};
+use crate::canvas::render;
+use crate::error::{bad, PlotError};
+use crate::marks::{number, Mark};
+use crate::style::{self, LABEL_SIZE, SERIES, TEXT_SIZE, TITLE_SIZE};
+
+/// One night of one setting.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NightPoint {
+    /// The night, as it sorts and reads: `2025-03-14`.
+    pub night: String,
+    /// Clean runs of the setting accumulated up to and including this
+    /// night (on the current program version).
+    pub runs: u64,
+    /// The guarantee those runs earned, `1 - (1 - p)^runs`; `None` where no
+    /// bound is claimed.
+    pub confidence: Option<f64>,
+    /// Failures found this night.
+    pub failures: u64,
+}
+
+/// One setting's nights.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NightSeries {
+    /// The setting, as reports name it: `depth 2 over 1 variable (1 of 3)`.
+    pub setting: String,
+    /// Its nights, in any order (they are sorted by `night`).
+    pub nights: Vec<NightPoint>,
+}
+
+/// A program's history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct History {
+    /// The program.
+    pub program: String,
+    /// The target confidence, drawn as a line.
+    pub target: f64,
+    /// One series per setting.
+    pub series: Vec<NightSeries>,
+}
+
+/// Confidences are drawn as "nines" up to this many (1 - 10^-12).
+const NINES_CAP: f64 = 12.0;
+
+/// Draw the history as SVG: accumulated runs above (log axis), the
+/// guarantee below (0.9, 0.99, 0.999 evenly spaced), nights along the
+/// bottom, failures as rings. Points are marks of series named after the
+/// setting, with `data-panel` `runs` or `guarantee`, `data-x` the night's
+/// index, `data-night` the night and `data-failures`.
+pub fn history_svg(history: &History) -> Result<String, PlotError> {
+    let nights: Vec<String> = history
+        .series
+        .iter()
+        .flat_map(|s| s.nights.iter().map(|n| n.night.clone()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if nights.is_empty() {
+        return Err(PlotError::Empty(format!("no night of {}", history.program)));
+    }
+    if !(history.target > 0.0 && history.target < 1.0) {
+        return Err(bad("a target confidence", history.target));
+    }
+    let index = |night: &str| nights.iter().position(|n| n == night).unwrap_or(0) as f64;
+    let max_runs = history
+        .series
+        .iter()
+        .flat_map(|s| &s.nights)
+        .map(|n| n.runs)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let runs_range = decades(1.0, max_runs as f64);
+    let top_nines = history
+        .series
+        .iter()
+        .flat_map(|s| &s.nights)
+        .filter_map(|n| n.confidence)
+        .map(|c| nines(c, NINES_CAP))
+        .fold(nines(history.target, NINES_CAP) + 1.0, f64::max)
+        .ceil();
+    let size = (980, 760);
+    let title = format!("{}: nightly runs and guarantee", history.program);
+    let description = format!(
+        "Accumulated runs and the guarantee they earned per setting over {} nights; rings mark failures.",
+        nights.len()
+    );
+    let x_range = -0.5..(nights.len() as f64 - 0.5);
+    let night_label = |x: &f64| {
+        let i = x.round();
+        if (x - i).abs() > 1e-9 || i < 0.0 {
+            return String::new();
+        }
+        nights.get(i as usize).cloned().unwrap_or_default()
+    };
+    // Label at most about 8 nights, evenly.
+    let x_labels = nights.len().min(8);
+    render(size, &title, &description, |root, marks| {
+        let (top, bottom) = root.split_vertically(size.1 / 2);
+        let mut runs_chart = ChartBuilder::on(&top)
+            .caption(&title, style::text(TITLE_SIZE))
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(112)
+            .build_cartesian_2d(x_range.clone(), (runs_range.0..runs_range.1).log_scale())?;
+        runs_chart
+            .configure_mesh()
+            .y_desc("runs accumulated (log scale)")
+            .x_labels(x_labels)
+            .x_label_formatter(&night_label)
+            .y_labels(decade_labels(runs_range))
+            .y_label_formatter(&count_label)
+            .label_style(style::text(LABEL_SIZE))
+            .axis_desc_style(style::text(TEXT_SIZE))
+            .bold_line_style(RGBColor(215, 215, 215))
+            .light_line_style(RGBColor(240, 240, 240))
+            .draw()?;
+        let mut guarantee_chart = ChartBuilder::on(&bottom)
+            .margin(14)
+            .x_label_area_size(50)
+            .y_label_area_size(112)
+            .build_cartesian_2d(x_range.clone(), 0f64..top_nines)?;
+        guarantee_chart
+            .configure_mesh()
+            .x_desc("night")
+            .y_desc("guarantee (nines)")
+            .x_labels(x_labels)
+            .x_label_formatter(&night_label)
+            .y_labels(top_nines as usize + 1)
+            .y_label_formatter(&nines_label)
+            .label_style(style::text(LABEL_SIZE))
+            .axis_desc_style(style::text(TEXT_SIZE))
+            .bold_line_style(RGBColor(215, 215, 215))
+            .light_line_style(RGBColor(240, 240, 240))
+            .draw()?;
+        let target = nines(history.target, NINES_CAP);
+        guarantee_chart
+            .draw_series(DashedLineSeries::new(
+                vec![(x_range.start, target), (x_range.end, target)],
+                4,
+                4,
+                style::GREY.stroke_width(1),
+            ))?
+            .label(format!("target {}", history.target))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style::GREY));
+        for (i, series) in history.series.iter().enumerate() {
+            let color = SERIES[i % SERIES.len()];
+            let mut nights_of: Vec<&NightPoint> = series.nights.iter().collect();
+            nights_of.sort_by(|a, b| a.night.cmp(&b.night));
+            let runs: Vec<(f64, f64)> = nights_of
+                .iter()
+                .map(|n| (index(&n.night), n.runs.max(1) as f64))
+                .collect();
+            runs_chart
+                .draw_series(LineSeries::new(runs, color.stroke_width(2)))?
+                .label(series.setting.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
+                });
+            let confidences: Vec<(f64, f64)> = nights_of
+                .iter()
+                .filter_map(|n| n.confidence.map(|c| (index(&n.night), nines(c, NINES_CAP))))
+                .collect();
+            guarantee_chart.draw_series(LineSeries::new(confidences, color.stroke_width(2)))?;
+            for n in &nights_of {
+                let x = index(&n.night);
+                let failed = n.failures > 0;
+                let y = n.runs.max(1) as f64;
+                let mark = Mark::new(
+                    &series.setting,
+                    x,
+                    n.runs as f64,
+                    runs_chart.backend_coord(&(x, y)),
+                    color,
+                )
+                .attr("panel", "runs")
+                .attr("night", &n.night)
+                .attr("failures", n.failures)
+                .title(format!(
+                    "{}, {}: {} runs accumulated{}",
+                    series.setting,
+                    n.night,
+                    thousands(n.runs),
+                    failure_note(n.failures)
+                ));
+                marks.push(mark);
+                if let Some(c) = n.confidence {
+                    let y = nines(c, NINES_CAP);
+                    marks.push(
+                        Mark::new(
+                            &series.setting,
+                            x,
+                            c,
+                            guarantee_chart.backend_coord(&(x, y)),
+                            color,
+                        )
+                        .attr("panel", "guarantee")
+                        .attr("night", &n.night)
+                        .attr("failures", n.failures)
+                        .title(format!(
+                            "{}, {}: guarantee {}{}",
+                            series.setting,
+                            n.night,
+                            number(c),
+                            failure_note(n.failures)
+                        )),
+                    );
+                }
+                if failed {
+                    // A ring around the night's point on both panels.
+                    let mut rings = vec![(runs_chart.backend_coord(&(x, y)), "runs")];
+                    if let Some(c) = n.confidence {
+                        rings.push((
+                            guarantee_chart.backend_coord(&(x, nines(c, NINES_CAP))),
+                            "guarantee",
+                        ));
+                    }
+                    for (pixel, panel) in rings {
+                        marks.push(
+                            Mark::new("failure", x, n.failures as f64, pixel, BLACK)
+                                .attr("panel", panel)
+                                .attr("night", &n.night)
+                                .attr("setting", &series.setting)
+                                .title(format!(
+                                    "{}, {}: {}",
+                                    series.setting,
+                                    n.night,
+                                    failure_note(n.failures).trim_start_matches(", ")
+                                ))
+                                .ring(),
+                        );
+                    }
+                }
+            }
+        }
+        // Failures in the legend, as the ring they are drawn with.
+        runs_chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label("night with a failure")
+            .legend(|(x, y)| Circle::new((x + 12, y), 6, BLACK.stroke_width(2)));
+        runs_chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(style::text(LABEL_SIZE))
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(200, 200, 200))
+            .draw()?;
+        guarantee_chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font(style::text(LABEL_SIZE))
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(200, 200, 200))
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// `, 2 failures` or nothing.
+fn failure_note(failures: u64) -> String {
+    match failures {
+        0 => String::new(),
+        1 => ", 1 failure".to_string(),
+        n => format!(", {n} failures"),
+    }
+}
