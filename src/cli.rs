@@ -431,6 +431,15 @@ pub enum StrategyArg {
     /// A uniformly random choice among the enabled threads at every
     /// scheduling point, every shared access tracked.
     Random,
+    /// Partial order sampling: random priorities per operation, redrawn
+    /// for the operations racing with the one that ran.
+    Pos,
+    /// Uniform random walk: threads picked in proportion to the steps
+    /// they have left.
+    Urw,
+    /// Selectively uniform random walk: the accesses of one target
+    /// variable per run in uniform order, fixed priorities elsewhere.
+    Surw,
 }
 
 impl StrategyArg {
@@ -440,6 +449,26 @@ impl StrategyArg {
             StrategyArg::Pctvb => "pctvb",
             StrategyArg::Pct => "pct",
             StrategyArg::Random => "random",
+            StrategyArg::Pos => "pos",
+            StrategyArg::Urw => "urw",
+            StrategyArg::Surw => "surw",
+        }
+    }
+
+    /// Whether its runs earn a per-run probability bound: only the
+    /// priority searches' do.
+    pub fn claims_bound(self) -> bool {
+        matches!(self, StrategyArg::Pctvb | StrategyArg::Pct)
+    }
+
+    /// The engine's sampling strategy it names, if it is one.
+    pub fn sampling(self) -> Option<rankcheck_engine::Sampling> {
+        use rankcheck_engine::Sampling;
+        match self {
+            StrategyArg::Pos => Some(Sampling::Pos),
+            StrategyArg::Urw => Some(Sampling::Urw),
+            StrategyArg::Surw => Some(Sampling::Surw),
+            _ => None,
         }
     }
 }

@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::{accessed_vars, Profile};
 use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, VarSelection};
-use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, VarId};
+use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, SamplingStrategy, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
 
 use crate::cli::{CheckArgs, PrioritiesArg, StrategyArg, VarsArg};
@@ -18,6 +18,8 @@ pub enum Plan {
     Random(RandomStrategy),
     /// PCT or PCTVB, possibly rotating through settings.
     Priority(Box<PriorityStrategy>),
+    /// POS, URW or SURW.
+    Sampling(Box<SamplingStrategy>),
 }
 
 /// A setting the flags asked for that is not run, and why.
@@ -209,14 +211,22 @@ pub fn plan(
     profile: &Profile,
     instrumenter: Instrumenter,
 ) -> Result<(Plan, Vec<Skipped>)> {
-    if args.strategy == StrategyArg::Random {
+    if !args.strategy.claims_bound() {
         if args.depth.is_some() || args.vars.is_some() || !args.track.is_empty() {
-            bail!("--strategy random takes no --depth, --vars or --track: it tracks everything");
+            bail!(
+                "--strategy {} takes no --depth, --vars or --track: it tracks everything",
+                args.strategy.name()
+            );
         }
-        return Ok((
-            Plan::Random(RandomStrategy::new(program.clone())),
-            Vec::new(),
-        ));
+        let plan = match args.strategy.sampling() {
+            Some(sampling) => Plan::Sampling(Box::new(SamplingStrategy::new(
+                sampling,
+                program.clone(),
+                profile,
+            ))),
+            None => Plan::Random(RandomStrategy::new(program.clone())),
+        };
+        return Ok((plan, Vec::new()));
     }
     let (settings, skipped) = runnable(settings(args, program, profile)?, program, profile);
     if settings.is_empty() {

@@ -32,6 +32,9 @@ pub enum Command {
     /// Memory over a million executions, and cost against the number of
     /// threads (`results/scaling.*`).
     Scaling(ScalingArgs),
+    /// Every strategy against every buggy program of the corpus and the
+    /// examples, 20 seeds each (`results/strategies.*`).
+    Strategies(StrategiesArgs),
     /// Rebuild every SVG figure of `results/` from the CSV beside it
     /// (`corner_variable.svg`, `table2.svg`, `strategies.svg`), skipping
     /// CSVs not written yet.
@@ -50,6 +53,34 @@ pub struct ThroughputArgs {
     /// Measure the VM only.
     #[arg(long)]
     pub no_shuttle: bool,
+    /// Also compare the `rankcheck` binary with the one built at this
+    /// commit, random and PCTVB searches alike (`throughput_baseline.csv`).
+    #[arg(long, value_name = "REV")]
+    pub baseline: Option<String>,
+}
+
+/// Options of `strategies`.
+#[derive(Debug, Args)]
+pub struct StrategiesArgs {
+    /// Trials (seeds 0..N) per program and line.
+    #[arg(long, default_value_t = 20)]
+    pub seeds: u64,
+    /// Executions a trial may run.
+    #[arg(long, default_value_t = 10_000)]
+    pub cap: u64,
+    /// Trials run at once (each one `rankcheck` process).
+    #[arg(long, default_value_t = crate::workload::cores())]
+    pub jobs: usize,
+    /// Only these strategies (the CSV's `strategy` column), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Keep the rows already in `results/strategies.csv` and run only the
+    /// trials missing from it.
+    #[arg(long)]
+    pub resume: bool,
+    /// Rewrite `strategies.md` and `strategies.svg` from the CSV only.
+    #[arg(long)]
+    pub report_only: bool,
 }
 
 /// Options of `corner`.

@@ -15,11 +15,13 @@
 //! `results/throughput.md`. Rounds alternate between the two tools so that
 //! machine noise hits both alike.
 
+mod baseline;
 mod cli;
 mod corner;
 mod figures;
 mod jobs;
 mod scaling;
+mod strategies;
 mod table2;
 mod table3;
 mod throughput;
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Command::Table2(args) => table2::run(args),
         Command::Table3(args) => table3::run(args),
         Command::Scaling(args) => scaling::run(args),
+        Command::Strategies(args) => strategies::run(args),
         Command::Figures => figures::run(),
     };
     match result {

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::{search, Limits, RandomStrategy, SearchConfig};
 
+use crate::baseline;
 use crate::cli::ThroughputArgs;
 
 /// A benchmark program: our `.rk` file and shuttle's name for the same test.
@@ -31,6 +32,17 @@ const WORKLOADS: [Workload; 2] = [
         shuttle: "locked-counter",
     },
 ];
+
+/// Executions whose instructions are counted against the baseline.
+const INSTRUCTION_RUNS: u64 = 100_000;
+
+/// The comparison with a baseline commit: its revision, the rates and
+/// the instruction counts.
+type Comparison = (
+    String,
+    Vec<baseline::Row>,
+    Vec<(&'static str, &'static str, u64, u64)>,
+);
 
 /// One measurement.
 struct Row {
@@ -58,6 +70,20 @@ pub fn run(args: &ThroughputArgs) -> Result<()> {
     } else {
         None
     };
+    let baseline = match &args.baseline {
+        Some(rev) => {
+            let (old, new) = (baseline::build_baseline(rev)?, baseline::build_current()?);
+            let counts = if baseline::have_valgrind() {
+                baseline::count_instructions(&old, &new, INSTRUCTION_RUNS)?
+            } else {
+                eprintln!("valgrind is not installed: no instruction counts");
+                Vec::new()
+            };
+            let rates = baseline::compare(&old, &new, seconds, rounds)?;
+            Some((rev.clone(), rates, counts))
+        }
+        None => None,
+    };
     let mut rows = Vec::new();
     for round in 1..=rounds {
         for workload in &WORKLOADS {
@@ -74,7 +100,7 @@ pub fn run(args: &ThroughputArgs) -> Result<()> {
             eprintln!("round {round} {}: {}", workload.name, last.join(", "));
         }
     }
-    write_results(&rows, seconds, rounds)
+    write_results(&rows, args, baseline.as_ref())
 }
 
 fn measure_rankcheck(workload: &Workload, round: u32, seconds: f64) -> Result<Row> {
@@ -167,7 +193,8 @@ fn measure_shuttle(binary: &Path, workload: &Workload, round: u32, seconds: f64)
     })
 }
 
-fn write_results(rows: &[Row], seconds: f64, rounds: u32) -> Result<()> {
+fn write_results(rows: &[Row], args: &ThroughputArgs, baseline: Option<&Comparison>) -> Result<()> {
+    let (seconds, rounds) = (args.seconds, args.rounds);
     let dir = root().join("results");
     std::fs::create_dir_all(&dir)?;
     let mut csv = csv::Writer::from_path(dir.join("throughput.csv"))?;
@@ -199,9 +226,12 @@ fn write_results(rows: &[Row], seconds: f64, rounds: u32) -> Result<()> {
     let mut md = String::from("# Throughput: executions per second, random scheduler\n\n");
     let _ = writeln!(
         md,
-        "Written by `cargo run --release -p rankcheck-bench -- throughput --seconds {seconds} --rounds {rounds}` \
+        "Written by `cargo run --release -p rankcheck-bench -- throughput --seconds {seconds} --rounds {rounds}{}` \
          at commit {commit}, on a machine with {} cores. Raw rows: `throughput.csv`. \
          Rounds alternate rankcheck and shuttle on each program; the ratio is of medians of the same run.\n",
+        args.baseline
+            .as_ref()
+            .map_or(String::new(), |rev| format!(" --baseline {rev}")),
         crate::workload::cores()
     );
     md.push_str("| program | rankcheck runs/s (median) | shuttle runs/s (median) | ratio | target |\n| --- | ---: | ---: | ---: | ---: |\n");
@@ -227,12 +257,32 @@ fn write_results(rows: &[Row], seconds: f64, rounds: u32) -> Result<()> {
             workload.name
         );
     }
+    if let Some((rev, rows, counts)) = baseline {
+        md.push_str(&baseline::section(rows, counts, INSTRUCTION_RUNS, rev));
+        let mut csv = csv::Writer::from_path(dir.join("throughput_baseline.csv"))?;
+        csv.write_record(["build", "program", "search", "round", "executions_per_s"])?;
+        for row in rows {
+            let build = if row.build == "baseline" {
+                rev.as_str()
+            } else {
+                "current"
+            };
+            csv.write_record([
+                build.to_string(),
+                row.program.to_string(),
+                row.search.to_string(),
+                row.round.to_string(),
+                format!("{:.0}", row.executions_per_s),
+            ])?;
+        }
+        csv.flush()?;
+    }
     std::fs::write(dir.join("throughput.md"), md)?;
     eprintln!("wrote results/throughput.csv and results/throughput.md");
     Ok(())
 }
 
-fn median(values: impl Iterator<Item = f64>) -> f64 {
+pub fn median(values: impl Iterator<Item = f64>) -> f64 {
     let mut v: Vec<f64> = values.collect();
     if v.is_empty() {
         return 0.0;

@@ -22,7 +22,8 @@ pub struct VarProfile {
     pub mean_accesses: f64,
     /// The most distinct threads that touched it in one run.
     pub max_threads: usize,
-    /// Writes to it over all runs: whether anything writes it.
+    /// Writes to it over all runs (a mutex's or condition variable's
+    /// operations count as writes): whether anything writes it.
     pub writes: u64,
 }
 
@@ -128,7 +129,7 @@ impl Scheduler for Counting {
         {
             self.accesses[var.index()] += 1;
             self.tracked_accesses += 1;
-            if point.event.kind == crate::EventKind::Write {
+            if point.event.kind.modifies() {
                 self.writes[var.index()] += 1;
             }
             *self.by_thread.entry((thread, var)).or_insert(0) += 1;

@@ -45,6 +45,23 @@ pub enum EventKind {
     Finished,
 }
 
+impl EventKind {
+    /// Whether an event of this kind on a variable changes what others
+    /// see of it: a write, or any mutex or condition operation.
+    pub fn modifies(self) -> bool {
+        matches!(
+            self,
+            EventKind::Write
+                | EventKind::Lock
+                | EventKind::Unlock
+                | EventKind::Wait
+                | EventKind::Woken
+                | EventKind::Signal
+                | EventKind::Broadcast
+        )
+    }
+}
+
 /// A place in the code: instruction `pc` of `func`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Loc {

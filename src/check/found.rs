@@ -83,12 +83,12 @@ fn rerun(checked: &Checked, failure: &Failure) -> RunFacts {
     let run = failure.run - 1;
     let program = &checked.loaded.program;
     match &checked.plan {
-        Plan::Random(_) => RunFacts {
+        Plan::Random(_) | Plan::Sampling(_) => RunFacts {
             instrumentation: Instrumentation::all(program),
             marks: Marks::Switches,
             depth: None,
             chosen: None,
-            strategy: "random".into(),
+            strategy: checked.args.strategy.name().into(),
             priorities: "none".into(),
         },
         Plan::Priority(strategy) => {

@@ -35,8 +35,11 @@ pub fn check(args: &CheckArgs) -> Result<ExitCode> {
         if several {
             anyhow::bail!("--plot draws one program's guarantee: give one program");
         }
-        if args.strategy == crate::cli::StrategyArg::Random {
-            anyhow::bail!("--plot: --strategy random states no per-run bound, so there is no guarantee to plot");
+        if !args.strategy.claims_bound() {
+            anyhow::bail!(
+                "--plot: --strategy {} states no per-run bound, so there is no guarantee to plot",
+                args.strategy.name()
+            );
         }
         if scheme(args) != rankcheck_engine::PriorityScheme::Pct {
             anyhow::bail!("--plot: thread-bounded priorities claim no per-run bound, so there is no guarantee to plot");

@@ -110,7 +110,7 @@ pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
     let instrumenter = instrumenter(&loaded.program);
     let (plan, skipped) = plan(args, &loaded.program, &profile, instrumenter.clone())?;
     let settings = match &plan {
-        Plan::Random(_) => Vec::new(),
+        Plan::Random(_) | Plan::Sampling(_) => Vec::new(),
         Plan::Priority(strategy) => strategy.settings().to_vec(),
     };
     let bounds: Vec<Option<Probability>> = settings
@@ -227,6 +227,7 @@ fn search_with_progress(
     };
     let result = match plan {
         Plan::Random(strategy) => search(strategy, config, &keep_running),
+        Plan::Sampling(strategy) => search(strategy.as_ref(), config, &keep_running),
         Plan::Priority(strategy) => search(strategy.as_ref(), config, &keep_running),
     };
     progress.finish();

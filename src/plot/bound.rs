@@ -218,8 +218,11 @@ struct PlotBoundJson {
 /// `rankcheck plot bound`: plan the search `check` would run with the same
 /// flags, and draw what its runs would guarantee.
 pub fn plot_bound(args: &PlotBoundArgs) -> Result<ExitCode> {
-    if args.strategy == crate::cli::StrategyArg::Random {
-        bail!("--strategy random states no per-run bound: there is no guarantee to plot");
+    if !args.strategy.claims_bound() {
+        bail!(
+            "--strategy {} states no per-run bound: there is no guarantee to plot",
+            args.strategy.name()
+        );
     }
     let mut options = args.options.clone();
     options.seed = Some(options.seed_or_zero());

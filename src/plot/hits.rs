@@ -69,8 +69,11 @@ fn trial_seed(seed: u64, trial: u64) -> u64 {
 
 /// Run the trials, plot them, and print what was plotted.
 pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
-    if args.strategy == StrategyArg::Random {
-        bail!("--strategy random states no per-run bound to compare with");
+    if !args.strategy.claims_bound() {
+        bail!(
+            "--strategy {} states no per-run bound to compare with",
+            args.strategy.name()
+        );
     }
     let vars = match (&args.vars, args.strategy) {
         (Some(v), _) => Some(v.clone()),

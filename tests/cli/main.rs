@@ -5,6 +5,7 @@
 mod plots;
 mod readme;
 mod reports;
+mod strategies;
 mod support;
 mod trust;
 
@@ -25,13 +26,21 @@ use support::{
 /// the seed is fixed anyway.
 #[test]
 fn examples_fail_as_their_headers_say_and_replay() {
-    let replays = temp_dir("examples");
+    examples_fail_and_replay_under("random");
+}
+
+/// The check behind [`examples_fail_as_their_headers_say_and_replay`], for
+/// any strategy that tracks everything: 10,000 runs at seed 7 find every
+/// example's bug with the kind its header names, the replay file repeats
+/// it step for step, and the correct example passes every run.
+pub fn examples_fail_and_replay_under(strategy: &str) {
+    let replays = temp_dir(&format!("examples-{strategy}"));
     for path in programs("examples") {
         let expect = expectation(&path);
         let kind = expect[0].as_str();
         let out = rankcheck(&[
             "--strategy",
-            "random",
+            strategy,
             "--runs",
             "10000",
             "--seed",
@@ -43,7 +52,7 @@ fn examples_fail_as_their_headers_say_and_replay() {
             path.to_str().unwrap(),
         ]);
         let report = json(&out);
-        let name = path.display();
+        let name = format!("{} under {strategy}", path.display());
         if kind == "ok" {
             assert_eq!(out.status.code(), Some(0), "{name}: {report}");
             assert_eq!(report["runs"], 10_000, "{name}");
@@ -54,6 +63,10 @@ fn examples_fail_as_their_headers_say_and_replay() {
         assert_eq!(out.status.code(), Some(1), "{name} should fail: {report}");
         let failure = &report["first_failure"];
         assert_eq!(failure["kind"], kind, "{name}: {report}");
+        assert_eq!(
+            failure["found_by"], "search",
+            "{name}: the search itself finds it, not a preparatory run"
+        );
         let replay = failure["replay"].as_str().expect("replay path");
         let replayed = rankcheck(&["replay", "--format", "json", replay]);
         assert_eq!(replayed.status.code(), Some(1), "{name}: replay");

@@ -618,7 +618,12 @@ impl<'e> Vm<'e> {
                     let cv = cond!(c, "`wait`");
                     let m = mutex!(mutex, "`wait`");
                     let state = self.mutexes[m.index()];
-                    peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
+                    // A wait races first with the signals it could miss.
+                    peek!(
+                        Some(Location::Cond(cv.0)),
+                        Some(self.conds[cv.index()].var),
+                        true
+                    );
                     if state.owner != Some(thread) {
                         error!(
                             "wait with mutex `{}`, which this thread does not hold",
@@ -720,13 +725,15 @@ impl<'e> Vm<'e> {
                     thread_sync!(EventKind::Yield)
                 }
                 Op::AwaitBegin => {
-                    peek!(None, None, false);
+                    // Looking ahead goes on into the condition: its first
+                    // shared read is what the `await` touches.
                     self.threads[thread.index()].atomic_depth += 1;
                 }
                 Op::AtomicBegin => {
                     self.threads[thread.index()].atomic_depth += 1;
                 }
                 Op::AwaitCheck { cond, retry } => {
+                    peek!(None, None, false);
                     let ready = boolean!(cond, "an `await` condition");
                     if self.speculating {
                         let kind = if ready {

@@ -31,10 +31,12 @@ use rankcheck_engine::explore::{
     all_orders, classify, explore_every_schedule, priority_orders, random_orders, ExploreConfig,
 };
 use rankcheck_engine::outcome::Bug;
+use rankcheck_engine::pos::PosScheduler;
 use rankcheck_engine::profile::{profile, Profile};
+use rankcheck_engine::walk::{draw_target, surw_targets, EventCounts, SurwScheduler, UrwScheduler};
 use rankcheck_engine::{
-    BugKind, Executable, Instrumentation, Limits, Outcome, PriorityScheduler, PriorityScheme,
-    Program, RandomScheduler, Scheduler, VarId, Vm,
+    BugKind, EventKind, Executable, Instrumentation, Limits, Outcome, Pending, Point,
+    PriorityScheduler, PriorityScheme, Program, RandomScheduler, Scheduler, ThreadId, VarId, Vm,
 };
 use rankcheck_instr::{compile, PointsTo, Tracking};
 use rankcheck_reference::generate;
@@ -249,9 +251,101 @@ fn check_replays(subject: &Subject, tally: &mut Tally) -> Result<(), Skip> {
             .sum();
         let mut scheduler = PriorityScheduler::new(seed, PriorityScheme::Pct, 3, n, window.max(1));
         replay_matches(subject, &exe, &tracked, &mut scheduler, "pctvb")?;
-        tally.replays += 5;
+        check_sampling(subject, &all, seed)?;
+        tally.replays += 8;
     }
     Ok(())
+}
+
+/// (a) for the schedulers that look ahead at pending operations (POS,
+/// URW, SURW): looking ahead leaves no trace, so the schedule they pick
+/// replays in the reference to the same end; and each step a thread takes
+/// does what its pending operation said it would.
+fn check_sampling(subject: &Subject, all: &Executable, seed: u64) -> Result<(), Skip> {
+    let profile = &subject.profile;
+    let urw = Arc::new(EventCounts::steps(profile));
+    let targets = surw_targets(profile);
+    let target = draw_target(&targets, seed);
+    let counts =
+        Arc::new(target.map_or_else(EventCounts::default, |v| EventCounts::accesses(profile, v)));
+    let what = |name: &str| format!("{name} (seed {seed})");
+    let mut pos = Audited::new(PosScheduler::new(seed));
+    replay_matches(subject, all, &Tracked::All, &mut pos, &what("pos"))?;
+    pos.verdict(subject, "pos");
+    let mut urw = Audited::new(UrwScheduler::new(seed, urw));
+    replay_matches(subject, all, &Tracked::All, &mut urw, &what("urw"))?;
+    urw.verdict(subject, "urw");
+    let mut surw = Audited::new(SurwScheduler::new(seed, target, counts));
+    replay_matches(subject, all, &Tracked::All, &mut surw, &what("surw"))?;
+    surw.verdict(subject, "surw");
+    Ok(())
+}
+
+/// Wraps a scheduler that asks for pending operations, and checks at each
+/// point that the step just taken did what the previous point said.
+struct Audited<S> {
+    inner: S,
+    said: Option<(ThreadId, Pending)>,
+    /// The first step that did not do what was said.
+    wrong: Option<String>,
+}
+
+impl<S: Scheduler> Audited<S> {
+    fn new(inner: S) -> Self {
+        Audited {
+            inner,
+            said: None,
+            wrong: None,
+        }
+    }
+
+    fn verdict(&self, subject: &Subject, what: &str) {
+        if let Some(wrong) = &self.wrong {
+            panic!("{what}: {wrong}\n{}", subject.source);
+        }
+    }
+
+    /// Whether the step that ended at `point` did what `said` announced.
+    fn check(point: &Point<'_>, said: &Pending) -> Result<(), String> {
+        let event = point.event;
+        let access = matches!(
+            event.kind,
+            EventKind::Read
+                | EventKind::Write
+                | EventKind::Lock
+                | EventKind::Unlock
+                | EventKind::Wait
+                | EventKind::Signal
+                | EventKind::Broadcast
+        );
+        let agrees =
+            said.location.is_some() && said.var == event.var && said.write == event.kind.modifies();
+        if access && !agrees {
+            return Err(format!(
+                "step {} ({event:?}) was announced as {said:?}",
+                point.step
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scheduler> Scheduler for Audited<S> {
+    fn choose(&mut self, point: &Point<'_>) -> ThreadId {
+        if let Some((thread, said)) = self.said.take() {
+            assert_eq!(Some(thread), point.last, "the chosen thread ran");
+            if let (Err(wrong), None) = (Self::check(point, &said), &self.wrong) {
+                self.wrong = Some(wrong);
+            }
+        }
+        let chosen = self.inner.choose(point);
+        self.said = point.pending(chosen).map(|p| (chosen, *p));
+        chosen
+    }
+
+    fn wants_pending(&self) -> bool {
+        self.inner.wants_pending()
+    }
 }
 
 /// The engine's exploration configuration.

@@ -1,6 +1,10 @@
 //! Search strategies: for every run, which executable to run (which
 //! variables are tracked) and which scheduler decides.
 
+mod sampling;
+
+pub use sampling::{Sampling, SamplingScheduler, SamplingStrategy};
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

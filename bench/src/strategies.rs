@@ -1,0 +1,349 @@
+//! Every search strategy against every buggy program of the corpus and
+//! the examples, 20 seeds each, up to 10,000 executions per trial (issue
+//! 13): `results/strategies.csv` (one row per trial), `strategies.md`
+//! (found/seeds and executions to the first bug per program, bugs found
+//! per trial per strategy, and the default's standing) and
+//! `strategies.svg` (cumulative bugs found against executions).
+//!
+//! Each trial is one run of the `rankcheck` binary, exactly as a user runs
+//! it, so the default measured is the default users get. Rows are written
+//! as trials finish: an interrupted benchmark keeps what it measured, and
+//! `--resume` skips the trials already in the CSV.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+use crate::baseline::build_current;
+use crate::cli::StrategiesArgs;
+use crate::workload::{commit, cores, root};
+
+mod report;
+
+/// One line of the comparison: a strategy with its parameters, and the
+/// `check` flags that run it.
+pub struct Line {
+    pub strategy: &'static str,
+    pub parameters: &'static str,
+    pub flags: &'static [&'static str],
+}
+
+/// The lines compared, the default first.
+pub const LINES: [Line; 12] = [
+    Line {
+        strategy: "default",
+        parameters: "",
+        flags: &[],
+    },
+    Line {
+        strategy: "random",
+        parameters: "",
+        flags: &["--strategy", "random"],
+    },
+    Line {
+        strategy: "pct",
+        parameters: "d=1",
+        flags: &["--strategy", "pct", "--depth", "1"],
+    },
+    Line {
+        strategy: "pct",
+        parameters: "d=2",
+        flags: &["--strategy", "pct", "--depth", "2"],
+    },
+    Line {
+        strategy: "pct",
+        parameters: "d=3",
+        flags: &["--strategy", "pct", "--depth", "3"],
+    },
+    Line {
+        strategy: "pctvb",
+        parameters: "d=2 v=1",
+        flags: &["--depth", "2", "--vars", "1"],
+    },
+    Line {
+        strategy: "pctvb",
+        parameters: "d=3 v=1",
+        flags: &["--depth", "3", "--vars", "1"],
+    },
+    Line {
+        strategy: "pctvb",
+        parameters: "d=3 v=2",
+        flags: &["--depth", "3", "--vars", "2"],
+    },
+    Line {
+        strategy: "pctvb-tb",
+        parameters: "",
+        flags: &["--priorities", "thread-bounded"],
+    },
+    Line {
+        strategy: "pos",
+        parameters: "",
+        flags: &["--strategy", "pos"],
+    },
+    Line {
+        strategy: "urw",
+        parameters: "",
+        flags: &["--strategy", "urw"],
+    },
+    Line {
+        strategy: "surw",
+        parameters: "",
+        flags: &["--strategy", "surw"],
+    },
+];
+
+/// A buggy benchmark program.
+#[derive(Clone)]
+struct Program {
+    name: String,
+    group: &'static str,
+    path: PathBuf,
+}
+
+/// A row of the CSV.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct Trial {
+    pub program: String,
+    pub group: String,
+    pub strategy: String,
+    pub parameters: String,
+    pub seed: u64,
+    pub executions: u64,
+    pub found: bool,
+    pub seconds: f64,
+}
+
+pub const COLUMNS: [&str; 8] = [
+    "program",
+    "group",
+    "strategy",
+    "parameters",
+    "seed",
+    "executions",
+    "found",
+    "seconds",
+];
+
+/// The buggy programs of a directory, in group `group`.
+fn buggy(dir: &str, group: &'static str) -> Result<Vec<Program>> {
+    let mut found = Vec::new();
+    for entry in
+        std::fs::read_dir(root().join(dir)).with_context(|| format!("cannot list {dir}"))?
+    {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != "rk") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path)?;
+        let header = source.lines().next().unwrap_or_default();
+        if !header.starts_with("// expect:") {
+            bail!("{}: no `// expect:` header", path.display());
+        }
+        if header.contains("expect: ok") {
+            continue;
+        }
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into();
+        found.push(Program { name, group, path });
+    }
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(found)
+}
+
+fn programs() -> Result<Vec<Program>> {
+    let mut all = buggy("bench/corpus", "corpus")?;
+    all.extend(buggy("bench/corpus/trivial", "trivial")?);
+    all.extend(buggy("examples", "examples")?);
+    Ok(all)
+}
+
+/// The key a trial is known by, to resume.
+fn key(program: &str, line: &Line, seed: u64) -> (String, String, String, u64) {
+    (
+        program.to_string(),
+        line.strategy.to_string(),
+        line.parameters.to_string(),
+        seed,
+    )
+}
+
+pub fn run(args: &StrategiesArgs) -> Result<()> {
+    let csv_path = root().join("results/strategies.csv");
+    if !args.report_only {
+        measure(args, &csv_path)?;
+    }
+    let trials = read(&csv_path)?;
+    let md = report::markdown(&trials, args, &commit(), cores());
+    std::fs::write(root().join("results/strategies.md"), md)?;
+    let svg = crate::figures::strategies_figure(&std::fs::read_to_string(&csv_path)?)?;
+    std::fs::write(root().join("results/strategies.svg"), svg)?;
+    eprintln!("wrote results/strategies.csv, strategies.md and strategies.svg");
+    Ok(())
+}
+
+/// Run every trial not in the CSV yet, appending rows as they finish.
+fn measure(args: &StrategiesArgs, csv_path: &Path) -> Result<()> {
+    let binary = build_current()?;
+    let done: BTreeSet<_> = if args.resume && csv_path.exists() {
+        read(csv_path)?
+            .into_iter()
+            .map(|t| (t.program, t.strategy, t.parameters, t.seed))
+            .collect()
+    } else {
+        std::fs::write(csv_path, format!("{}\n", COLUMNS.join(",")))?;
+        BTreeSet::new()
+    };
+    let lines: Vec<&Line> = LINES
+        .iter()
+        .filter(|l| args.only.is_empty() || args.only.iter().any(|o| *o == l.strategy))
+        .collect();
+    let mut todo = Vec::new();
+    for program in programs()? {
+        for &line in &lines {
+            for seed in 0..args.seeds {
+                if !done.contains(&key(&program.name, line, seed)) {
+                    todo.push((program.clone(), line, seed));
+                }
+            }
+        }
+    }
+    eprintln!("{} trials to run on {} workers", todo.len(), args.jobs);
+    let next = AtomicUsize::new(0);
+    let out = Mutex::new(OpenOptions::new().append(true).open(csv_path)?);
+    let scratch = std::env::temp_dir().join(format!("rankcheck-strategies-{}", std::process::id()));
+    std::thread::scope(|scope| -> Result<()> {
+        let workers: Vec<_> = (0..args.jobs.max(1))
+            .map(|_| {
+                scope.spawn(|| -> Result<()> {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((program, line, seed)) = todo.get(i) else {
+                            return Ok(());
+                        };
+                        let trial = run_trial(&binary, program, line, *seed, args.cap, &scratch)?;
+                        let row = format!(
+                            "{},{},{},{},{},{},{},{:.4}\n",
+                            trial.program,
+                            trial.group,
+                            trial.strategy,
+                            trial.parameters,
+                            trial.seed,
+                            trial.executions,
+                            trial.found,
+                            trial.seconds
+                        );
+                        let mut file = out.lock().unwrap_or_else(|e| e.into_inner());
+                        file.write_all(row.as_bytes())?;
+                        if i.is_multiple_of(200) {
+                            eprintln!("{i}/{} trials", todo.len());
+                        }
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        }
+        Ok(())
+    })?;
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(())
+}
+
+/// One trial: the binary searches `program` with `line`'s flags and
+/// `seed`, stopping at the first failure or at `cap` executions.
+fn run_trial(
+    binary: &Path,
+    program: &Program,
+    line: &Line,
+    seed: u64,
+    cap: u64,
+    scratch: &Path,
+) -> Result<Trial> {
+    let output = Command::new(binary)
+        .arg("check")
+        .args(line.flags)
+        .args(["--jobs", "1", "--format", "json", "--runs"])
+        .arg(cap.to_string())
+        .arg("--seed")
+        .arg(seed.to_string())
+        .arg("--replay-dir")
+        .arg(scratch)
+        .arg(&program.path)
+        .output()
+        .with_context(|| format!("cannot run {}", binary.display()))?;
+    let code = output.status.code();
+    if !matches!(code, Some(0 | 1)) {
+        bail!(
+            "{} with {:?} seed {seed} exited with {code:?}: {}",
+            program.path.display(),
+            line.flags,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .with_context(|| format!("{}: no JSON", program.path.display()))?;
+    let failure = &json["first_failure"];
+    // Only the search's own runs count: every line makes the same
+    // preparatory random runs, which are not the strategy's.
+    let by_search = failure["found_by"] == "search";
+    let executions = if by_search {
+        failure["run"].as_u64().context("first_failure.run")?
+    } else {
+        json["runs"].as_u64().context("runs")?
+    };
+    Ok(Trial {
+        program: program.name.clone(),
+        group: program.group.to_string(),
+        strategy: line.strategy.to_string(),
+        parameters: line.parameters.to_string(),
+        seed,
+        executions,
+        found: by_search,
+        seconds: json["elapsed_s"].as_f64().unwrap_or(0.0),
+    })
+}
+
+/// Every row of the CSV.
+pub fn read(path: &Path) -> Result<Vec<Trial>> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut trials = Vec::new();
+    for (i, row) in reader.deserialize().enumerate() {
+        let trial: Trial = row.with_context(|| format!("{}: row {}", path.display(), i + 2))?;
+        trials.push(trial);
+    }
+    Ok(trials)
+}
+
+/// Per (program, line): the trials, for the report.
+pub fn by_line(trials: &[Trial]) -> BTreeMap<(String, String), Vec<&Trial>> {
+    let mut map: BTreeMap<(String, String), Vec<&Trial>> = BTreeMap::new();
+    for t in trials {
+        map.entry((t.program.clone(), line_name(&t.strategy, &t.parameters)))
+            .or_default()
+            .push(t);
+    }
+    map
+}
+
+/// How a line is named in tables and the figure.
+pub fn line_name(strategy: &str, parameters: &str) -> String {
+    if parameters.is_empty() {
+        strategy.to_string()
+    } else {
+        format!("{strategy} {parameters}")
+    }
+}

@@ -1,0 +1,273 @@
+//! `results/strategies.md` from the trials: bugs found per trial, the
+//! default's standing against the other lines, and found/seeds with
+//! executions to the first bug per program.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use super::{line_name, Trial, LINES};
+use crate::cli::StrategiesArgs;
+
+/// How much slower than the best line the default may be on a program.
+const MAX_SLOWDOWN: f64 = 3.0;
+
+/// Mean and sample standard deviation.
+fn mean_sd(values: &[f64]) -> (f64, f64) {
+    if values.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+/// The lines in the order of [`LINES`], then any others the CSV has.
+fn lines(trials: &[Trial]) -> Vec<String> {
+    let mut names: Vec<String> = LINES
+        .iter()
+        .map(|l| line_name(l.strategy, l.parameters))
+        .collect();
+    let seen: BTreeSet<String> = trials
+        .iter()
+        .map(|t| line_name(&t.strategy, &t.parameters))
+        .collect();
+    names.retain(|n| seen.contains(n));
+    names.extend(
+        seen.into_iter()
+            .filter(|n| !names.contains(n))
+            .collect::<Vec<_>>(),
+    );
+    names
+}
+
+/// Bugs found per trial by `line` in `group` (all groups when `None`):
+/// for each seed, the programs whose bug that seed's trial found.
+fn bugs_per_trial(trials: &[Trial], line: &str, group: Option<&str>) -> (f64, f64) {
+    let mut per_seed: BTreeMap<u64, f64> = BTreeMap::new();
+    for t in trials
+        .iter()
+        .filter(|t| line_name(&t.strategy, &t.parameters) == line)
+        .filter(|t| group.is_none_or(|g| t.group == g))
+    {
+        *per_seed.entry(t.seed).or_default() += if t.found { 1.0 } else { 0.0 };
+    }
+    mean_sd(&per_seed.into_values().collect::<Vec<_>>())
+}
+
+/// Executions to the first bug on one program, a miss counting as the
+/// executions the trial ran (the cap): a lower bound on the true mean.
+fn capped_mean(trials: &[&Trial]) -> f64 {
+    mean_sd(
+        &trials
+            .iter()
+            .map(|t| t.executions as f64)
+            .collect::<Vec<_>>(),
+    )
+    .0
+}
+
+pub fn markdown(trials: &[Trial], args: &StrategiesArgs, commit: &str, cores: usize) -> String {
+    let mut md = String::from("# Strategies: bugs found within 10,000 executions\n\n");
+    let _ = writeln!(
+        md,
+        "Written by `cargo run --release -p rankcheck-bench -- strategies --seeds {} --cap {}` at commit {commit} \
+         on a machine with {cores} cores; raw rows (one per trial) in `strategies.csv`. Each trial is one \
+         `rankcheck check --runs {} --seed S --jobs 1` with the line's flags, on one buggy program of \
+         `bench/corpus/` (group `corpus`), `bench/corpus/trivial/` (group `trivial`: the bug shows in nearly \
+         every schedule) or `examples/`. A trial finds the bug when the search's own runs fail; the \
+         preparatory random runs every line makes do not count. `default` is `rankcheck check` without \
+         `--strategy`, `--depth` or `--vars`.\n",
+        args.seeds, args.cap, args.cap
+    );
+    let names = lines(trials);
+    let groups: BTreeSet<&str> = trials.iter().map(|t| t.group.as_str()).collect();
+    bugs_table(&mut md, trials, &names, &groups);
+    standing(&mut md, trials, &names);
+    md.push_str("\n## Cumulative bugs found\n\n![bugs found against executions](strategies.svg)\n");
+    for group in &groups {
+        program_table(&mut md, trials, &names, group);
+    }
+    md
+}
+
+fn bugs_table(md: &mut String, trials: &[Trial], names: &[String], groups: &BTreeSet<&str>) {
+    md.push_str("\n## Bugs found per trial\n\nMean ± sd over the seeds of the number of programs whose bug one trial found.\n\n| line |");
+    for g in groups {
+        let programs: BTreeSet<&str> = trials
+            .iter()
+            .filter(|t| t.group == *g)
+            .map(|t| t.program.as_str())
+            .collect();
+        let _ = write!(md, " {g} ({}) |", programs.len());
+    }
+    md.push_str(" all |\n| --- |");
+    for _ in groups {
+        md.push_str(" ---: |");
+    }
+    md.push_str(" ---: |\n");
+    let mut rows: Vec<(f64, String)> = names
+        .iter()
+        .map(|line| {
+            let mut row = format!("| {line} |");
+            for g in groups {
+                let (mean, sd) = bugs_per_trial(trials, line, Some(g));
+                let _ = write!(row, " {mean:.2} ± {sd:.2} |");
+            }
+            let (mean, sd) = bugs_per_trial(trials, line, None);
+            let _ = writeln!(row, " **{mean:.2}** ± {sd:.2} |");
+            (mean, row)
+        })
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (_, row) in rows {
+        md.push_str(&row);
+    }
+}
+
+/// Whether the default meets issue 13's two conditions.
+fn standing(md: &mut String, trials: &[Trial], names: &[String]) {
+    md.push_str("\n## The default against the others\n\n");
+    let mean = |line: &str| bugs_per_trial(trials, line, None).0;
+    let default = mean("default");
+    for rival in ["surw", "pos"] {
+        if names.iter().any(|n| n == rival) {
+            let r = mean(rival);
+            let verdict = if default >= r { "holds" } else { "FAILS" };
+            let _ = writeln!(
+                md,
+                "* Bugs found per trial, all groups: default {default:.2}, {rival} {r:.2}: {verdict}."
+            );
+        }
+    }
+    let by = super::by_line(trials);
+    let programs: BTreeSet<&str> = trials.iter().map(|t| t.program.as_str()).collect();
+    let mut worst: Option<(f64, &str, String, f64, f64)> = None;
+    let mut over = Vec::new();
+    for program in programs {
+        let Some(ours) = by.get(&(program.to_string(), "default".to_string())) else {
+            continue;
+        };
+        let ours = capped_mean(ours);
+        let (best_line, best) = names
+            .iter()
+            .filter_map(|n| {
+                by.get(&(program.to_string(), n.clone()))
+                    .map(|t| (n, capped_mean(t)))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((&names[0], ours));
+        let ratio = ours / best.max(1.0);
+        if ratio > MAX_SLOWDOWN {
+            over.push(format!("{program} ({ratio:.1}x {best_line})"));
+        }
+        if worst.as_ref().is_none_or(|w| ratio > w.0) {
+            worst = Some((ratio, program, best_line.clone(), ours, best));
+        }
+    }
+    if let Some((ratio, program, line, ours, best)) = worst {
+        let _ = writeln!(
+            md,
+            "* Executions to the first bug, per program (mean over the seeds, a miss counting as the cap): the \
+             default is at most {ratio:.2}x the best line's, on {program} ({ours:.1} against {best:.1} for {line}). \
+             Programs over {MAX_SLOWDOWN}x: {}.",
+            if over.is_empty() { "none".to_string() } else { over.join(", ") }
+        );
+    }
+}
+
+fn program_table(md: &mut String, trials: &[Trial], names: &[String], group: &str) {
+    let _ = write!(
+        md,
+        "\n## Programs of group `{group}`\n\nPer line: trials that found the bug, then mean ± sd executions to \
+         the first bug over those trials.\n\n| program |"
+    );
+    for n in names {
+        let _ = write!(md, " {n} |");
+    }
+    md.push_str("\n| --- |");
+    for _ in names {
+        md.push_str(" ---: |");
+    }
+    md.push('\n');
+    let by = super::by_line(trials);
+    let programs: BTreeSet<&str> = trials
+        .iter()
+        .filter(|t| t.group == group)
+        .map(|t| t.program.as_str())
+        .collect();
+    for program in programs {
+        let _ = write!(md, "| {program} |");
+        for n in names {
+            let Some(runs) = by.get(&(program.to_string(), n.clone())) else {
+                md.push_str(" |");
+                continue;
+            };
+            let found: Vec<f64> = runs
+                .iter()
+                .filter(|t| t.found)
+                .map(|t| t.executions as f64)
+                .collect();
+            if found.is_empty() {
+                let _ = write!(md, " 0/{} |", runs.len());
+            } else {
+                let (mean, sd) = mean_sd(&found);
+                let _ = write!(
+                    md,
+                    " {}/{} · {mean:.1} ± {sd:.1} |",
+                    found.len(),
+                    runs.len()
+                );
+            }
+        }
+        md.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trial(program: &str, strategy: &str, seed: u64, executions: u64, found: bool) -> Trial {
+        Trial {
+            program: program.into(),
+            group: "corpus".into(),
+            strategy: strategy.into(),
+            parameters: String::new(),
+            seed,
+            executions,
+            found,
+            seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn bugs_per_trial_counts_programs_found_by_each_seed() {
+        let trials = vec![
+            trial("a", "pos", 0, 5, true),
+            trial("b", "pos", 0, 10_000, false),
+            trial("a", "pos", 1, 7, true),
+            trial("b", "pos", 1, 9, true),
+        ];
+        let (mean, sd) = bugs_per_trial(&trials, "pos", None);
+        assert_eq!(mean, 1.5);
+        assert!((sd - 0.5f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_standing_names_programs_where_the_default_is_slow() {
+        let trials = vec![
+            trial("a", "default", 0, 40, true),
+            trial("a", "pos", 0, 10, true),
+            trial("b", "default", 0, 5, true),
+            trial("b", "pos", 0, 5, true),
+        ];
+        let mut md = String::new();
+        standing(&mut md, &trials, &["default".into(), "pos".into()]);
+        assert!(md.contains("Programs over 3x: a (4.0x pos)"), "{md}");
+        assert!(md.contains("default 2.00, pos 2.00: holds"), "{md}");
+    }
+}

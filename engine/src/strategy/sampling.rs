@@ -1,0 +1,141 @@
+//! The sampling strategies that track every access and state no bound:
+//! partial order sampling ([`crate::pos`]), and the uniform random walks
+//! URW and SURW ([`crate::walk`]). They look at each thread's next
+//! operation, so they run the executable that observes every site.
+
+use std::sync::Arc;
+
+use crate::executable::{Executable, Instrumentation};
+use crate::id::{ThreadId, VarId};
+use crate::ir::Program;
+use crate::pos::PosScheduler;
+use crate::profile::Profile;
+use crate::scheduler::{Point, Scheduler};
+use crate::walk::{draw_target, surw_targets, EventCounts, SurwScheduler, UrwScheduler};
+
+/// Which sampling strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// Partial order sampling.
+    Pos,
+    /// Uniform random walk over every step.
+    Urw,
+    /// Selectively uniform random walk over one target variable's accesses.
+    Surw,
+}
+
+impl Sampling {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sampling::Pos => "pos",
+            Sampling::Urw => "urw",
+            Sampling::Surw => "surw",
+        }
+    }
+}
+
+/// POS, URW or SURW over one program.
+#[derive(Clone)]
+pub struct SamplingStrategy {
+    sampling: Sampling,
+    exe: Arc<Executable>,
+    /// URW's step counts per thread.
+    steps: Arc<EventCounts>,
+    /// SURW's targets with their draw weights and access counts.
+    targets: Arc<Vec<(VarId, f64, Arc<EventCounts>)>>,
+}
+
+impl SamplingStrategy {
+    /// `sampling` over `program`, with the thread and variable counts of
+    /// the preparatory runs in `profile`.
+    pub fn new(sampling: Sampling, program: Arc<Program>, profile: &Profile) -> SamplingStrategy {
+        let instrumentation = Instrumentation::all(&program);
+        let targets = match sampling {
+            Sampling::Surw => surw_targets(profile)
+                .into_iter()
+                .map(|(var, weight)| (var, weight, Arc::new(EventCounts::accesses(profile, var))))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let steps = match sampling {
+            Sampling::Urw => EventCounts::steps(profile),
+            _ => EventCounts::default(),
+        };
+        SamplingStrategy {
+            sampling,
+            exe: Arc::new(Executable::new(program, &instrumentation)),
+            steps: Arc::new(steps),
+            targets: Arc::new(targets),
+        }
+    }
+
+    /// Which strategy this is.
+    pub fn sampling(&self) -> Sampling {
+        self.sampling
+    }
+
+    /// The variables SURW draws its target from (empty for the others).
+    pub fn targets(&self) -> Vec<VarId> {
+        self.targets.iter().map(|(var, _, _)| *var).collect()
+    }
+
+    /// The target of the run seeded `seed`: SURW's only.
+    pub fn target(&self, seed: u64) -> Option<VarId> {
+        if self.sampling != Sampling::Surw {
+            return None;
+        }
+        let weights: Vec<(VarId, f64)> = self.targets.iter().map(|(v, w, _)| (*v, *w)).collect();
+        draw_target(&weights, seed)
+    }
+}
+
+/// The scheduler of one sampling run.
+#[derive(Clone, Debug)]
+pub enum SamplingScheduler {
+    /// POS.
+    Pos(PosScheduler),
+    /// URW.
+    Urw(UrwScheduler),
+    /// SURW.
+    Surw(SurwScheduler),
+}
+
+impl Scheduler for SamplingScheduler {
+    fn choose(&mut self, point: &Point<'_>) -> ThreadId {
+        match self {
+            SamplingScheduler::Pos(s) => s.choose(point),
+            SamplingScheduler::Urw(s) => s.choose(point),
+            SamplingScheduler::Surw(s) => s.choose(point),
+        }
+    }
+
+    fn wants_pending(&self) -> bool {
+        match self {
+            SamplingScheduler::Pos(s) => s.wants_pending(),
+            SamplingScheduler::Urw(s) => s.wants_pending(),
+            SamplingScheduler::Surw(s) => s.wants_pending(),
+        }
+    }
+}
+
+impl super::Strategy for SamplingStrategy {
+    type Scheduler = SamplingScheduler;
+
+    fn prepare(&mut self, _run: u64, seed: u64) -> (&Executable, SamplingScheduler) {
+        let scheduler = match self.sampling {
+            Sampling::Pos => SamplingScheduler::Pos(PosScheduler::new(seed)),
+            Sampling::Urw => SamplingScheduler::Urw(UrwScheduler::new(seed, self.steps.clone())),
+            Sampling::Surw => {
+                let target = self.target(seed);
+                let counts = self
+                    .targets
+                    .iter()
+                    .find(|(var, _, _)| Some(*var) == target)
+                    .map_or_else(Default::default, |(_, _, counts)| counts.clone());
+                SamplingScheduler::Surw(SurwScheduler::new(seed, target, counts))
+            }
+        };
+        (&self.exe, scheduler)
+    }
+}

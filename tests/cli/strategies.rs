@@ -1,0 +1,139 @@
+//! The sampling strategies (`--strategy pos|urw|surw`) through the binary:
+//! they find every example's bug and replay it, pass every correct
+//! program, and give the same results for any number of workers.
+
+use crate::examples_fail_and_replay_under;
+use crate::support::{expectation, json, programs, rankcheck, root, temp_dir};
+
+const SAMPLING: [&str; 3] = ["pos", "urw", "surw"];
+
+#[test]
+fn pos_finds_every_example_and_replays() {
+    examples_fail_and_replay_under("pos");
+}
+
+#[test]
+fn urw_finds_every_example_and_replays() {
+    examples_fail_and_replay_under("urw");
+}
+
+#[test]
+fn surw_finds_every_example_and_replays() {
+    examples_fail_and_replay_under("surw");
+}
+
+/// The bugs of `tests/bugs` (awaits, atomic blocks, spawns inside atomic
+/// blocks, prints) are found too: the look-ahead handles every construct.
+#[test]
+fn sampling_finds_the_construct_bugs() {
+    let replays = temp_dir("construct-bugs");
+    for path in programs("tests/bugs") {
+        let kind = expectation(&path)[0].clone();
+        for strategy in SAMPLING {
+            let out = rankcheck(&[
+                "--strategy",
+                strategy,
+                "--runs",
+                "10000",
+                "--seed",
+                "3",
+                "--format",
+                "json",
+                "--replay-dir",
+                replays.to_str().unwrap(),
+                path.to_str().unwrap(),
+            ]);
+            let report = json(&out);
+            let name = format!("{} under {strategy}", path.display());
+            assert_eq!(out.status.code(), Some(1), "{name}: {report}");
+            assert_eq!(report["first_failure"]["kind"], kind.as_str(), "{name}");
+        }
+    }
+}
+
+/// Correct programs, the spinning and handing-off ones included, pass
+/// every run: no sampling strategy reports a bug that is not there.
+#[test]
+fn sampling_passes_every_correct_program() {
+    let mut correct = programs("tests/programs");
+    correct.extend(
+        programs("bench/corpus")
+            .into_iter()
+            .filter(|p| expectation(p)[0] == "ok"),
+    );
+    correct.push(root().join("examples/locked_counter_ok.rk"));
+    for path in correct {
+        for strategy in SAMPLING {
+            let out = rankcheck(&[
+                "--strategy",
+                strategy,
+                "--runs",
+                "2000",
+                "--seed",
+                "4",
+                "--format",
+                "json",
+                path.to_str().unwrap(),
+            ]);
+            let report = json(&out);
+            let name = format!("{} under {strategy}", path.display());
+            assert_eq!(out.status.code(), Some(0), "{name}: {report}");
+            assert_eq!(report["runs"], 2000, "{name}");
+        }
+    }
+}
+
+/// Runs, failures and the first failing run are the same with one, two
+/// and three workers, stopping at the first failure or going on.
+#[test]
+fn sampling_results_do_not_depend_on_jobs() {
+    let program = root().join("examples/fig04_c2v2.rk");
+    for strategy in SAMPLING {
+        let run = |jobs: &str, keep_going: bool| {
+            let dir = temp_dir(&format!("{strategy}-jobs{jobs}{keep_going}"));
+            let mut args = vec!["--strategy", strategy, "--runs", "3000", "--seed", "5"];
+            args.extend(["--jobs", jobs, "--format", "json", "--replay-dir"]);
+            args.push(dir.to_str().unwrap());
+            if keep_going {
+                args.push("--keep-going");
+            }
+            args.push(program.to_str().unwrap());
+            let report = json(&rankcheck(&args));
+            (
+                report["runs"].clone(),
+                report["failures"].clone(),
+                report["first_failure"]["run"].clone(),
+                report["first_failure"]["trace"].clone(),
+            )
+        };
+        for keep_going in [false, true] {
+            let one = run("1", keep_going);
+            assert!(one.2.is_u64(), "{strategy} finds fig04's bug in 3000 runs");
+            assert_eq!(one, run("2", keep_going), "{strategy}, {keep_going}");
+            assert_eq!(one, run("3", keep_going), "{strategy}, {keep_going}");
+        }
+    }
+}
+
+/// Sampling strategies state no bound, so they take no bound flags and
+/// draw no guarantee.
+#[test]
+fn sampling_strategies_refuse_bound_flags() {
+    let program = root().join("examples/fig02_c1v1.rk");
+    let program = program.to_str().unwrap();
+    for strategy in SAMPLING {
+        let out = rankcheck(&["--strategy", strategy, "--depth", "2", program]);
+        assert_eq!(out.status.code(), Some(2), "{strategy} --depth");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("takes no --depth"), "{strategy}: {said}");
+        let plot = temp_dir("refuse").join("p.svg");
+        let out = rankcheck(&[
+            "--strategy",
+            strategy,
+            "--plot",
+            plot.to_str().unwrap(),
+            program,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{strategy} --plot");
+    }
+}
