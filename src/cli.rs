@@ -214,11 +214,13 @@ pub struct CheckArgs {
     /// Shared options.
     #[command(flatten)]
     pub options: ProgramOptions,
-    /// The search strategy.
-    #[arg(long, value_enum, default_value_t = StrategyArg::Pctvb)]
-    pub strategy: StrategyArg,
+    /// The search strategy. Without it: the portfolio, unless --depth,
+    /// --vars or --track ask for a PCTVB setting.
+    #[arg(long = "strategy", value_enum, value_name = "STRATEGY")]
+    pub strategy_flag: Option<StrategyArg>,
     /// Bug depth d: d-1 priority change points per run. Without it (and
-    /// without --vars) runs rotate through (d, v) = (1,0), (2,1), (3,1), (3,2).
+    /// without --vars), `--strategy pctvb` rotates through (d, v) = (1,0),
+    /// (2,1), (3,1), (3,2).
     #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = depth)]
     pub depth: Option<u32>,
     /// Variables tracked per run: a number v (drawn at random each run),
@@ -420,9 +422,27 @@ impl std::fmt::Display for VarsArg {
     }
 }
 
+impl CheckArgs {
+    /// The strategy to run: the one named, else PCTVB when --depth, --vars
+    /// or --track ask for a setting, else the portfolio.
+    pub fn strategy(&self) -> StrategyArg {
+        match self.strategy_flag {
+            Some(strategy) => strategy,
+            None if self.depth.is_some() || self.vars.is_some() || !self.track.is_empty() => {
+                StrategyArg::Pctvb
+            }
+            None => StrategyArg::Portfolio,
+        }
+    }
+}
+
 /// Search strategies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyArg {
+    /// The default: runs rotate through partial order sampling (plain and
+    /// weighted), URW, SURW and the priority settings (1, none) and
+    /// (3, all), each setting's runs earning its guarantee.
+    Portfolio,
     /// PCT with variable bounding: change points only at accesses to v
     /// variables drawn for each run.
     Pctvb,
@@ -434,6 +454,9 @@ pub enum StrategyArg {
     /// Partial order sampling: random priorities per operation, redrawn
     /// for the operations racing with the one that ran.
     Pos,
+    /// Partial order sampling with priorities weighted by the steps each
+    /// thread has left (as URW weighs threads).
+    Wpos,
     /// Uniform random walk: threads picked in proportion to the steps
     /// they have left.
     Urw,
@@ -446,18 +469,28 @@ impl StrategyArg {
     /// The name reports and replay files use.
     pub fn name(self) -> &'static str {
         match self {
+            StrategyArg::Portfolio => "portfolio",
             StrategyArg::Pctvb => "pctvb",
             StrategyArg::Pct => "pct",
             StrategyArg::Random => "random",
             StrategyArg::Pos => "pos",
+            StrategyArg::Wpos => "wpos",
             StrategyArg::Urw => "urw",
             StrategyArg::Surw => "surw",
         }
     }
 
     /// Whether its runs earn a per-run probability bound: only the
-    /// priority searches' do.
+    /// priority searches' (the portfolio's priority settings) do.
     pub fn claims_bound(self) -> bool {
+        matches!(
+            self,
+            StrategyArg::Pctvb | StrategyArg::Pct | StrategyArg::Portfolio
+        )
+    }
+
+    /// Whether it takes --depth, --vars and --track.
+    pub fn takes_settings(self) -> bool {
         matches!(self, StrategyArg::Pctvb | StrategyArg::Pct)
     }
 
@@ -466,6 +499,7 @@ impl StrategyArg {
         use rankcheck_engine::Sampling;
         match self {
             StrategyArg::Pos => Some(Sampling::Pos),
+            StrategyArg::Wpos => Some(Sampling::WeightedPos),
             StrategyArg::Urw => Some(Sampling::Urw),
             StrategyArg::Surw => Some(Sampling::Surw),
             _ => None,

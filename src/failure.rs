@@ -55,6 +55,9 @@ pub struct Report {
     pub run: u64,
     /// What found it.
     pub found_by: FoundBy,
+    /// The strategy of the failing run (`surw` for a SURW run of the
+    /// portfolio), or `explore`.
+    pub strategy: String,
     /// The failing run's depth `d`, under priority scheduling.
     pub depth: Option<u32>,
     /// The variables the failing run tracked; `None` when it tracked every
@@ -109,6 +112,9 @@ pub struct FailureJson {
     pub trace: Vec<StepView>,
     /// `search`, `preparatory` or `explore`.
     pub found_by: &'static str,
+    /// The strategy of the failing run: for the portfolio, the component
+    /// that ran it (`surw`, `pos`, `pct`, ...).
+    pub strategy: String,
     /// The failing run's depth, under priority scheduling.
     pub depth: Option<u32>,
     /// The variables the failing run tracked; null when every variable.
@@ -155,6 +161,7 @@ impl Report {
             replay: self.replay.as_ref().map(|p| p.display().to_string()),
             trace: self.traced.steps.clone(),
             found_by: self.found_by.name(),
+            strategy: self.strategy.clone(),
             depth: self.depth,
             chosen_vars: self.chosen_vars.clone(),
             change_points: self.change_points(),

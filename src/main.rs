@@ -39,6 +39,7 @@ mod invocation;
 mod load;
 mod plan;
 mod plot;
+mod portfolio;
 mod progress;
 mod replay;
 mod replay_store;

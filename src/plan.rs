@@ -6,11 +6,14 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::{accessed_vars, Profile};
-use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, VarSelection};
+use rankcheck_engine::strategy::{
+    Instrumenter, PortfolioStrategy, PrioritySetting, Rotation, Slot, VarSelection,
+};
 use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, SamplingStrategy, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
 
 use crate::cli::{CheckArgs, PrioritiesArg, StrategyArg, VarsArg};
+use crate::portfolio;
 
 /// The strategy a search runs.
 pub enum Plan {
@@ -20,6 +23,8 @@ pub enum Plan {
     Priority(Box<PriorityStrategy>),
     /// POS, URW or SURW.
     Sampling(Box<SamplingStrategy>),
+    /// The default: sampling strategies and priority settings in turn.
+    Portfolio(Box<PortfolioStrategy>),
 }
 
 /// A setting the flags asked for that is not run, and why.
@@ -120,7 +125,7 @@ pub fn settings(
         _ => None,
     };
     let setting = |depth: u32, vars: VarSelection| PrioritySetting { depth, vars };
-    if args.strategy == StrategyArg::Pct {
+    if args.strategy() == StrategyArg::Pct {
         if matches!(args.vars, Some(VarsArg::Count(_))) || !args.track.is_empty() {
             bail!(
                 "--strategy pct tracks every variable; use --strategy pctvb with --vars or --track"
@@ -211,40 +216,90 @@ pub fn plan(
     profile: &Profile,
     instrumenter: Instrumenter,
 ) -> Result<(Plan, Vec<Skipped>)> {
-    if !args.strategy.claims_bound() {
-        if args.depth.is_some() || args.vars.is_some() || !args.track.is_empty() {
-            bail!(
-                "--strategy {} takes no --depth, --vars or --track: it tracks everything",
-                args.strategy.name()
-            );
-        }
-        let plan = match args.strategy.sampling() {
-            Some(sampling) => Plan::Sampling(Box::new(SamplingStrategy::new(
-                sampling,
-                program.clone(),
-                profile,
-            ))),
-            None => Plan::Random(RandomStrategy::new(program.clone())),
+    let strategy = args.strategy();
+    let asks_settings = args.depth.is_some() || args.vars.is_some() || !args.track.is_empty();
+    if asks_settings && !strategy.takes_settings() {
+        let why = if strategy == StrategyArg::Portfolio {
+            "it runs its own settings; --strategy pctvb takes them"
+        } else {
+            "it tracks everything"
         };
-        return Ok((plan, Vec::new()));
+        bail!(
+            "--strategy {} takes no --depth, --vars or --track: {why}",
+            strategy.name()
+        );
     }
-    let (settings, skipped) = runnable(settings(args, program, profile)?, program, profile);
-    if settings.is_empty() {
-        let reasons: Vec<String> = skipped
-            .iter()
-            .map(|s| format!("depth {} over {}: {}", s.depth, s.vars, s.reason))
-            .collect();
-        bail!("nothing to run: {}", reasons.join("; "));
+    if let Some(sampling) = strategy.sampling() {
+        let sampling = SamplingStrategy::new(sampling, program.clone(), profile);
+        return Ok((Plan::Sampling(Box::new(sampling)), Vec::new()));
     }
-    let strategy = PriorityStrategy::new(
+    match strategy {
+        StrategyArg::Random => Ok((
+            Plan::Random(RandomStrategy::new(program.clone())),
+            Vec::new(),
+        )),
+        StrategyArg::Portfolio => {
+            let (settings, skipped) = runnable(portfolio::settings(profile), program, profile);
+            let priority = priority_strategy(args, program, profile, instrumenter, settings);
+            let portfolio = portfolio::strategy(priority, program, profile);
+            Ok((Plan::Portfolio(Box::new(portfolio)), skipped))
+        }
+        _ => {
+            let (settings, skipped) = runnable(settings(args, program, profile)?, program, profile);
+            if settings.is_empty() {
+                let reasons: Vec<String> = skipped
+                    .iter()
+                    .map(|s| format!("depth {} over {}: {}", s.depth, s.vars, s.reason))
+                    .collect();
+                bail!("nothing to run: {}", reasons.join("; "));
+            }
+            let priority = priority_strategy(args, program, profile, instrumenter, settings);
+            Ok((Plan::Priority(Box::new(priority)), skipped))
+        }
+    }
+}
+
+/// The priority search over `settings`.
+fn priority_strategy(
+    args: &CheckArgs,
+    program: &Arc<Program>,
+    profile: &Profile,
+    instrumenter: Instrumenter,
+    settings: Vec<PrioritySetting>,
+) -> PriorityStrategy {
+    PriorityStrategy::new(
         program.clone(),
         instrumenter,
         scheme(args),
         profile.max_threads,
         profile.access_bounds(),
         settings,
-    );
-    Ok((Plan::Priority(Box::new(strategy)), skipped))
+    )
+}
+
+impl Plan {
+    /// The priority settings its runs earn guarantees in (none for the
+    /// random and sampling strategies).
+    pub fn settings(&self) -> &[PrioritySetting] {
+        match self {
+            Plan::Random(_) | Plan::Sampling(_) => &[],
+            Plan::Priority(strategy) => strategy.settings(),
+            Plan::Portfolio(strategy) => strategy.priority().settings(),
+        }
+    }
+
+    /// The cycle its runs go through.
+    pub fn rotation(&self) -> Rotation {
+        match self {
+            Plan::Portfolio(strategy) => strategy.rotation().clone(),
+            _ => Rotation::settings(self.settings().len()),
+        }
+    }
+
+    /// Runs of setting `index` among the runs `first..first + runs`.
+    pub fn setting_runs(&self, index: usize, first: u64, runs: u64) -> u64 {
+        self.rotation().runs_of(Slot::Setting(index), first, runs)
+    }
 }
 
 /// How a setting's variables read in reports: `1 of 5`, `all`, `cold, hot`.

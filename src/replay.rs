@@ -90,6 +90,7 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         traced,
         run: file.run,
         found_by,
+        strategy: file.strategy.clone(),
         depth: (file.depth > 0).then_some(file.depth),
         chosen_vars: vars.map(|vars| {
             vars.iter()

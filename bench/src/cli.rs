@@ -71,7 +71,8 @@ pub struct StrategiesArgs {
     /// Trials run at once (each one `rankcheck` process).
     #[arg(long, default_value_t = crate::workload::cores())]
     pub jobs: usize,
-    /// Only these strategies (the CSV's `strategy` column), comma-separated.
+    /// Only these strategies (the CSV's `strategy` column), comma-separated:
+    /// their rows are measured again, the others' kept.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// Keep the rows already in `results/strategies.csv` and run only the

@@ -36,11 +36,16 @@ pub struct Line {
 }
 
 /// The lines compared, the default first.
-pub const LINES: [Line; 12] = [
+pub const LINES: [Line; 14] = [
     Line {
         strategy: "default",
         parameters: "",
         flags: &[],
+    },
+    Line {
+        strategy: "pctvb",
+        parameters: "",
+        flags: &["--strategy", "pctvb"],
     },
     Line {
         strategy: "random",
@@ -80,12 +85,17 @@ pub const LINES: [Line; 12] = [
     Line {
         strategy: "pctvb-tb",
         parameters: "",
-        flags: &["--priorities", "thread-bounded"],
+        flags: &["--strategy", "pctvb", "--priorities", "thread-bounded"],
     },
     Line {
         strategy: "pos",
         parameters: "",
         flags: &["--strategy", "pos"],
+    },
+    Line {
+        strategy: "wpos",
+        parameters: "",
+        flags: &["--strategy", "wpos"],
     },
     Line {
         strategy: "urw",
@@ -200,8 +210,28 @@ fn measure(args: &StrategiesArgs, csv_path: &Path) -> Result<()> {
             .map(|t| (t.program, t.strategy, t.parameters, t.seed))
             .collect()
     } else {
-        std::fs::write(csv_path, format!("{}\n", COLUMNS.join(",")))?;
+        // Start over: every row, or only the rows of the lines re-run.
+        let kept: Vec<Trial> = if csv_path.exists() && !args.only.is_empty() {
+            read(csv_path)?
+                .into_iter()
+                .filter(|t| !args.only.contains(&t.strategy))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut writer = csv::Writer::from_path(csv_path)?;
+        writer.write_record(COLUMNS)?;
+        for t in &kept {
+            writer.write_record(row(t))?;
+        }
+        writer.flush()?;
         BTreeSet::new()
+            .into_iter()
+            .chain(
+                kept.into_iter()
+                    .map(|t| (t.program, t.strategy, t.parameters, t.seed)),
+            )
+            .collect()
     };
     let lines: Vec<&Line> = LINES
         .iter()
@@ -230,20 +260,14 @@ fn measure(args: &StrategiesArgs, csv_path: &Path) -> Result<()> {
                         let Some((program, line, seed)) = todo.get(i) else {
                             return Ok(());
                         };
-                        let trial = run_trial(&binary, program, line, *seed, args.cap, &scratch)?;
-                        let row = format!(
-                            "{},{},{},{},{},{},{},{:.4}\n",
-                            trial.program,
-                            trial.group,
-                            trial.strategy,
-                            trial.parameters,
-                            trial.seed,
-                            trial.executions,
-                            trial.found,
-                            trial.seconds
-                        );
+                        let Some(trial) =
+                            run_trial(&binary, program, line, *seed, args.cap, &scratch)?
+                        else {
+                            continue;
+                        };
+                        let line = format!("{}\n", row(&trial).join(","));
                         let mut file = out.lock().unwrap_or_else(|e| e.into_inner());
-                        file.write_all(row.as_bytes())?;
+                        file.write_all(line.as_bytes())?;
                         if i.is_multiple_of(200) {
                             eprintln!("{i}/{} trials", todo.len());
                         }
@@ -263,7 +287,9 @@ fn measure(args: &StrategiesArgs, csv_path: &Path) -> Result<()> {
 }
 
 /// One trial: the binary searches `program` with `line`'s flags and
-/// `seed`, stopping at the first failure or at `cap` executions.
+/// `seed`, stopping at the first failure or at `cap` executions. `None`
+/// when the line does not apply to the program (it asks for more
+/// variables than the program has): no row, and a blank in the tables.
 fn run_trial(
     binary: &Path,
     program: &Program,
@@ -271,7 +297,7 @@ fn run_trial(
     seed: u64,
     cap: u64,
     scratch: &Path,
-) -> Result<Trial> {
+) -> Result<Option<Trial>> {
     let output = Command::new(binary)
         .arg("check")
         .args(line.flags)
@@ -285,12 +311,16 @@ fn run_trial(
         .output()
         .with_context(|| format!("cannot run {}", binary.display()))?;
     let code = output.status.code();
+    let said = String::from_utf8_lossy(&output.stderr);
+    if code == Some(2) && said.contains("variables to choose from") {
+        return Ok(None);
+    }
     if !matches!(code, Some(0 | 1)) {
         bail!(
             "{} with {:?} seed {seed} exited with {code:?}: {}",
             program.path.display(),
             line.flags,
-            String::from_utf8_lossy(&output.stderr)
+            said
         );
     }
     let json: serde_json::Value = serde_json::from_slice(&output.stdout)
@@ -304,7 +334,7 @@ fn run_trial(
     } else {
         json["runs"].as_u64().context("runs")?
     };
-    Ok(Trial {
+    Ok(Some(Trial {
         program: program.name.clone(),
         group: program.group.to_string(),
         strategy: line.strategy.to_string(),
@@ -313,7 +343,21 @@ fn run_trial(
         executions,
         found: by_search,
         seconds: json["elapsed_s"].as_f64().unwrap_or(0.0),
-    })
+    }))
+}
+
+/// A trial's CSV fields, in [`COLUMNS`] order (no field holds a comma).
+fn row(t: &Trial) -> [String; 8] {
+    [
+        t.program.clone(),
+        t.group.clone(),
+        t.strategy.clone(),
+        t.parameters.clone(),
+        t.seed.to_string(),
+        t.executions.to_string(),
+        t.found.to_string(),
+        format!("{:.4}", t.seconds),
+    ]
 }
 
 /// Every row of the CSV.

@@ -11,11 +11,14 @@
 //! evenly than a random walk: operations that commute keep their relative
 //! order, so only orders that differ in a race are told apart.
 
+use std::sync::Arc;
+
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::id::ThreadId;
 use crate::scheduler::{Pending, Point, Scheduler};
+use crate::walk::{bump, done_of, EventCounts};
 
 /// Schedules by the priorities of the threads' next operations.
 #[derive(Clone, Debug)]
@@ -23,7 +26,10 @@ pub struct PosScheduler {
     rng: Pcg64Mcg,
     /// The priority of each thread's next operation, by thread id; `None`
     /// until the thread is first seen enabled.
-    priorities: Vec<Option<u64>>,
+    priorities: Vec<Option<f64>>,
+    /// Weighted POS: each thread's remaining steps, and the steps taken.
+    weights: Option<Arc<EventCounts>>,
+    done: Vec<f64>,
 }
 
 impl PosScheduler {
@@ -32,52 +38,108 @@ impl PosScheduler {
         PosScheduler {
             rng: Pcg64Mcg::seed_from_u64(seed),
             priorities: Vec::new(),
+            weights: None,
+            done: Vec::new(),
+        }
+    }
+
+    /// Weighted POS: a priority is drawn as `U^(1/w)` for a thread with
+    /// `w` steps left by `counts` (its unspawned children's included), so
+    /// that among operations whose priorities are all drawn afresh the
+    /// one that runs is picked in proportion to the steps its thread has
+    /// left, as URW picks threads ([`crate::walk`]; Efraimidis and
+    /// Spirakis's weighted sampling); races redraw priorities as in POS.
+    pub fn weighted(seed: u64, counts: Arc<EventCounts>) -> PosScheduler {
+        PosScheduler {
+            weights: Some(counts),
+            ..PosScheduler::new(seed)
         }
     }
 
     /// The priority of `thread`'s next operation, if it has one yet.
-    pub fn priority(&self, thread: ThreadId) -> Option<u64> {
+    pub fn priority(&self, thread: ThreadId) -> Option<f64> {
         self.priorities.get(thread.index()).copied().flatten()
     }
 
     /// `thread`'s priority, drawn now if it has none.
-    fn priority_of(&mut self, thread: ThreadId) -> u64 {
+    fn priority_of(&mut self, thread: ThreadId, threads: usize) -> f64 {
+        match self.priorities.get(thread.index()).copied().flatten() {
+            Some(priority) => priority,
+            None => self.redraw(thread, threads),
+        }
+    }
+
+    /// A new priority for `thread`: `ln(U) / w`, which orders threads as
+    /// `U^(1/w)` does (`w = 1` unweighted).
+    fn redraw(&mut self, thread: ThreadId, threads: usize) -> f64 {
+        let weight = self.weights.as_ref().map_or(1.0, |counts| {
+            counts
+                .remaining(thread, done_of(&self.done, thread), threads)
+                .max(1.0)
+        });
+        // `1 - U` lies in (0, 1]: its logarithm is finite.
+        let priority = (1.0 - self.rng.random::<f64>()).ln() / weight;
         if self.priorities.len() <= thread.index() {
             self.priorities.resize(thread.index() + 1, None);
         }
-        let rng = &mut self.rng;
-        *self.priorities[thread.index()].get_or_insert_with(|| rng.random())
+        self.priorities[thread.index()] = Some(priority);
+        priority
+    }
+}
+
+impl PosScheduler {
+    /// Take note of the step that ended at `point` (weighted POS counts
+    /// each thread's steps). Call at every point before the others.
+    pub fn observe(&mut self, point: &Point<'_>) {
+        if let (Some(last), Some(_)) = (point.last, &self.weights) {
+            bump(&mut self.done, last);
+        }
     }
 
-    fn redraw(&mut self, thread: ThreadId) {
-        let priority = self.rng.random();
-        self.priorities[thread.index()] = Some(priority);
+    /// The thread of `candidates` (enabled threads, at least one) whose
+    /// next operation has the highest priority. Ties go to the lower
+    /// thread id, so the choice never depends on the enabled set's order.
+    pub fn highest(&mut self, point: &Point<'_>, candidates: &[ThreadId]) -> ThreadId {
+        let mut best = candidates[0];
+        let mut best_priority = self.priority_of(best, point.threads);
+        for &thread in &candidates[1..] {
+            let priority = self.priority_of(thread, point.threads);
+            let higher = priority
+                .total_cmp(&best_priority)
+                .then(best.cmp(&thread))
+                .is_gt();
+            if higher {
+                (best, best_priority) = (thread, priority);
+            }
+        }
+        best
+    }
+
+    /// `chosen` runs its next operation: the enabled threads whose next
+    /// operations race with it draw new priorities, and its own next
+    /// operation will draw one once it is known.
+    pub fn ran(&mut self, point: &Point<'_>, chosen: ThreadId) {
+        let operation = point.pending(chosen).copied().unwrap_or(Pending::LOCAL);
+        for &thread in point.enabled {
+            let races = point
+                .pending(thread)
+                .is_some_and(|pending| pending.races_with(&operation));
+            if thread != chosen && races {
+                self.redraw(thread, point.threads);
+            }
+        }
+        if let Some(priority) = self.priorities.get_mut(chosen.index()) {
+            *priority = None;
+        }
     }
 }
 
 impl Scheduler for PosScheduler {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
-        // Ties (two equal 64-bit draws) go to the lower thread id, so the
-        // choice never depends on the enabled set's order.
-        let mut best = point.enabled[0];
-        let mut best_priority = self.priority_of(best);
-        for &thread in &point.enabled[1..] {
-            let priority = self.priority_of(thread);
-            if (priority, std::cmp::Reverse(thread)) > (best_priority, std::cmp::Reverse(best)) {
-                (best, best_priority) = (thread, priority);
-            }
-        }
-        let chosen = point.pending(best).copied().unwrap_or(Pending::LOCAL);
-        for &thread in point.enabled {
-            let races = point
-                .pending(thread)
-                .is_some_and(|pending| pending.races_with(&chosen));
-            if thread != best && races {
-                self.redraw(thread);
-            }
-        }
-        self.redraw(best);
-        best
+        self.observe(point);
+        let chosen = self.highest(point, point.enabled);
+        self.ran(point, chosen);
+        chosen
     }
 
     fn wants_pending(&self) -> bool {
@@ -122,9 +184,11 @@ mod tests {
             let mut pos = PosScheduler::new(seed);
             let mut point = Point::new(None, Event::START, &enabled, &enabled, &position);
             point.pending = &pending;
-            let before: Vec<u64> = enabled.iter().map(|&t| pos.priority_of(t)).collect();
+            let before: Vec<f64> = enabled.iter().map(|&t| pos.priority_of(t, 4)).collect();
             let chosen = pos.choose(&point);
-            let highest = (0..4).max_by_key(|&t| before[t]).unwrap();
+            let highest = (0..4)
+                .max_by(|&a, &b| before[a].total_cmp(&before[b]))
+                .unwrap();
             assert_eq!(
                 chosen,
                 ThreadId(highest as u32),
@@ -132,11 +196,14 @@ mod tests {
             );
             let races = racing_with(highest);
             for t in 0..4 {
-                let after = pos.priority(ThreadId(t as u32)).unwrap();
-                let redrawn = t == highest || races[t];
+                let after = pos.priority(ThreadId(t as u32));
+                if t == highest {
+                    assert_eq!(after, None, "seed {seed}: the next operation draws anew");
+                    continue;
+                }
                 assert_eq!(
-                    after != before[t],
-                    redrawn,
+                    after != Some(before[t]),
+                    races[t],
                     "seed {seed}: thread {t} after thread {highest} ran"
                 );
             }

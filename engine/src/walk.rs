@@ -17,8 +17,9 @@
 //! [`draw_target`]). The thread whose target access comes next is drawn
 //! in proportion to the target accesses each thread has left; a thread
 //! about to access the target waits ("is held") until the draw names it,
-//! and meanwhile the other threads' steps are chosen uniformly at random,
-//! so that bugs that also need an interleaving elsewhere stay in reach.
+//! and meanwhile the other threads' steps are chosen by weighted partial
+//! order sampling ([`crate::pos`]), so that bugs that also need an
+//! interleaving elsewhere stay in reach.
 
 use std::sync::Arc;
 
@@ -26,6 +27,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::id::{ThreadId, VarId};
+use crate::pos::PosScheduler;
 use crate::profile::Profile;
 use crate::scheduler::{Point, Scheduler};
 
@@ -130,14 +132,15 @@ fn weighted(rng: &mut Pcg64Mcg, weights: &[f64]) -> Option<usize> {
 }
 
 /// Counts per thread id of what it has done this run.
-fn bump(done: &mut Vec<f64>, thread: ThreadId) {
+pub(crate) fn bump(done: &mut Vec<f64>, thread: ThreadId) {
     if done.len() <= thread.index() {
         done.resize(thread.index() + 1, 0.0);
     }
     done[thread.index()] += 1.0;
 }
 
-fn done_of(done: &[f64], thread: ThreadId) -> f64 {
+/// What `thread` has done, by `done`.
+pub(crate) fn done_of(done: &[f64], thread: ThreadId) -> f64 {
     done.get(thread.index()).copied().unwrap_or(0.0)
 }
 
@@ -201,13 +204,20 @@ pub struct SurwScheduler {
     free_steps: u32,
     weights: Vec<f64>,
     free: Vec<ThreadId>,
+    /// Decides among the free threads: weighted partial order sampling.
+    elsewhere: PosScheduler,
 }
 
 impl SurwScheduler {
-    /// A scheduler for target `target` (none: a plain random walk) whose
-    /// threads' target accesses are estimated by `counts`, with choices
-    /// fixed by `seed`.
-    pub fn new(seed: u64, target: Option<VarId>, counts: Arc<EventCounts>) -> SurwScheduler {
+    /// A scheduler for target `target` (none: weighted POS only) whose
+    /// threads' target accesses are estimated by `counts` and steps by
+    /// `steps`, with choices fixed by `seed`.
+    pub fn new(
+        seed: u64,
+        target: Option<VarId>,
+        counts: Arc<EventCounts>,
+        steps: Arc<EventCounts>,
+    ) -> SurwScheduler {
         SurwScheduler {
             rng: Pcg64Mcg::seed_from_u64(seed),
             target,
@@ -218,6 +228,7 @@ impl SurwScheduler {
             free_steps: 0,
             weights: Vec::new(),
             free: Vec::new(),
+            elsewhere: PosScheduler::weighted(seed ^ 0x5eed_e15e_0000_0001, steps),
         }
     }
 
@@ -249,8 +260,9 @@ impl SurwScheduler {
         weighted(&mut self.rng, &self.weights).map(|i| candidates[i])
     }
 
-    /// A free (not held) thread drawn uniformly, if any.
-    fn any_free(&mut self, point: &Point<'_>) -> Option<ThreadId> {
+    /// The free (not held) thread whose next operation has the highest
+    /// weighted-POS priority, if any.
+    fn free_choice(&mut self, point: &Point<'_>) -> Option<ThreadId> {
         let mut free = std::mem::take(&mut self.free);
         free.clear();
         free.extend(
@@ -260,26 +272,24 @@ impl SurwScheduler {
                 .copied()
                 .filter(|&t| !self.at_target(point, t)),
         );
-        let chosen = match free.len() {
-            0 => None,
-            1 => Some(free[0]),
-            n => Some(free[self.rng.random_range(0..n)]),
-        };
+        let chosen = (!free.is_empty()).then(|| self.elsewhere.highest(point, &free));
         self.free = free;
         chosen
     }
 
     /// Run `thread`'s target access.
-    fn release(&mut self, thread: ThreadId) -> ThreadId {
+    fn release(&mut self, point: &Point<'_>, thread: ThreadId) -> ThreadId {
         bump(&mut self.done, thread);
         self.intended = None;
         self.free_steps = 0;
+        self.elsewhere.ran(point, thread);
         thread
     }
 }
 
 impl Scheduler for SurwScheduler {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
+        self.elsewhere.observe(point);
         if self.drawn_among != point.threads {
             // A thread was drawn for its children's accesses too; now that
             // one is spawned, each stands for itself: draw again.
@@ -287,20 +297,21 @@ impl Scheduler for SurwScheduler {
         }
         if let Some(i) = self.intended {
             if point.is_enabled(i) && self.at_target(point, i) {
-                return self.release(i);
+                return self.release(point, i);
             }
         }
         if self.intended.is_none() {
             self.intended = self.draw(point, point.enabled);
             self.drawn_among = point.threads;
             if let Some(i) = self.intended.filter(|&i| self.at_target(point, i)) {
-                return self.release(i);
+                return self.release(point, i);
             }
         }
         let held = point.enabled.iter().any(|&t| self.at_target(point, t));
         if !held || self.free_steps < HELD_STEPS {
-            if let Some(free) = self.any_free(point) {
+            if let Some(free) = self.free_choice(point) {
                 self.free_steps += u32::from(held);
+                self.elsewhere.ran(point, free);
                 return free;
             }
         }
@@ -314,7 +325,7 @@ impl Scheduler for SurwScheduler {
             .filter(|&t| self.at_target(point, t))
             .collect();
         let next = self.draw(point, &held).unwrap_or(held[0]);
-        self.release(next)
+        self.release(point, next)
     }
 
     fn wants_pending(&self) -> bool {
@@ -416,7 +427,7 @@ mod tests {
         point.pending = &pending;
         let mut firsts = [0; 3];
         for seed in 0..2000 {
-            let mut surw = SurwScheduler::new(seed, Some(VarId(0)), counts.clone());
+            let mut surw = SurwScheduler::new(seed, Some(VarId(0)), counts.clone(), Arc::default());
             let chosen = surw.choose(&point);
             firsts[chosen.index()] += 1;
             // Thread 2 has no target access left: it is never drawn, so
@@ -439,7 +450,7 @@ mod tests {
         let mut point = Point::new(None, Event::START, &enabled, &enabled, &position);
         point.pending = &pending;
         for seed in 0..200 {
-            let mut surw = SurwScheduler::new(seed, Some(VarId(0)), counts.clone());
+            let mut surw = SurwScheduler::new(seed, Some(VarId(0)), counts.clone(), Arc::default());
             let chosen = surw.choose(&point);
             match surw.intended() {
                 // Thread 1 drawn: thread 0 is held, thread 1 runs.

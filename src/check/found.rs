@@ -5,7 +5,7 @@
 use anyhow::Result;
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::Failure;
-use rankcheck_engine::strategy::Strategy;
+use rankcheck_engine::strategy::{PriorityStrategy, Slot};
 use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
 
 use crate::failure::{FoundBy, Report};
@@ -59,6 +59,7 @@ pub fn found(checked: &Checked) -> Result<Option<Report>> {
         traced,
         run: failure.run,
         found_by,
+        strategy: facts.strategy.clone(),
         depth: facts.depth,
         chosen_vars: facts.chosen.as_ref().map(|vars| {
             vars.iter()
@@ -81,35 +82,58 @@ pub fn found(checked: &Checked) -> Result<Option<Report>> {
 /// tracked and where its change points fired.
 fn rerun(checked: &Checked, failure: &Failure) -> RunFacts {
     let run = failure.run - 1;
-    let program = &checked.loaded.program;
+    let sampled = |strategy: &str| RunFacts {
+        instrumentation: Instrumentation::all(&checked.loaded.program),
+        marks: Marks::Switches,
+        depth: None,
+        chosen: None,
+        strategy: strategy.into(),
+        priorities: "none".into(),
+    };
     match &checked.plan {
-        Plan::Random(_) | Plan::Sampling(_) => RunFacts {
-            instrumentation: Instrumentation::all(program),
-            marks: Marks::Switches,
-            depth: None,
-            chosen: None,
-            strategy: checked.args.strategy.name().into(),
-            priorities: "none".into(),
-        },
+        Plan::Random(_) | Plan::Sampling(_) => sampled(checked.args.strategy().name()),
         Plan::Priority(strategy) => {
-            let choices = strategy.choices(run, failure.run_seed);
-            let mut strategy = strategy.as_ref().clone();
-            let (exe, mut scheduler) = strategy.prepare(run, failure.run_seed);
-            Vm::new(exe, checked.limits).run(&mut scheduler);
-            let steps = scheduler.applied().iter().map(|c| c.step).collect();
-            let instrumentation = match &choices.vars {
-                None => Instrumentation::all(program),
-                Some(vars) => (checked.instrumenter)(program, vars),
-            };
-            RunFacts {
-                instrumentation,
-                marks: Marks::ChangePoints(steps),
-                depth: Some(checked.settings[choices.setting].depth),
-                chosen: choices.vars,
-                strategy: checked.args.strategy.name().to_string(),
-                priorities: scheme(checked.args).name().to_string(),
-            }
+            let setting = strategy.setting_of(run);
+            let name = checked.args.strategy().name();
+            priority_run(checked, strategy, setting, failure, name)
         }
+        Plan::Portfolio(portfolio) => match portfolio.rotation().slot(run) {
+            Slot::Sampling(sampling) => sampled(sampling.name()),
+            Slot::Setting(setting) => {
+                // The portfolio's settings track every variable or none:
+                // plain PCT either way.
+                priority_run(checked, portfolio.priority(), setting, failure, "pct")
+            }
+        },
+    }
+}
+
+/// A run of priority setting `setting`, again: what it tracked and the
+/// change points it fired.
+fn priority_run(
+    checked: &Checked,
+    strategy: &PriorityStrategy,
+    setting: usize,
+    failure: &Failure,
+    name: &str,
+) -> RunFacts {
+    let program = &checked.loaded.program;
+    let choices = strategy.setting_choices(setting, failure.run_seed);
+    let mut strategy = strategy.clone();
+    let (exe, mut scheduler) = strategy.prepare_setting(setting, failure.run_seed);
+    Vm::new(exe, checked.limits).run(&mut scheduler);
+    let steps = scheduler.applied().iter().map(|c| c.step).collect();
+    let instrumentation = match &choices.vars {
+        None => Instrumentation::all(program),
+        Some(vars) => (checked.instrumenter)(program, vars),
+    };
+    RunFacts {
+        instrumentation,
+        marks: Marks::ChangePoints(steps),
+        depth: Some(checked.settings[setting].depth),
+        chosen: choices.vars,
+        strategy: name.to_string(),
+        priorities: scheme(checked.args).name().to_string(),
     }
 }
 

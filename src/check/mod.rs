@@ -7,7 +7,6 @@ mod run;
 mod summary;
 
 pub use self::run::{prepare, Prepared};
-pub use self::summary::runs_of;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -35,10 +34,10 @@ pub fn check(args: &CheckArgs) -> Result<ExitCode> {
         if several {
             anyhow::bail!("--plot draws one program's guarantee: give one program");
         }
-        if !args.strategy.claims_bound() {
+        if !args.strategy().claims_bound() {
             anyhow::bail!(
                 "--plot: --strategy {} states no per-run bound, so there is no guarantee to plot",
-                args.strategy.name()
+                args.strategy().name()
             );
         }
         if scheme(args) != rankcheck_engine::PriorityScheme::Pct {
@@ -134,7 +133,7 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
 fn plot_guarantee<'a>(checked: &Checked, path: &'a Path) -> Result<&'a Path> {
     let settings = &checked.settings;
     let runs: Vec<u64> = (0..settings.len())
-        .map(|i| runs_of(checked.result.runs, settings.len(), i))
+        .map(|i| checked.plan.setting_runs(i, 0, checked.result.runs))
         .collect();
     let guarantees = guarantee_figure(
         &checked.path.display().to_string(),
@@ -158,7 +157,7 @@ fn found_line(checked: &Checked, report: &Report) -> String {
             "found by preparatory random run {} (seed {}); the {} search's {} did not fail\n",
             report.run,
             checked.seed,
-            args.strategy.name(),
+            args.strategy().name(),
             count(result.runs, "run", "runs")
         );
     }
@@ -176,12 +175,15 @@ fn found_line(checked: &Checked, report: &Report) -> String {
     } else {
         String::new()
     };
+    let strategy = args.strategy().name();
+    let strategy = if strategy == report.strategy {
+        strategy.to_string()
+    } else {
+        format!("{strategy}, a {} run", report.strategy)
+    };
     format!(
-        "found in run {} of {of} (strategy {}, seed {}, {:.2}s){failed}\n",
-        report.run,
-        args.strategy.name(),
-        checked.seed,
-        checked.elapsed
+        "found in run {} of {of} (strategy {strategy}, seed {}, {:.2}s){failed}\n",
+        report.run, checked.seed, checked.elapsed
     )
 }
 

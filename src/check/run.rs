@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::Result;
 use rankcheck_engine::profile::{profile, Profile};
 use rankcheck_engine::search::{run_seed, SearchResult};
-use rankcheck_engine::strategy::{Instrumenter, PrioritySetting};
+use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, Rotation, Slot};
 use rankcheck_engine::{search, Executable, Instrumentation, Limits, SearchConfig};
 use rankcheck_stats::Probability;
 
@@ -109,15 +109,12 @@ pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
     );
     let instrumenter = instrumenter(&loaded.program);
     let (plan, skipped) = plan(args, &loaded.program, &profile, instrumenter.clone())?;
-    let settings = match &plan {
-        Plan::Random(_) | Plan::Sampling(_) => Vec::new(),
-        Plan::Priority(strategy) => strategy.settings().to_vec(),
-    };
+    let settings = plan.settings().to_vec();
     let bounds: Vec<Option<Probability>> = settings
         .iter()
         .map(|s| per_run_bound(s, scheme(args), &profile))
         .collect();
-    let (runs_target, runs_capped) = run_count(args, &bounds);
+    let (runs_target, runs_capped) = run_count(args, &plan.rotation(), &bounds);
     Ok(Prepared {
         loaded,
         seed,
@@ -181,22 +178,21 @@ pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<
 
 /// How many runs to aim for, and whether `--max-runs` cut the count the
 /// confidence asks for.
-fn run_count(args: &CheckArgs, bounds: &[Option<Probability>]) -> (u64, bool) {
+fn run_count(args: &CheckArgs, rotation: &Rotation, bounds: &[Option<Probability>]) -> (u64, bool) {
     match (args.runs, args.time) {
         (Some(runs), _) => (runs, false),
         (None, Some(_)) => (u64::MAX, false),
         (None, None) if bounds.is_empty() => (DEFAULT_RUNS, false),
         (None, None) => {
-            // Runs rotate through the settings: each needs its own count.
-            let most = bounds
+            // Runs rotate: the first count that gives every setting the
+            // runs its bound needs (none when a setting claims no bound).
+            let needed: Option<Vec<u64>> = bounds
                 .iter()
-                .map(|b| {
-                    b.and_then(|b| needed(b, args.confidence))
-                        .unwrap_or(u64::MAX)
-                })
-                .max()
-                .unwrap_or(DEFAULT_RUNS);
-            let total = most.saturating_mul(bounds.len() as u64);
+                .map(|b| b.and_then(|b| needed(b, args.confidence)))
+                .collect();
+            let total = needed
+                .and_then(|needed| rotation.runs_for(&needed))
+                .unwrap_or(u64::MAX);
             (total.min(args.max_runs), total > args.max_runs)
         }
     }
@@ -215,12 +211,13 @@ fn search_with_progress(
     let progress = SearchProgress::new(args.options.format, total, deadline);
     // Called once per chunk of runs: cheap enough to update the line, with
     // the lowest confidence reached so far, and to look at the clock.
+    let rotation = plan.rotation();
     let keep_running = |done: u64| {
-        let per_setting = done / bounds.len().max(1) as u64;
         let lowest = bounds
             .iter()
-            .flatten()
-            .map(|&b| confidence(b, per_setting))
+            .enumerate()
+            .filter_map(|(i, b)| b.map(|b| (i, b)))
+            .map(|(i, b)| confidence(b, rotation.runs_of(Slot::Setting(i), 0, done)))
             .reduce(f64::min);
         progress.update(done, lowest);
         !interrupt::requested() && deadline.is_none_or(|d| Instant::now() < d)
@@ -229,6 +226,7 @@ fn search_with_progress(
         Plan::Random(strategy) => search(strategy, config, &keep_running),
         Plan::Sampling(strategy) => search(strategy.as_ref(), config, &keep_running),
         Plan::Priority(strategy) => search(strategy.as_ref(), config, &keep_running),
+        Plan::Portfolio(strategy) => search(strategy.as_ref(), config, &keep_running),
     };
     progress.finish();
     result

@@ -5,14 +5,14 @@
 
 use std::fmt::Write as _;
 
-use rankcheck_engine::strategy::PrioritySetting;
+use rankcheck_engine::strategy::{PrioritySetting, Rotation, Slot};
 use rankcheck_engine::PriorityScheme;
 use rankcheck_stats::{HitRate, Probability};
 use serde::Serialize;
 
 use crate::failure::FailureJson;
 use crate::guarantee::{confidence, needed, per_set_bounds, show, show_confidence};
-use crate::plan::{describe_selection, scheme, var_count};
+use crate::plan::{describe_selection, scheme, var_count, Plan};
 use crate::words::count;
 
 use super::run::Checked;
@@ -68,6 +68,13 @@ pub struct SkippedJson {
     reason: String,
 }
 
+/// The runs one sampling strategy of the portfolio made.
+#[derive(Debug, Serialize)]
+pub struct SamplingRunsJson {
+    strategy: String,
+    runs: u64,
+}
+
 /// A variable's profile.
 #[derive(Debug, Serialize)]
 struct KqJson {
@@ -107,6 +114,9 @@ pub struct SummaryJson {
     runs_capped: bool,
     /// Whether SIGINT or SIGTERM stopped the search early.
     interrupted: bool,
+    /// The portfolio's sampling strategies with their runs (the priority
+    /// settings' runs are in `settings`); null for other strategies.
+    sampling: Option<Vec<SamplingRunsJson>>,
     settings: Vec<SettingJson>,
     skipped: Vec<SkippedJson>,
     /// The lowest confidence over the settings (the guarantee of the run as
@@ -121,17 +131,11 @@ pub struct SummaryJson {
     first_failure: Option<FailureJson>,
 }
 
-/// Runs of setting `index` when `runs` rotate through `settings` of them.
-pub fn runs_of(runs: u64, settings: usize, index: usize) -> u64 {
-    let s = settings.max(1) as u64;
-    runs / s + u64::from((index as u64) < runs % s)
-}
-
 /// The JSON of one setting's guarantee.
 fn setting_json(checked: &Checked, index: usize, setting: &PrioritySetting) -> SettingJson {
     let program = &checked.loaded.program;
     let target = checked.args.confidence;
-    let runs = runs_of(checked.result.runs, checked.settings.len(), index);
+    let runs = checked.plan.setting_runs(index, 0, checked.result.runs);
     let bound = checked.bounds[index];
     let per_set = per_set_bounds(setting, scheme(checked.args), &checked.profile).map(|sets| {
         sets.into_iter()
@@ -183,12 +187,16 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
         .collect::<Option<Vec<f64>>>()
         .filter(|c| !c.is_empty())
         .map(|c| c.into_iter().fold(1.0, f64::min));
+    let sampling = match &checked.plan {
+        Plan::Portfolio(portfolio) => Some(sampling_runs(portfolio.rotation(), result.runs)),
+        _ => None,
+    };
     let single = |f: fn(&SettingJson) -> Option<f64>| {
         (settings.len() == 1).then(|| f(&settings[0])).flatten()
     };
     SummaryJson {
         program: checked.path.display().to_string(),
-        strategy: args.strategy.name().to_string(),
+        strategy: args.strategy().name().to_string(),
         priorities: scheme(args).name().to_string(),
         seed: checked.seed,
         runs: result.runs,
@@ -219,6 +227,7 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
         runs_capped: checked.runs_capped,
         interrupted: checked.interrupted,
         confidence: overall,
+        sampling,
         bound: single(|s| s.bound),
         runs_needed: (settings.len() == 1)
             .then(|| settings[0].runs_needed)
@@ -238,6 +247,25 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
         hit_rate_high: interval.map(|i| i.upper),
         first_failure: failure,
     }
+}
+
+/// Each sampling strategy of `rotation`, in cycle order, with its runs
+/// among the first `runs`.
+fn sampling_runs(rotation: &Rotation, runs: u64) -> Vec<SamplingRunsJson> {
+    let mut seen = Vec::new();
+    for slot in rotation.slots() {
+        if let Slot::Sampling(s) = *slot {
+            if !seen.contains(&s) {
+                seen.push(s);
+            }
+        }
+    }
+    seen.into_iter()
+        .map(|s| SamplingRunsJson {
+            strategy: s.name().to_string(),
+            runs: rotation.runs_of(Slot::Sampling(s), 0, runs),
+        })
+        .collect()
 }
 
 /// Executions per second.
@@ -294,6 +322,17 @@ pub fn summary_text(json: &SummaryJson, scheme: PriorityScheme, failed: bool) ->
         .collect();
     if !accessed.is_empty() {
         let _ = writeln!(out, "k_q: {}", accessed.join(", "));
+    }
+    if let Some(sampling) = &json.sampling {
+        let parts: Vec<String> = sampling
+            .iter()
+            .map(|s| format!("{} {}", s.runs, s.strategy))
+            .collect();
+        let _ = writeln!(
+            out,
+            "portfolio runs: {}; the PCT settings' runs are on their lines below",
+            parts.join(", ")
+        );
     }
     if scheme != PriorityScheme::Pct && !json.settings.is_empty() {
         let _ = writeln!(

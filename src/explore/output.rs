@@ -280,6 +280,7 @@ pub fn report_bug(
         traced,
         run: 1,
         found_by: FoundBy::Explore,
+        strategy: "explore".into(),
         depth: None,
         chosen_vars: set.vars.as_ref().map(|_| set.names.clone()),
         replay: None,

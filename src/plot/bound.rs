@@ -13,7 +13,7 @@ use rankcheck_plot::{bound_svg, BoundCurve, BoundFigure, BoundPanel, CurveKind};
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
-use crate::check::{prepare, runs_of};
+use crate::check::prepare;
 use crate::cli::{CheckArgs, Format, PlotBoundArgs, PrioritiesArg, DEFAULT_REPLAY_DIR};
 use crate::exit::Status;
 use crate::guarantee::{confidence, needed, per_run_bound, per_set_bounds, show, show_confidence};
@@ -218,7 +218,7 @@ struct PlotBoundJson {
 /// `rankcheck plot bound`: plan the search `check` would run with the same
 /// flags, and draw what its runs would guarantee.
 pub fn plot_bound(args: &PlotBoundArgs) -> Result<ExitCode> {
-    if !args.strategy.claims_bound() {
+    if !args.strategy.takes_settings() {
         bail!(
             "--strategy {} states no per-run bound: there is no guarantee to plot",
             args.strategy.name()
@@ -229,7 +229,7 @@ pub fn plot_bound(args: &PlotBoundArgs) -> Result<ExitCode> {
     let check_args = CheckArgs {
         programs: vec![args.program.clone()],
         options,
-        strategy: args.strategy,
+        strategy_flag: Some(args.strategy),
         depth: args.depth,
         vars: args.vars.clone(),
         track: args.track.clone(),
@@ -247,7 +247,7 @@ pub fn plot_bound(args: &PlotBoundArgs) -> Result<ExitCode> {
     let total = prepared.runs_target;
     let n_settings = prepared.settings.len();
     let runs: Vec<u64> = (0..n_settings)
-        .map(|i| runs_of(total, n_settings, i))
+        .map(|i| prepared.plan.setting_runs(i, 0, total))
         .collect();
     let name = args.program.display().to_string();
     let guarantees = guarantee_figure(

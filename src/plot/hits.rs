@@ -69,7 +69,7 @@ fn trial_seed(seed: u64, trial: u64) -> u64 {
 
 /// Run the trials, plot them, and print what was plotted.
 pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
-    if !args.strategy.claims_bound() {
+    if !args.strategy.takes_settings() {
         bail!(
             "--strategy {} states no per-run bound to compare with",
             args.strategy.name()
@@ -86,7 +86,7 @@ pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
     let check_args = CheckArgs {
         programs: vec![args.program.clone()],
         options,
-        strategy: args.strategy,
+        strategy_flag: Some(args.strategy),
         depth: Some(args.depth),
         vars,
         track: args.track.clone(),

@@ -124,9 +124,12 @@ fn check_plot_marks_the_runs_done() {
             .find(|(s, m)| {
                 let tracking = match setting["tracking"].as_str().unwrap() {
                     "none" => "no variable",
+                    "all" => "any variables",
                     other => other,
                 };
-                (s == "pctvb" || s == "pct and pctvb")
+                // The default portfolio's settings track every variable
+                // or none: plain PCT.
+                (s == "pct" || s == "pct and pctvb")
                     && number(m, "x") == runs
                     && m["panel"].starts_with(&format!("depth {} over", setting["depth"]))
                     && m["panel"].contains(tracking)

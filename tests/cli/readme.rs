@@ -98,6 +98,8 @@ fn readme_json_tables_match_real_output() {
     // check: a failure with drawn variables and a hit rate, and a run with
     // settings that cannot be run.
     let failing = run_json(&[
+        "--strategy",
+        "pctvb",
         "--seed",
         "1",
         "--keep-going",
@@ -112,7 +114,13 @@ fn readme_json_tables_match_real_output() {
     let skipping = run_json(&[
         "--seed", "1", "--runs", "100", "--vars", "none", "--format", "json", &fig02,
     ]);
-    assert_same("check", &[failing.clone(), skipping], &["first_failure"]);
+    // The default portfolio, with its sampling runs.
+    let portfolio = run_json(&["--seed", "1", "--runs", "100", "--format", "json", &corner]);
+    assert_same(
+        "check",
+        &[failing.clone(), skipping, portfolio],
+        &["first_failure"],
+    );
 
     // first_failure, and replay: with printed output and change points.
     let printing = run_json(&[

@@ -105,7 +105,11 @@ fn preemptions_are_counted_one_way() {
 #[test]
 fn every_variable_a_step_touched_is_shown() {
     let dir = temp_dir("touched");
+    // PCTVB tracks one variable, so untracked reads of head happen inside
+    // steps.
     let out = rankcheck(&[
+        "--strategy",
+        "pctvb",
         "--seed",
         "1",
         "--format",

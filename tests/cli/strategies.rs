@@ -1,15 +1,27 @@
-//! The sampling strategies (`--strategy pos|urw|surw`) through the binary:
-//! they find every example's bug and replay it, pass every correct
-//! program, and give the same results for any number of workers.
+//! The sampling strategies (`--strategy pos|wpos|urw|surw`) and the
+//! default portfolio through the binary: they find every example's bug and
+//! replay it, pass every correct program, and give the same results for
+//! any number of workers.
 
 use crate::examples_fail_and_replay_under;
 use crate::support::{expectation, json, programs, rankcheck, root, temp_dir};
 
-const SAMPLING: [&str; 3] = ["pos", "urw", "surw"];
+/// The sampling strategies and the portfolio that runs them.
+const STRATEGIES: [&str; 5] = ["pos", "wpos", "urw", "surw", "portfolio"];
 
 #[test]
 fn pos_finds_every_example_and_replays() {
     examples_fail_and_replay_under("pos");
+}
+
+#[test]
+fn wpos_finds_every_example_and_replays() {
+    examples_fail_and_replay_under("wpos");
+}
+
+#[test]
+fn portfolio_finds_every_example_and_replays() {
+    examples_fail_and_replay_under("portfolio");
 }
 
 #[test]
@@ -29,7 +41,7 @@ fn sampling_finds_the_construct_bugs() {
     let replays = temp_dir("construct-bugs");
     for path in programs("tests/bugs") {
         let kind = expectation(&path)[0].clone();
-        for strategy in SAMPLING {
+        for strategy in STRATEGIES {
             let out = rankcheck(&[
                 "--strategy",
                 strategy,
@@ -63,7 +75,7 @@ fn sampling_passes_every_correct_program() {
     );
     correct.push(root().join("examples/locked_counter_ok.rk"));
     for path in correct {
-        for strategy in SAMPLING {
+        for strategy in STRATEGIES {
             let out = rankcheck(&[
                 "--strategy",
                 strategy,
@@ -88,7 +100,7 @@ fn sampling_passes_every_correct_program() {
 #[test]
 fn sampling_results_do_not_depend_on_jobs() {
     let program = root().join("examples/fig04_c2v2.rk");
-    for strategy in SAMPLING {
+    for strategy in STRATEGIES {
         let run = |jobs: &str, keep_going: bool| {
             let dir = temp_dir(&format!("{strategy}-jobs{jobs}{keep_going}"));
             let mut args = vec!["--strategy", strategy, "--runs", "3000", "--seed", "5"];
@@ -116,16 +128,19 @@ fn sampling_results_do_not_depend_on_jobs() {
 }
 
 /// Sampling strategies state no bound, so they take no bound flags and
-/// draw no guarantee.
+/// draw no guarantee; the portfolio runs its own settings.
 #[test]
 fn sampling_strategies_refuse_bound_flags() {
     let program = root().join("examples/fig02_c1v1.rk");
     let program = program.to_str().unwrap();
-    for strategy in SAMPLING {
+    for strategy in STRATEGIES {
         let out = rankcheck(&["--strategy", strategy, "--depth", "2", program]);
         assert_eq!(out.status.code(), Some(2), "{strategy} --depth");
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(said.contains("takes no --depth"), "{strategy}: {said}");
+        if strategy == "portfolio" {
+            continue;
+        }
         let plot = temp_dir("refuse").join("p.svg");
         let out = rankcheck(&[
             "--strategy",
@@ -135,5 +150,60 @@ fn sampling_strategies_refuse_bound_flags() {
             program,
         ]);
         assert_eq!(out.status.code(), Some(2), "{strategy} --plot");
+    }
+}
+
+/// The default search is the portfolio: its runs split into the sampling
+/// strategies' and the PCT settings' as its cycle of 9 says, the counts
+/// add up to the runs done, and each PCT setting states the guarantee of
+/// its own runs.
+#[test]
+fn the_default_portfolio_accounts_for_every_run() {
+    let program = root().join("examples/locked_counter_ok.rk");
+    let out = rankcheck(&[
+        "--runs",
+        "9001",
+        "--seed",
+        "2",
+        "--format",
+        "json",
+        program.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let report = json(&out);
+    assert_eq!(report["strategy"], "portfolio");
+    let sampling: Vec<(String, u64)> = report["sampling"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["strategy"].as_str().unwrap().into(),
+                s["runs"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // 1000 cycles of 9, and run 9001 is the cycle's first: SURW.
+    let expected = [("surw", 2001), ("pos", 2000), ("urw", 1000), ("wpos", 2000)];
+    let expected: Vec<(String, u64)> = expected.iter().map(|(s, n)| (s.to_string(), *n)).collect();
+    assert_eq!(sampling, expected);
+    let settings = report["settings"].as_array().unwrap();
+    let tracking: Vec<(u64, &str, u64)> = settings
+        .iter()
+        .map(|s| {
+            (
+                s["depth"].as_u64().unwrap(),
+                s["tracking"].as_str().unwrap(),
+                s["runs"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(tracking, [(1, "none", 1000), (3, "all", 1000)]);
+    for setting in settings {
+        // 1 - (1 - p)^runs, from the setting's own runs.
+        let p = setting["bound"].as_f64().unwrap();
+        let expected = 1.0 - (1.0 - p).powf(1000.0);
+        let confidence = setting["confidence"].as_f64().unwrap();
+        assert!((confidence - expected).abs() < 1e-9, "{setting}");
     }
 }

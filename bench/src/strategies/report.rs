@@ -80,7 +80,8 @@ pub fn markdown(trials: &[Trial], args: &StrategiesArgs, commit: &str, cores: us
          `bench/corpus/` (group `corpus`), `bench/corpus/trivial/` (group `trivial`: the bug shows in nearly \
          every schedule) or `examples/`. A trial finds the bug when the search's own runs fail; the \
          preparatory random runs every line makes do not count. `default` is `rankcheck check` without \
-         `--strategy`, `--depth` or `--vars`.\n",
+         `--strategy`, `--depth` or `--vars`: the portfolio of sampling strategies and PCT settings; \
+         `pctvb` is its rotation of the (d, v) settings (1, 0), (2, 1), (3, 1), (3, 2).\n",
         args.seeds, args.cap, args.cap
     );
     let names = lines(trials);

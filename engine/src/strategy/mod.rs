@@ -1,8 +1,10 @@
 //! Search strategies: for every run, which executable to run (which
 //! variables are tracked) and which scheduler decides.
 
+mod portfolio;
 mod sampling;
 
+pub use portfolio::{PortfolioScheduler, PortfolioStrategy, Rotation, Slot};
 pub use sampling::{Sampling, SamplingScheduler, SamplingStrategy};
 
 use std::collections::BTreeMap;
@@ -158,10 +160,20 @@ impl PriorityStrategy {
         &self.settings
     }
 
+    /// The setting run `run` uses when runs rotate through the settings.
+    pub fn setting_of(&self, run: u64) -> usize {
+        (run % self.settings.len() as u64) as usize
+    }
+
     /// The variables and window run `run` with `seed` uses.
     pub fn choices(&self, run: u64, seed: u64) -> RunChoices {
+        self.setting_choices(self.setting_of(run), seed)
+    }
+
+    /// The variables and window a run of `setting` with `seed` uses.
+    pub fn setting_choices(&self, setting: usize, seed: u64) -> RunChoices {
         let mut vars = Vec::new();
-        let (setting, all, window) = self.draw(run, seed, &mut vars);
+        let (all, window) = self.draw(setting, seed, &mut vars);
         RunChoices {
             setting,
             vars: (!all).then_some(vars),
@@ -169,16 +181,15 @@ impl PriorityStrategy {
         }
     }
 
-    /// Draw run `run`'s variables into `vars`: the setting's index, whether
-    /// every variable is tracked (then `vars` stays empty), and the window.
-    fn draw(&self, run: u64, seed: u64, vars: &mut Vec<VarId>) -> (usize, bool, u64) {
-        let setting = (run % self.settings.len() as u64) as usize;
+    /// Draw the variables of a run of `setting` into `vars`: whether every
+    /// variable is tracked (then `vars` stays empty), and the window.
+    fn draw(&self, setting: usize, seed: u64, vars: &mut Vec<VarId>) -> (bool, u64) {
         vars.clear();
         match &self.settings[setting].vars {
-            VarSelection::All { window } => (setting, true, *window),
+            VarSelection::All { window } => (true, *window),
             VarSelection::Fixed(fixed) => {
                 vars.extend_from_slice(fixed);
-                (setting, false, self.window(vars))
+                (false, self.window(vars))
             }
             VarSelection::Drawn { pool, count } => {
                 // The variable draw has its own generator, apart from the
@@ -194,7 +205,7 @@ impl PriorityStrategy {
                     ),
                 }
                 vars.sort_unstable();
-                (setting, false, self.window(vars))
+                (false, self.window(vars))
             }
         }
     }
@@ -236,8 +247,19 @@ impl Strategy for PriorityStrategy {
     type Scheduler = PriorityScheduler;
 
     fn prepare(&mut self, run: u64, seed: u64) -> (&Executable, PriorityScheduler) {
+        self.prepare_setting(self.setting_of(run), seed)
+    }
+}
+
+impl PriorityStrategy {
+    /// The executable and scheduler of a run of `setting` seeded `seed`.
+    pub fn prepare_setting(
+        &mut self,
+        setting: usize,
+        seed: u64,
+    ) -> (&Executable, PriorityScheduler) {
         let mut vars = std::mem::take(&mut self.drawn);
-        let (setting, all, window) = self.draw(run, seed, &mut vars);
+        let (all, window) = self.draw(setting, seed, &mut vars);
         self.drawn = vars;
         let depth = self.settings[setting].depth;
         let scheduler = PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, window);

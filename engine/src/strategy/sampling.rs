@@ -14,10 +14,13 @@ use crate::scheduler::{Point, Scheduler};
 use crate::walk::{draw_target, surw_targets, EventCounts, SurwScheduler, UrwScheduler};
 
 /// Which sampling strategy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Sampling {
     /// Partial order sampling.
     Pos,
+    /// Partial order sampling with priorities weighted by the steps each
+    /// thread has left, as URW weighs threads.
+    WeightedPos,
     /// Uniform random walk over every step.
     Urw,
     /// Selectively uniform random walk over one target variable's accesses.
@@ -29,6 +32,7 @@ impl Sampling {
     pub fn name(self) -> &'static str {
         match self {
             Sampling::Pos => "pos",
+            Sampling::WeightedPos => "wpos",
             Sampling::Urw => "urw",
             Sampling::Surw => "surw",
         }
@@ -59,7 +63,7 @@ impl SamplingStrategy {
             _ => Vec::new(),
         };
         let steps = match sampling {
-            Sampling::Urw => EventCounts::steps(profile),
+            Sampling::Urw | Sampling::WeightedPos | Sampling::Surw => EventCounts::steps(profile),
             _ => EventCounts::default(),
         };
         SamplingStrategy {
@@ -125,6 +129,9 @@ impl super::Strategy for SamplingStrategy {
     fn prepare(&mut self, _run: u64, seed: u64) -> (&Executable, SamplingScheduler) {
         let scheduler = match self.sampling {
             Sampling::Pos => SamplingScheduler::Pos(PosScheduler::new(seed)),
+            Sampling::WeightedPos => {
+                SamplingScheduler::Pos(PosScheduler::weighted(seed, self.steps.clone()))
+            }
             Sampling::Urw => SamplingScheduler::Urw(UrwScheduler::new(seed, self.steps.clone())),
             Sampling::Surw => {
                 let target = self.target(seed);
@@ -133,7 +140,12 @@ impl super::Strategy for SamplingStrategy {
                     .iter()
                     .find(|(var, _, _)| Some(*var) == target)
                     .map_or_else(Default::default, |(_, _, counts)| counts.clone());
-                SamplingScheduler::Surw(SurwScheduler::new(seed, target, counts))
+                SamplingScheduler::Surw(SurwScheduler::new(
+                    seed,
+                    target,
+                    counts,
+                    self.steps.clone(),
+                ))
             }
         };
         (&self.exe, scheduler)

@@ -263,7 +263,7 @@ fn check_replays(subject: &Subject, tally: &mut Tally) -> Result<(), Skip> {
 /// does what its pending operation said it would.
 fn check_sampling(subject: &Subject, all: &Executable, seed: u64) -> Result<(), Skip> {
     let profile = &subject.profile;
-    let urw = Arc::new(EventCounts::steps(profile));
+    let steps = Arc::new(EventCounts::steps(profile));
     let targets = surw_targets(profile);
     let target = draw_target(&targets, seed);
     let counts =
@@ -272,10 +272,13 @@ fn check_sampling(subject: &Subject, all: &Executable, seed: u64) -> Result<(), 
     let mut pos = Audited::new(PosScheduler::new(seed));
     replay_matches(subject, all, &Tracked::All, &mut pos, &what("pos"))?;
     pos.verdict(subject, "pos");
-    let mut urw = Audited::new(UrwScheduler::new(seed, urw));
+    let mut wpos = Audited::new(PosScheduler::weighted(seed, steps.clone()));
+    replay_matches(subject, all, &Tracked::All, &mut wpos, &what("wpos"))?;
+    wpos.verdict(subject, "wpos");
+    let mut urw = Audited::new(UrwScheduler::new(seed, steps.clone()));
     replay_matches(subject, all, &Tracked::All, &mut urw, &what("urw"))?;
     urw.verdict(subject, "urw");
-    let mut surw = Audited::new(SurwScheduler::new(seed, target, counts));
+    let mut surw = Audited::new(SurwScheduler::new(seed, target, counts, steps));
     replay_matches(subject, all, &Tracked::All, &mut surw, &what("surw"))?;
     surw.verdict(subject, "surw");
     Ok(())

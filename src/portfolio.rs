@@ -1,0 +1,117 @@
+//! The default search: which strategies the portfolio rotates through,
+//! and in what order. The cycle comes from `rankcheck-bench strategies`
+//! (results/strategies.md): partial order sampling finds the bugs where a
+//! thread must stay behind all the others for long, its weighted variant
+//! and SURW the ones where a spawning thread must run ahead, PCT with no
+//! change point (depth 1) the ones that need only a thread order, and
+//! the depth-3 PCT setting earns a guarantee over every variable.
+
+use std::sync::Arc;
+
+use rankcheck_engine::ir::Program;
+use rankcheck_engine::profile::Profile;
+use rankcheck_engine::strategy::{
+    PortfolioStrategy, PrioritySetting, PriorityStrategy, Rotation, Sampling, SamplingStrategy,
+    Slot, VarSelection,
+};
+
+/// One run's kind in the cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Component {
+    Sampling(Sampling),
+    /// A priority setting: depth, and whether every variable is tracked
+    /// (else none is).
+    Setting {
+        depth: u32,
+        all: bool,
+    },
+}
+
+use Component::{Sampling as S, Setting};
+
+/// The cycle: sampling runs first, since most bugs fall to them in a
+/// few runs.
+const CYCLE: [Component; 9] = [
+    S(Sampling::Surw),
+    Setting {
+        depth: 1,
+        all: false,
+    },
+    S(Sampling::Pos),
+    Setting {
+        depth: 3,
+        all: true,
+    },
+    S(Sampling::Pos),
+    S(Sampling::Surw),
+    S(Sampling::Urw),
+    S(Sampling::WeightedPos),
+    S(Sampling::WeightedPos),
+];
+
+/// The priority settings of the cycle, in order of first appearance.
+pub fn settings(profile: &Profile) -> Vec<PrioritySetting> {
+    let mut settings: Vec<PrioritySetting> = Vec::new();
+    for component in CYCLE {
+        if let Setting { depth, all } = component {
+            let setting = setting(depth, all, profile);
+            if !settings.contains(&setting) {
+                settings.push(setting);
+            }
+        }
+    }
+    settings
+}
+
+fn setting(depth: u32, all: bool, profile: &Profile) -> PrioritySetting {
+    let vars = if all {
+        VarSelection::All {
+            window: profile.max_accesses,
+        }
+    } else {
+        VarSelection::Fixed(Vec::new())
+    };
+    PrioritySetting { depth, vars }
+}
+
+/// The portfolio over `priority` (whose settings are those of
+/// [`settings`] that can run) and the sampling strategies. A setting set
+/// aside loses its slots.
+pub fn strategy(
+    priority: PriorityStrategy,
+    program: &Arc<Program>,
+    profile: &Profile,
+) -> PortfolioStrategy {
+    let kept = priority.settings().to_vec();
+    let mut slots = Vec::new();
+    let mut sampling: Vec<SamplingStrategy> = Vec::new();
+    for component in CYCLE {
+        match component {
+            S(s) => {
+                if !sampling.iter().any(|x| x.sampling() == s) {
+                    sampling.push(SamplingStrategy::new(s, program.clone(), profile));
+                }
+                slots.push(Slot::Sampling(s));
+            }
+            Setting { depth, all } => {
+                let wanted = setting(depth, all, profile);
+                if let Some(i) = kept.iter().position(|s| *s == wanted) {
+                    slots.push(Slot::Setting(i));
+                }
+            }
+        }
+    }
+    PortfolioStrategy::new(priority, sampling, Rotation::new(slots))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cycle_starts_with_a_sampling_run_and_has_both_settings() {
+        assert!(matches!(CYCLE[0], S(_)));
+        let settings = CYCLE.iter().filter(|c| matches!(c, Setting { .. })).count();
+        assert_eq!(settings, 2);
+    }
+}
