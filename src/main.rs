@@ -37,6 +37,7 @@ mod guarantee;
 mod interrupt;
 mod invocation;
 mod load;
+mod nightly;
 mod plan;
 mod progress;
 mod replay;
@@ -71,5 +72,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Explore(args) => explore::explore(args),
         Command::Classify(args) => explore::classify(args),
         Command::Sites(args) => sites::sites(args),
+        Command::Nightly(args) => nightly::nightly(args),
+        Command::Merge(args) => nightly::merge::merge(args),
+        Command::Report(args) => nightly::report::report(args),
     }
 }
