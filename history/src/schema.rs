@@ -50,7 +50,7 @@ CREATE TABLE streams (
     fingerprint_id INTEGER NOT NULL REFERENCES fingerprints (id),
     setting TEXT NOT NULL,
     seed TEXT NOT NULL,
-    UNIQUE (fingerprint_id, setting)
+    UNIQUE (fingerprint_id, setting, seed)
 );
 
 CREATE TABLE chunks (
