@@ -5,6 +5,7 @@
 mod nightly;
 mod readme;
 mod reports;
+mod slurm;
 mod support;
 mod trust;
 
