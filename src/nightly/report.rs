@@ -424,7 +424,7 @@ fn markdown(report: &MorningReport) -> String {
 }
 
 /// The CSV columns of `report --format csv`.
-pub const REPORT_COLUMNS: [&str; 18] = [
+pub const REPORT_COLUMNS: [&str; 21] = [
     "section",
     "night",
     "program",
@@ -440,6 +440,9 @@ pub const REPORT_COLUMNS: [&str; 18] = [
     "line",
     "column",
     "message",
+    "variables",
+    "threads",
+    "signature",
     "first_night",
     "last_night",
     "replay",
@@ -469,6 +472,9 @@ fn csv_text(report: &MorningReport) -> Result<String> {
                 f.line.to_string(),
                 f.column.to_string(),
                 f.message.clone(),
+                f.variables.join(" "),
+                f.threads.join(" "),
+                f.signature.clone(),
                 f.first_night.clone(),
                 f.last_night.clone(),
                 f.replay.clone().unwrap_or_default(),
@@ -488,6 +494,9 @@ fn csv_text(report: &MorningReport) -> Result<String> {
             e.failures.to_string(),
             e.bound.clone().unwrap_or_default(),
             e.miss_log10.map(|m| format!("{m:.6}")).unwrap_or_default(),
+            none(),
+            none(),
+            none(),
             none(),
             none(),
             none(),
