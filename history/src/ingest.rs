@@ -315,3 +315,76 @@ fn sighting(
     )?;
     Ok(changed > 0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{ChunkRecord, ProgramRecord, StreamRecord, SHARD_FORMAT};
+
+    fn header(night: &str, index: u64) -> Header {
+        Header {
+            format: SHARD_FORMAT,
+            suite: "suite".into(),
+            night: night.into(),
+            night_index: index,
+            shard: 0,
+            shards: 1,
+            suite_seed: 1,
+            chunk_runs: 10,
+            budget: Budget::Runs(20),
+            rankcheck: "test".into(),
+            programs: vec![ProgramRecord {
+                name: "p".into(),
+                path: "p.rk".into(),
+                fingerprint: "f".into(),
+                streams: vec![StreamRecord {
+                    setting: "s".into(),
+                    seed: 9,
+                    bound_ln: Some(-2.0),
+                }],
+            }],
+        }
+    }
+
+    fn chunk(first_run: u64) -> (usize, Record) {
+        (
+            2,
+            Record::Chunk(ChunkRecord {
+                program: "p".into(),
+                fingerprint: "f".into(),
+                setting: "s".into(),
+                plan_index: first_run / 10,
+                first_run,
+                runs: 10,
+                clean_runs: 10,
+                failures: 0,
+                bound_ln: Some(-2.0),
+                elapsed_s: 0.1,
+            }),
+        )
+    }
+
+    #[test]
+    fn ingesting_twice_adds_nothing_and_a_contradicting_night_is_refused() {
+        let dir = std::env::temp_dir().join(format!("rankcheck-ingest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut history = History::open(&dir.join("h.sqlite")).unwrap();
+        let records = [chunk(0), chunk(10)];
+        let same = |r: &str| r.to_string();
+        let first = history.ingest(&header("n", 0), &records, &same).unwrap();
+        assert_eq!((first.chunks_new, first.chunks_known), (2, 0));
+        let second = history.ingest(&header("n", 0), &records, &same).unwrap();
+        assert_eq!((second.chunks_new, second.chunks_known), (0, 2));
+        let evidence = history.evidence(None).unwrap();
+        assert_eq!(evidence.len(), 1);
+        assert_eq!(evidence[0].runs, 20);
+        let expected = chunk_ln_miss(Some(-2.0), 10).unwrap() * 2.0;
+        assert_eq!(evidence[0].ln_miss, Some(expected));
+        let moved = history.ingest(&header("n", 1), &records, &same);
+        assert!(matches!(moved, Err(HistoryError::Mismatch(_))));
+        let taken = history.ingest(&header("m", 0), &records, &same);
+        assert!(matches!(taken, Err(HistoryError::Mismatch(_))));
+        assert_eq!(history.next_night_index().unwrap(), 1);
+    }
+}

@@ -185,3 +185,69 @@ fn classify(path: &Path, source: rusqlite::Error) -> HistoryError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("rankcheck-history-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("history.sqlite")
+    }
+
+    #[test]
+    fn a_new_history_gets_the_current_schema_and_opens_again() {
+        let path = scratch("new");
+        assert!(matches!(
+            History::open_existing(&path),
+            Err(HistoryError::Missing { .. })
+        ));
+        drop(History::open(&path).unwrap());
+        let history = History::open_existing(&path).unwrap();
+        let version: i64 = history
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn foreign_and_newer_databases_are_refused_and_left_alone() {
+        let path = scratch("foreign");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x INTEGER);")
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        assert!(matches!(
+            History::open(&path),
+            Err(HistoryError::Foreign { .. })
+        ));
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+
+        let path = scratch("newer");
+        drop(History::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        let error = History::open(&path).err().unwrap();
+        assert!(matches!(error, HistoryError::Newer { found, .. } if found == SCHEMA_VERSION + 1));
+        assert!(error.to_string().contains("use a newer rankcheck"));
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_corrupt() {
+        let path = scratch("text");
+        std::fs::write(&path, "not a database at all, just text").unwrap();
+        let error = History::open(&path).err().unwrap();
+        assert!(matches!(error, HistoryError::Corrupt { .. }), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "not a database at all, just text"
+        );
+    }
+}

@@ -292,8 +292,8 @@ mod tests {
 
     #[test]
     fn the_shard_comes_from_the_flag_slurm_or_kubernetes() {
-        let given = Some(ShardSpec { index: 1, count: 3 });
-        assert_eq!(shard_from(given, None, &env(&[])).unwrap(), given.unwrap());
+        let given = ShardSpec { index: 1, count: 3 };
+        assert_eq!(shard_from(Some(given), None, &env(&[])).unwrap(), given);
         let slurm = env(&[
             ("SLURM_ARRAY_TASK_ID", "3"),
             ("SLURM_ARRAY_TASK_COUNT", "4"),

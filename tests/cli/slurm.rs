@@ -29,7 +29,8 @@ fn on_path(name: &str) -> bool {
 #[test]
 fn the_slurm_array_job_merges_into_the_unsharded_night() {
     let required = std::env::var("RANKCHECK_SLURM_TEST").is_ok_and(|v| v == "1");
-    if !required && !(is_root() && on_path("sbatch")) {
+    let runnable = required || (is_root() && on_path("sbatch"));
+    if !runnable {
         eprintln!(
             "the Slurm test did not run: it needs root and Slurm. Run it with \
              `sudo RANKCHECK_SLURM_TEST=1 cargo test --test cli slurm` (it installs \
