@@ -134,7 +134,8 @@ pub fn read_header(path: &Path) -> Option<Header> {
 }
 
 /// Whether two headers describe the same night plan: same night, index,
-/// seed, chunk size, budget and shard.
+/// seed, chunk size, budget, shard, and the same programs with the same
+/// streams and bounds (the plan is built from them).
 fn same_plan(a: &Header, b: &Header) -> bool {
     let budget = match (a.budget, b.budget) {
         (Budget::Runs(x), Budget::Runs(y)) => x == y,
@@ -147,6 +148,7 @@ fn same_plan(a: &Header, b: &Header) -> bool {
         && a.chunk_runs == b.chunk_runs
         && a.shard == b.shard
         && a.shards == b.shards
+        && a.programs == b.programs
         && budget
 }
 
@@ -167,6 +169,13 @@ impl ShardFile {
                     path.display()
                 );
             };
+            if old.programs != header.programs {
+                bail!(
+                    "{}: the suite or its programs changed since night {} started here, so its chunks would be other chunks: finish it with the suite it started with, or give another --night",
+                    path.display(),
+                    old.night
+                );
+            }
             if !same_plan(old, header) {
                 bail!(
                     "{}: recorded night {} (index {}, seed {}, chunks of {}, budget {:?}); this run plans index {}, seed {}, chunks of {}, budget {:?}: give the same --seed, --chunk and budget, or another --night",
