@@ -45,6 +45,24 @@ pub fn run(args: &NightlyArgs) -> Result<()> {
                 seconds,
             });
         }
+        for parallel in [1u32, 2] {
+            let (executions, seconds) = ceiling_round(&binary, args.runs, parallel, round)?;
+            eprintln!(
+                "round {round}, {parallel} plain search(es) at once: {:.0} runs/s",
+                executions as f64 / seconds
+            );
+            rows.push(Row {
+                measure: "ceiling",
+                side: if parallel == 1 {
+                    "1 search at a time"
+                } else {
+                    "2 searches at once"
+                },
+                round,
+                executions,
+                seconds,
+            });
+        }
         for side in ["search", "night"] {
             let (executions, seconds) = if side == "search" {
                 plain_search(&binary, args.runs, round)?
@@ -150,6 +168,41 @@ fn shards_round(
         })
         .sum::<Result<u64>>()?;
     Ok((executions, seconds))
+}
+
+/// The machine's own ceiling for the shard measurement: two plain `check`
+/// searches of half the runs each (one worker), one after the other or at
+/// once, timed the same way.
+fn ceiling_round(binary: &Path, runs: u64, parallel: u32, round: u32) -> Result<(u64, f64)> {
+    let args = |i: u32| -> Vec<String> {
+        vec![
+            "check".into(),
+            "--jobs".into(),
+            "1".into(),
+            "--runs".into(),
+            (runs / 2).to_string(),
+            "--seed".into(),
+            format!("{round}{i}"),
+            "--format".into(),
+            "json".into(),
+            root()
+                .join("examples/locked_counter_ok.rk")
+                .display()
+                .to_string(),
+        ]
+    };
+    let started = Instant::now();
+    let mut children = Vec::new();
+    for i in 0..2 {
+        children.push(spawn(binary, &args(i))?);
+        if parallel == 1 {
+            wait(children.pop())?;
+        }
+    }
+    for child in children {
+        wait(Some(child))?;
+    }
+    Ok((runs / 2 * 2, started.elapsed().as_secs_f64()))
 }
 
 fn wait(child: Option<Child>) -> Result<()> {
@@ -272,6 +325,7 @@ fn write_results(args: &NightlyArgs, rows: &[Row]) -> Result<()> {
     };
     let (one, two) = (rate("1 shard"), rate("2 shards"));
     let (plain, night) = (rate("plain search"), rate("night with checkpoints"));
+    let (alone, together) = (rate("1 search at a time"), rate("2 searches at once"));
     let mut md = String::from("# Nightly campaigns: shards and checkpoints\n\n");
     let _ = writeln!(
         md,
@@ -287,9 +341,15 @@ fn write_results(args: &NightlyArgs, rows: &[Row]) -> Result<()> {
          at once (2 cores); executions over the wall time until the last one ends (start-up, preparatory runs \
          and shard files included).\n\n\
          | shards at once | runs/s (median) |\n| ---: | ---: |\n| 1 | {one:.0} |\n| 2 | {two:.0} |\n\n\
-         Speed-up: {:.2}x (target 1.8x).\n",
+         Speed-up: {:.2}x (target 1.8x).\n\n\
+         The machine's ceiling, measured the same way in the same rounds: two plain `rankcheck check --jobs 1` \
+         searches of half the runs each (the default rotation) one after the other, {alone:.0} runs/s, against \
+         both at once, {together:.0} runs/s: {:.2}x. The shards' speed-up is {:.0}% of what the machine gives \
+         two processes.\n",
         args.runs,
-        two / one
+        two / one,
+        together / alone,
+        100.0 * (two / one) / (together / alone)
     );
     let _ = writeln!(
         md,
