@@ -43,11 +43,56 @@ pub const DEFAULT_OUT: &str = "rankcheck-nightly";
 /// The history's file name in an output directory.
 pub const HISTORY_FILE: &str = "history.sqlite";
 
-/// Run one night, or this process's shard of it.
+/// What this process does tonight: the night, its shard, and where
+/// things go. Decided before anything runs.
+struct Tonight {
+    /// The night's name.
+    name: String,
+    /// Its index in the history.
+    index: u64,
+    /// This process's share.
+    shard: ShardSpec,
+    /// The suite seed.
+    suite_seed: u64,
+    /// The budget.
+    budget: Budget,
+    /// The history database.
+    db: PathBuf,
+    /// This shard's file.
+    file: PathBuf,
+    /// The evidence of the nights before this one.
+    prior: Vec<Evidence>,
+}
+
+/// Run one night, or this process's shard of it: decide the night, load
+/// the programs, work through the share, then (whole nights) merge and
+/// report.
 pub fn nightly(args: &NightlyArgs) -> Result<ExitCode> {
     let suite = read_suite(&args.suite)?;
+    let tonight = decide(args, suite.seed)?;
+    let (programs, mut worst) = load_programs(&suite.programs, &tonight);
+    if programs.is_empty() {
+        bail!("no program of {} could be loaded", args.suite.display());
+    }
+    let done = work(args, &tonight, &programs)?;
+    if done.interrupted {
+        worst = worst.max(Status::Incomplete);
+    }
+    if !tonight.shard.whole() {
+        return Ok(worst.into());
+    }
+    let merged = merge::merge_files(&tonight.db, std::slice::from_ref(&tonight.file))?;
+    outln!("{}", merged.line(&tonight.db));
+    let status = report::print(&tonight.db, ReportFormat::Human, args.gone_after)?;
+    Ok(worst.max(status).into())
+}
+
+/// The night, the shard and the budget, and what the history knows of
+/// the nights before; the history is read and let go (a shard never
+/// writes it).
+fn decide(args: &NightlyArgs, suite_seed: Option<u64>) -> Result<Tonight> {
     let shard = shard_spec(args.shard, args.shards)?;
-    let night = match &args.night {
+    let name = match &args.night {
         Some(name) => checked_night_name(name)?,
         None => today(),
     };
@@ -55,28 +100,37 @@ pub fn nightly(args: &NightlyArgs) -> Result<ExitCode> {
         .db
         .clone()
         .unwrap_or_else(|| args.out.join(HISTORY_FILE));
-    let own = shard_path(&args.out, &night, shard);
-    let suite_seed = args.seed.or(suite.seed).unwrap_or(0);
+    let file = shard_path(&args.out, &name, shard);
     let budget = match (args.runs, args.time) {
         (Some(runs), _) => Budget::Runs(runs),
         (None, Some(time)) => Budget::Seconds(time.as_secs_f64()),
         (None, None) => bail!("give the night's budget: --runs N or --time 30m"),
     };
-    // Read what the history knows before anything runs, and let it go:
-    // a shard never writes the history.
-    let (night_index, prior) = {
-        let history = open_if_present(&db)?;
-        let index = night_index(&args.out, &night, &own, history.as_ref())?;
-        let prior = match &history {
-            Some(h) => h.evidence(Some(index))?,
-            None => Vec::new(),
-        };
-        (index, prior)
+    let history = open_if_present(&db)?;
+    let index = night_index(&args.out, &name, &file, history.as_ref())?;
+    let prior = match &history {
+        Some(h) => h.evidence(Some(index))?,
+        None => Vec::new(),
     };
+    Ok(Tonight {
+        name,
+        index,
+        shard,
+        suite_seed: args.seed.or(suite_seed).unwrap_or(0),
+        budget,
+        db,
+        file,
+        prior,
+    })
+}
+
+/// Load and profile every program; one that does not compile is reported
+/// and the others still run (status 2 at the end).
+fn load_programs(specs: &[suite::SuiteProgram], tonight: &Tonight) -> (Vec<ProgramRun>, Status) {
     let mut worst = Status::Clean;
     let mut programs = Vec::new();
-    for spec in &suite.programs {
-        match program_run(spec, suite_seed, night_index) {
+    for spec in specs {
+        match program_run(spec, tonight.suite_seed, tonight.index) {
             Ok(program) => programs.push(program),
             Err(error) => {
                 errln!("error: {}: {error:#}", spec.name);
@@ -84,28 +138,22 @@ pub fn nightly(args: &NightlyArgs) -> Result<ExitCode> {
             }
         }
     }
-    if programs.is_empty() {
-        bail!("no program of {} could be loaded", args.suite.display());
-    }
-    let header = header(
-        args,
-        &night,
-        night_index,
-        shard,
-        suite_seed,
-        args.chunk,
-        budget,
-        &programs,
-    );
-    let (streams, starts, prior_ln_miss) = stream_starts(&programs, &prior);
-    let plan = NightPlan::new(&starts, night_index, args.chunk, args.runs);
-    let (mut file, mut resumed) = ShardFile::open(&own, &header)?;
+    (programs, worst)
+}
+
+/// Plan the night, work through this shard's chunks into its file, close
+/// it with an end record, and print what was done.
+fn work(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Result<ShareDone> {
+    let header = header(args, tonight, programs);
+    let (streams, starts, prior_ln_miss) = stream_starts(programs, &tonight.prior);
+    let plan = NightPlan::new(&starts, tonight.index, args.chunk, args.runs);
+    let (mut file, mut resumed) = ShardFile::open(&tonight.file, &header)?;
     let resumed_runs = resumed.runs;
     let share = Share {
-        programs: &programs,
+        programs,
         streams: &streams,
         prior_ln_miss,
-        shard,
+        shard: tonight.shard,
         out: &args.out,
         jobs: args.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -125,30 +173,9 @@ pub fn nightly(args: &NightlyArgs) -> Result<ExitCode> {
         elapsed_s: done.elapsed,
     };
     file.append(&[Record::End(end)])?;
-    let path = file.path().to_path_buf();
     file.close()?;
-    out!(
-        "{}",
-        summary(
-            &night,
-            night_index,
-            shard,
-            &programs,
-            &done,
-            resumed_runs,
-            &path
-        )
-    );
-    if done.interrupted {
-        worst = worst.max(Status::Incomplete);
-    }
-    if !shard.whole() {
-        return Ok(worst.into());
-    }
-    let merged = merge::merge_files(&db, &[path])?;
-    outln!("{}", merged.line(&db));
-    let status = report::print(&db, ReportFormat::Human, args.gone_after)?;
-    Ok(worst.max(status).into())
+    out!("{}", summary(tonight, programs, &done, resumed_runs));
+    Ok(done)
 }
 
 /// A night name must be usable as a directory name.
@@ -219,27 +246,17 @@ fn night_index(out: &Path, night: &str, own: &Path, history: Option<&History>) -
 }
 
 /// The shard file's header.
-#[allow(clippy::too_many_arguments)]
-fn header(
-    args: &NightlyArgs,
-    night: &str,
-    night_index: u64,
-    shard: ShardSpec,
-    suite_seed: u64,
-    chunk_runs: u64,
-    budget: Budget,
-    programs: &[ProgramRun],
-) -> Header {
+fn header(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Header {
     Header {
         format: SHARD_FORMAT,
         suite: args.suite.display().to_string(),
-        night: night.to_string(),
-        night_index,
-        shard: shard.index,
-        shards: shard.count,
-        suite_seed,
-        chunk_runs,
-        budget,
+        night: tonight.name.clone(),
+        night_index: tonight.index,
+        shard: tonight.shard.index,
+        shards: tonight.shard.count,
+        suite_seed: tonight.suite_seed,
+        chunk_runs: args.chunk,
+        budget: tonight.budget,
         rankcheck: env!("CARGO_PKG_VERSION").to_string(),
         programs: programs
             .iter()
@@ -306,14 +323,13 @@ fn stream_starts(
 
 /// What this process did, for stdout.
 fn summary(
-    night: &str,
-    night_index: u64,
-    shard: ShardSpec,
+    tonight: &Tonight,
     programs: &[ProgramRun],
     done: &ShareDone,
     resumed_runs: u64,
-    path: &Path,
 ) -> String {
+    let (night, night_index, shard, path) =
+        (&tonight.name, tonight.index, tonight.shard, &tonight.file);
     let runs: u64 = done.programs.iter().map(|p| p.runs).sum();
     let chunks: u64 = done.programs.iter().map(|p| p.chunks).sum();
     let mut text = format!(

@@ -290,11 +290,6 @@ impl ShardFile {
             .sync_all()
             .with_context(|| format!("cannot sync {}", self.path.display()))
     }
-
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 #[cfg(test)]
