@@ -202,7 +202,7 @@ impl Share<'_> {
             .filter(|(_, &(program, s))| {
                 program == p && self.programs[p].streams[s].bound.is_some()
             })
-            .map(|(i, _)| -ln_miss[i].exp_m1())
+            .map(|(i, _)| (-ln_miss[i].exp_m1()).max(0.0))
             .reduce(f64::min)
     }
 }
