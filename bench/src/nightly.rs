@@ -326,6 +326,30 @@ fn write_results(args: &NightlyArgs, rows: &[Row]) -> Result<()> {
     let (one, two) = (rate("1 shard"), rate("2 shards"));
     let (plain, night) = (rate("plain search"), rate("night with checkpoints"));
     let (alone, together) = (rate("1 search at a time"), rate("2 searches at once"));
+    // Per round, each pair measured back to back: the machine's noise
+    // comes in stretches of seconds, so pairs say more than medians of
+    // each side.
+    let per_round = |slow: &str, fast: &str| -> Vec<f64> {
+        (1..=args.rounds)
+            .filter_map(|round| {
+                let time = |side: &str| {
+                    rows.iter()
+                        .find(|r| r.side == side && r.round == round)
+                        .map(|r| r.executions as f64 / r.seconds)
+                };
+                Some(time(fast)? / time(slow)?)
+            })
+            .collect()
+    };
+    let shard_ratios = per_round("1 shard", "2 shards");
+    let ceiling_ratios = per_round("1 search at a time", "2 searches at once");
+    let list = |v: &[f64]| {
+        v.iter()
+            .map(|r| format!("{r:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let best = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
     let mut md = String::from("# Nightly campaigns: shards and checkpoints\n\n");
     let _ = writeln!(
         md,
@@ -345,11 +369,21 @@ fn write_results(args: &NightlyArgs, rows: &[Row]) -> Result<()> {
          The machine's ceiling, measured the same way in the same rounds: two plain `rankcheck check --jobs 1` \
          searches of half the runs each (the default rotation) one after the other, {alone:.0} runs/s, against \
          both at once, {together:.0} runs/s: {:.2}x. The shards' speed-up is {:.0}% of what the machine gives \
-         two processes.\n",
+         two processes.\n\n\
+         Per round (each pair back to back), 2 shards against 1: {}; median {:.2}x, best {:.2}x. Two plain \
+         searches at once against one after the other: {}; median {:.2}x, best {:.2}x. This machine is shared: \
+         in some stretches its second core is busy elsewhere and two processes run no faster than one, whatever \
+         they are.\n",
         args.runs,
         two / one,
         together / alone,
-        100.0 * (two / one) / (together / alone)
+        100.0 * (two / one) / (together / alone),
+        list(&shard_ratios),
+        median(shard_ratios.clone()),
+        best(&shard_ratios),
+        list(&ceiling_ratios),
+        median(ceiling_ratios.clone()),
+        best(&ceiling_ratios),
     );
     let _ = writeln!(
         md,
