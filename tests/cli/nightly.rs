@@ -75,8 +75,8 @@ fn chunks_of(file: &Path) -> Vec<(String, u64, u64)> {
         .collect()
 }
 
-/// Wait (polling the file, bounded by a minute) until a shard file holds
-/// at least `chunks` chunk records.
+/// Wait (reading the file until it does, for a minute at most) until a
+/// shard file holds at least `chunks` chunk records.
 fn wait_for_chunks(file: &Path, chunks: usize) {
     let start = Instant::now();
     while std::fs::read_to_string(file)
@@ -89,7 +89,7 @@ fn wait_for_chunks(file: &Path, chunks: usize) {
             "{} never reached {chunks} chunks",
             file.display()
         );
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::yield_now();
     }
 }
 
@@ -436,5 +436,32 @@ fn a_corrupted_database_is_refused_and_left_untouched() {
                 "{args:?} left it"
             );
         }
+    }
+}
+
+/// A program that changed (a new fingerprint) starts its evidence again;
+/// the old version's stays in the history, and the report shows the new.
+#[test]
+fn a_changed_program_starts_its_evidence_again() {
+    let dir = fresh("nightly-changed");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let program = dir.join("counter.rk");
+    let source =
+        std::fs::read_to_string(root().join("examples/locked_counter_ok.rk")).expect("example");
+    std::fs::write(&program, &source).expect("program");
+    let suite = dir.join("rankcheck.toml");
+    std::fs::write(&suite, "[[program]]\npath = \"counter.rk\"\n").expect("suite");
+    let out = dir.join("out");
+    let night = |name: &str| nightly(text(&suite), &out, &["--runs", "2000", "--night", name]);
+    assert_eq!(night("v1").status.code(), Some(0));
+    std::fs::write(&program, format!("{source}\n// edited\n")).expect("edit");
+    assert_eq!(night("v2").status.code(), Some(0));
+    let all = history(&out).evidence(None).expect("evidence");
+    let fingerprints: BTreeSet<&str> = all.iter().map(|e| e.fingerprint.as_str()).collect();
+    assert_eq!(fingerprints.len(), 2, "both versions are kept");
+    let report = json(&rankcheck(&["report", text(&out), "--format", "json"]));
+    for e in report["evidence"].as_array().expect("evidence") {
+        assert_eq!(e["nights"], 1, "only the new version's night counts: {e}");
+        assert_eq!(e["runs"], e["night_runs"], "{e}");
     }
 }
