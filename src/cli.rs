@@ -53,6 +53,16 @@ pub enum Command {
     /// with their access sites and profiled accesses, and the sites that
     /// tracking given variables instruments.
     Sites(SitesArgs),
+    /// Run one night of a campaign over a suite of programs (or this
+    /// process's shard of it), spending the budget where the accumulated
+    /// evidence is thinnest; unsharded, merge it and print the morning
+    /// report.
+    Nightly(NightlyArgs),
+    /// Merge shard files into the campaign history.
+    Merge(MergeArgs),
+    /// The morning report: new failures, known ones, and the evidence
+    /// accumulated per program and setting.
+    Report(ReportArgs),
     /// Draw a plot as SVG: the guarantee against executions (`bound`), or
     /// the measured rate of finding a bug against the bound (`hits`).
     Plot(PlotArgs),
@@ -380,6 +390,95 @@ pub struct ReplayArgs {
     pub format: Format,
 }
 
+/// Options of `rankcheck nightly`.
+#[derive(Debug, Args)]
+pub struct NightlyArgs {
+    /// A directory of `.rk` files, or a `rankcheck.toml` suite file.
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// The night's time budget: `90s`, `30m`, `8h` (each shard works
+    /// through its share of an endless plan until then).
+    #[arg(long, value_parser = parse_duration, conflicts_with = "runs")]
+    pub time: Option<Duration>,
+    /// The night's run budget: exactly this many runs over all programs
+    /// and settings, split among the shards.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = positive)]
+    pub runs: Option<u64>,
+    /// Output directory: shard files, replay files and the history.
+    #[arg(long, value_name = "DIR", default_value = crate::nightly::DEFAULT_OUT)]
+    pub out: PathBuf,
+    /// The history database (default: DIR/history.sqlite).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+    /// The night's name (default: today's UTC date). Running a night again
+    /// resumes it.
+    #[arg(long, value_name = "NAME")]
+    pub night: Option<String>,
+    /// Do shard I (from 0) of N. Without it, the shard comes from
+    /// SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, or from
+    /// JOB_COMPLETION_INDEX with --shards.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<crate::nightly::Shard>,
+    /// The number of shards, for a Kubernetes Indexed Job.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = shard_count)]
+    pub shards: Option<u32>,
+    /// Runs per chunk: the unit of planning, sharding and checkpointing.
+    #[arg(long, value_name = "RUNS", allow_negative_numbers = true, default_value = "1024", value_parser = positive)]
+    pub chunk: u64,
+    /// Worker threads per chunk (default: one per core).
+    #[arg(long, value_name = "J", allow_negative_numbers = true, value_parser = jobs)]
+    pub jobs: Option<u64>,
+    /// The suite seed (default: the suite file's `seed`, else 0).
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = whole)]
+    pub seed: Option<u64>,
+    /// For the report printed at the end: nights without a sighting after
+    /// which a failure counts as gone.
+    #[arg(long, value_name = "K", allow_negative_numbers = true, default_value = "3", value_parser = positive)]
+    pub gone_after: u64,
+}
+
+/// Options of `rankcheck merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Output directories of `rankcheck nightly` (their
+    /// `nights/*/shard-*.jsonl`), or shard files.
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The history database (default: history.sqlite in the first DIR).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+}
+
+/// Options of `rankcheck report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The campaign's output directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The history database (default: DIR/history.sqlite).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+    /// Nights without a sighting after which a failure counts as gone.
+    #[arg(long, value_name = "K", allow_negative_numbers = true, default_value = "3", value_parser = positive)]
+    pub gone_after: u64,
+}
+
+/// Formats of the morning report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// For people.
+    Human,
+    /// Markdown, for a CI job summary or an issue.
+    Markdown,
+    /// One JSON object.
+    Json,
+    /// CSV rows with a header.
+    Csv,
+}
+
 /// How many preemptions an exploration allows: `--preemptions`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -461,7 +560,8 @@ pub enum StrategyArg {
     /// they have left.
     Urw,
     /// Selectively uniform random walk: the accesses of one target
-    /// variable per run in uniform order, fixed priorities elsewhere.
+    /// variable per run in uniform order, weighted partial order sampling
+    /// elsewhere.
     Surw,
 }
 
@@ -659,6 +759,22 @@ fn whole(text: &str) -> Result<u64, String> {
 
 fn jobs(text: &str) -> Result<u64, String> {
     number_in(text, 1, 256)
+}
+
+fn shard_count(text: &str) -> Result<u32, String> {
+    number_in(text, 1, 100_000).map(|n| n as u32)
+}
+
+/// `I/N`: shard I (from 0) of N.
+fn parse_shard(text: &str) -> Result<crate::nightly::Shard, String> {
+    let bad = || format!("expected I/N with 0 <= I < N, such as 0/4, found `{text}`");
+    let (index, count) = text.split_once('/').ok_or_else(bad)?;
+    let index: u32 = index.trim().parse().map_err(|_| bad())?;
+    let count: u32 = count.trim().parse().map_err(|_| bad())?;
+    if count == 0 || index >= count {
+        return Err(bad());
+    }
+    Ok(crate::nightly::Shard { index, count })
 }
 
 fn depth(text: &str) -> Result<u32, String> {

@@ -37,6 +37,7 @@ mod guarantee;
 mod interrupt;
 mod invocation;
 mod load;
+mod nightly;
 mod plan;
 mod plot;
 mod portfolio;
@@ -74,5 +75,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Classify(args) => explore::classify(args),
         Command::Sites(args) => sites::sites(args),
         Command::Plot(args) => plot::plot(args),
+        Command::Nightly(args) => nightly::nightly(args),
+        Command::Merge(args) => nightly::merge::merge(args),
+        Command::Report(args) => nightly::report::report(args),
     }
 }

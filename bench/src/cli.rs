@@ -39,6 +39,23 @@ pub enum Command {
     /// (`corner_variable.svg`, `table2.svg`, `strategies.svg`), skipping
     /// CSVs not written yet.
     Figures,
+    /// Executions per second of a night in 2 shards against 1, and of a
+    /// night with checkpoints against a plain search (`results/nightly.*`).
+    Nightly(NightlyArgs),
+}
+
+/// Options of `nightly`.
+#[derive(Debug, Args)]
+pub struct NightlyArgs {
+    /// Runs of each measured night and search.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub runs: u64,
+    /// Runs per chunk of the checkpointed night.
+    #[arg(long, default_value_t = 1024)]
+    pub chunk: u64,
+    /// Rounds, alternating the sides of each comparison.
+    #[arg(long, default_value_t = 5)]
+    pub rounds: u32,
 }
 
 /// Options of `throughput`.

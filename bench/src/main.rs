@@ -8,6 +8,8 @@
 //! `corner` measures executions until the bug in corner_variable.rk for
 //! PCT and PCTVB against shuttle's PCT (`results/corner_variable.*`);
 //! `jobs` measures the speed-up of two workers (`results/jobs.*`);
+//! `nightly` measures a night in two shards against one, and a night's
+//! checkpoints against a plain search (`results/nightly.*`);
 //! `throughput` measures executions per second of the random scheduler on
 //! the VM and, in the same run, of awslabs/shuttle's random scheduler on the
 //! same programs written as shuttle tests (`bench/shuttle-baseline/`), and
@@ -20,6 +22,7 @@ mod cli;
 mod corner;
 mod figures;
 mod jobs;
+mod nightly;
 mod scaling;
 mod strategies;
 mod table2;
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Scaling(args) => scaling::run(args),
         Command::Strategies(args) => strategies::run(args),
         Command::Figures => figures::run(),
+        Command::Nightly(args) => nightly::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,9 +2,11 @@
 //! their expected outcome in a `// expect:` header, run through the real
 //! binary, so exit codes, JSON, replay files and diagnostics are all covered.
 
+mod nightly;
 mod plots;
 mod readme;
 mod reports;
+mod slurm;
 mod strategies;
 mod support;
 mod trust;

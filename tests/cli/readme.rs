@@ -178,4 +178,26 @@ fn readme_json_tables_match_real_output() {
     // plot bound and plot hits.
     assert_same("plot bound", &[crate::plots::plot_bound_json()], &[]);
     assert_same("plot hits", &[crate::plots::plot_hits_json()], &[]);
+
+    // report: a night with a new failure and clean streams.
+    let campaign = temp_dir("readme-nightly");
+    let _ = std::fs::remove_dir_all(&campaign);
+    let suite = example("tests/nightly/known.toml");
+    let out = rankcheck(&[
+        "nightly",
+        &suite,
+        "--runs",
+        "500",
+        "--night",
+        "readme",
+        "--out",
+        campaign.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report = run_json(&["report", campaign.to_str().unwrap(), "--format", "json"]);
+    assert_same(
+        "report",
+        &[report],
+        &["still_failing", "not_seen_lately", "gone"],
+    );
 }

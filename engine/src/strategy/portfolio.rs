@@ -152,6 +152,19 @@ impl PortfolioStrategy {
     pub fn rotation(&self) -> &Rotation {
         &self.rotation
     }
+
+    /// The sampling strategies, in the order of their first slot.
+    pub fn sampling(&self) -> Vec<&SamplingStrategy> {
+        let mut seen = Vec::new();
+        for slot in self.rotation.slots() {
+            if let Slot::Sampling(s) = *slot {
+                if !seen.contains(&s) {
+                    seen.push(s);
+                }
+            }
+        }
+        seen.iter().map(|s| &self.sampling[s]).collect()
+    }
 }
 
 /// The scheduler of one portfolio run.

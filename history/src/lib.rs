@@ -1,0 +1,25 @@
+//! The history of rankcheck's nightly campaigns (docs/HISTORY.md): the
+//! shard files each shard of a night appends to ([`record`]), and the
+//! SQLite database they are merged into ([`History`]): nights, programs and
+//! their fingerprints, the evidence of every (program, setting) stream
+//! chunk by chunk, and failures deduplicated by [`Signature`].
+//!
+//! It knows nothing of the engine: records are plain data. It touches one
+//! file, the database; reading and writing shard files is the binary's.
+
+mod error;
+pub mod ingest;
+pub mod query;
+pub mod record;
+pub mod schema;
+mod store;
+
+pub use error::HistoryError;
+pub use ingest::{chunk_ln_miss, Ingested};
+pub use query::{Evidence, FailureSummary, Night};
+pub use record::{
+    parse_shard, Budget, ChunkRecord, EndRecord, EndStatus, FailureRecord, Header, LineProblem,
+    ProgramRecord, Record, ShardText, Signature, StreamRecord, SHARD_FORMAT,
+};
+pub use schema::SCHEMA_VERSION;
+pub use store::History;

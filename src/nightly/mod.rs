@@ -1,0 +1,391 @@
+//! `rankcheck nightly SUITE`: one night of a campaign, or one shard of it.
+//! The phases: read the suite, decide the night (its name and index) and
+//! the shard, load and profile every program into streams, plan the night
+//! from the history, work through this shard's chunks into its shard file,
+//! and, for a whole night, merge it and print the morning report.
+
+mod night_plan;
+mod run;
+mod shard;
+mod signature;
+mod stream;
+mod suite;
+
+pub mod merge;
+pub mod report;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Result};
+use rankcheck_history::{
+    Budget, EndRecord, EndStatus, Evidence, Header, History, ProgramRecord, Record, StreamRecord,
+    SHARD_FORMAT,
+};
+
+use crate::cli::{NightlyArgs, ReportFormat};
+use crate::exit::Status;
+use crate::words::count;
+
+use self::night_plan::{NightPlan, StreamStart};
+use self::run::{Share, ShareDone, StreamIndex};
+use self::shard::{night_dir, read_header, shard_path, shard_spec, ShardFile, ShardSpec};
+use self::stream::{program_run, ProgramRun};
+use self::suite::read_suite;
+
+pub use self::shard::ShardSpec as Shard;
+
+/// Where a campaign writes unless `--out` says otherwise.
+pub const DEFAULT_OUT: &str = "rankcheck-nightly";
+
+/// The history's file name in an output directory.
+pub const HISTORY_FILE: &str = "history.sqlite";
+
+/// What this process does tonight: the night, its shard, and where
+/// things go. Decided before anything runs.
+struct Tonight {
+    /// The night's name.
+    name: String,
+    /// Its index in the history.
+    index: u64,
+    /// This process's share.
+    shard: ShardSpec,
+    /// The suite seed.
+    suite_seed: u64,
+    /// The budget.
+    budget: Budget,
+    /// The history database.
+    db: PathBuf,
+    /// This shard's file.
+    file: PathBuf,
+    /// The evidence of the nights before this one.
+    prior: Vec<Evidence>,
+}
+
+/// Run one night, or this process's shard of it: decide the night, load
+/// the programs, work through the share, then (whole nights) merge and
+/// report.
+pub fn nightly(args: &NightlyArgs) -> Result<ExitCode> {
+    let suite = read_suite(&args.suite)?;
+    let tonight = decide(args, suite.seed)?;
+    let (programs, mut worst) = load_programs(&suite.programs, &tonight);
+    if programs.is_empty() {
+        bail!("no program of {} could be loaded", args.suite.display());
+    }
+    let done = work(args, &tonight, &programs)?;
+    if done.interrupted {
+        worst = worst.max(Status::Incomplete);
+    }
+    if !tonight.shard.whole() {
+        return Ok(worst.into());
+    }
+    let merged = merge::merge_files(&tonight.db, std::slice::from_ref(&tonight.file))?;
+    outln!("{}", merged.line(&tonight.db));
+    let status = report::print(&tonight.db, ReportFormat::Human, args.gone_after)?;
+    Ok(worst.max(status).into())
+}
+
+/// The night, the shard and the budget, and what the history knows of
+/// the nights before; the history is read and let go (a shard never
+/// writes it).
+fn decide(args: &NightlyArgs, suite_seed: Option<u64>) -> Result<Tonight> {
+    let shard = shard_spec(args.shard, args.shards)?;
+    let name = match &args.night {
+        Some(name) => checked_night_name(name)?,
+        None => today(),
+    };
+    let db = args
+        .db
+        .clone()
+        .unwrap_or_else(|| args.out.join(HISTORY_FILE));
+    let file = shard_path(&args.out, &name, shard);
+    let budget = match (args.runs, args.time) {
+        (Some(runs), _) => Budget::Runs(runs),
+        (None, Some(time)) => Budget::Seconds(time.as_secs_f64()),
+        (None, None) => bail!("give the night's budget: --runs N or --time 30m"),
+    };
+    let history = open_if_present(&db)?;
+    let index = night_index(&args.out, &name, &file, history.as_ref())?;
+    let prior = match &history {
+        Some(h) => h.evidence(Some(index))?,
+        None => Vec::new(),
+    };
+    Ok(Tonight {
+        name,
+        index,
+        shard,
+        suite_seed: args.seed.or(suite_seed).unwrap_or(0),
+        budget,
+        db,
+        file,
+        prior,
+    })
+}
+
+/// Load and profile every program; one that does not compile is reported
+/// and the others still run (status 2 at the end).
+fn load_programs(specs: &[suite::SuiteProgram], tonight: &Tonight) -> (Vec<ProgramRun>, Status) {
+    let mut worst = Status::Clean;
+    let mut programs = Vec::new();
+    for spec in specs {
+        match program_run(spec, tonight.suite_seed, tonight.index) {
+            Ok(program) => programs.push(program),
+            Err(error) => {
+                errln!("error: {}: {error:#}", spec.name);
+                worst = Status::Usage;
+            }
+        }
+    }
+    (programs, worst)
+}
+
+/// Plan the night, work through this shard's chunks into its file, close
+/// it with an end record, and print what was done.
+fn work(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Result<ShareDone> {
+    let header = header(args, tonight, programs);
+    let (streams, starts, prior_ln_miss) = stream_starts(programs, &tonight.prior);
+    let plan = NightPlan::new(&starts, tonight.index, args.chunk, args.runs);
+    let (mut file, mut resumed) = ShardFile::open(&tonight.file, &header)?;
+    let resumed_runs = resumed.runs;
+    let share = Share {
+        programs,
+        streams: &streams,
+        prior_ln_miss,
+        shard: tonight.shard,
+        out: &args.out,
+        jobs: args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |j| j as usize,
+        ),
+        deadline: args.time.map(|t| Instant::now() + t),
+    };
+    let done = share.run(plan, &mut file, &mut resumed)?;
+    let end = EndRecord {
+        status: if done.interrupted {
+            EndStatus::Interrupted
+        } else {
+            EndStatus::Complete
+        },
+        chunks: done.programs.iter().map(|p| p.chunks).sum(),
+        runs: done.programs.iter().map(|p| p.runs).sum(),
+        elapsed_s: done.elapsed,
+    };
+    file.append(&[Record::End(end)])?;
+    file.close()?;
+    out!("{}", summary(tonight, programs, &done, resumed_runs));
+    Ok(done)
+}
+
+/// A night name must be usable as a directory name.
+fn checked_night_name(name: &str) -> Result<String> {
+    let fine = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if !fine {
+        bail!("--night {name}: use letters, digits, `-`, `_` and `.` (it names a directory)");
+    }
+    Ok(name.to_string())
+}
+
+/// Today's date in UTC, `YYYY-MM-DD`: the default night name.
+fn today() -> String {
+    let days = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400) as i64;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// The history at `path` if there is one (refused if corrupt).
+fn open_if_present(path: &Path) -> Result<Option<History>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    Ok(Some(History::open_existing(path)?))
+}
+
+/// The night's index: what a shard file of this night already says, else
+/// what the history says of the night, else the next free index. Every
+/// shard of a night reads the same history, so all agree.
+fn night_index(out: &Path, night: &str, own: &Path, history: Option<&History>) -> Result<u64> {
+    if let Some(header) = read_header(own) {
+        return Ok(header.night_index);
+    }
+    let dir = night_dir(out, night);
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        files.sort();
+        if let Some(header) = files
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .find_map(|p| read_header(p))
+        {
+            return Ok(header.night_index);
+        }
+    }
+    match history {
+        Some(history) => match history.night(night)? {
+            Some(known) => Ok(known.index),
+            None => Ok(history.next_night_index()?),
+        },
+        None => Ok(0),
+    }
+}
+
+/// The shard file's header.
+fn header(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Header {
+    Header {
+        format: SHARD_FORMAT,
+        suite: args.suite.display().to_string(),
+        night: tonight.name.clone(),
+        night_index: tonight.index,
+        shard: tonight.shard.index,
+        shards: tonight.shard.count,
+        suite_seed: tonight.suite_seed,
+        chunk_runs: args.chunk,
+        budget: tonight.budget,
+        rankcheck: env!("CARGO_PKG_VERSION").to_string(),
+        programs: programs
+            .iter()
+            .map(|p| ProgramRecord {
+                name: p.spec.name.clone(),
+                path: p.spec.path.display().to_string(),
+                fingerprint: p.fingerprint.clone(),
+                streams: p
+                    .streams
+                    .iter()
+                    .map(|s| StreamRecord {
+                        setting: s.key.clone(),
+                        seed: s.seed,
+                        bound_ln: s.bound.map(|b| b.ln()),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// The flat stream index, what the plan starts from for each stream, and
+/// each stream's accumulated `ln` miss.
+fn stream_starts(
+    programs: &[ProgramRun],
+    prior: &[Evidence],
+) -> (StreamIndex, Vec<StreamStart>, Vec<f64>) {
+    let known: BTreeMap<(&str, &str, &str), &Evidence> = prior
+        .iter()
+        .map(|e| {
+            (
+                (
+                    e.program.as_str(),
+                    e.fingerprint.as_str(),
+                    e.setting.as_str(),
+                ),
+                e,
+            )
+        })
+        .collect();
+    let mut index = Vec::new();
+    let mut starts = Vec::new();
+    let mut ln_miss = Vec::new();
+    for (p, program) in programs.iter().enumerate() {
+        for (s, stream) in program.streams.iter().enumerate() {
+            let evidence = known.get(&(
+                program.spec.name.as_str(),
+                program.fingerprint.as_str(),
+                stream.key.as_str(),
+            ));
+            let ln = evidence.and_then(|e| e.ln_miss).unwrap_or(0.0);
+            index.push((p, s));
+            ln_miss.push(ln);
+            starts.push(StreamStart {
+                ln_miss: ln,
+                clean_runs: evidence.map_or(0, |e| e.clean_runs),
+                bound: stream.bound,
+                weight: program.spec.weight,
+            });
+        }
+    }
+    (index, starts, ln_miss)
+}
+
+/// What this process did, for stdout.
+fn summary(
+    tonight: &Tonight,
+    programs: &[ProgramRun],
+    done: &ShareDone,
+    resumed_runs: u64,
+) -> String {
+    let (night, night_index, shard, path) =
+        (&tonight.name, tonight.index, tonight.shard, &tonight.file);
+    let runs: u64 = done.programs.iter().map(|p| p.runs).sum();
+    let chunks: u64 = done.programs.iter().map(|p| p.chunks).sum();
+    let mut text = format!(
+        "night {night} (index {night_index}), shard {} of {}: {} in {} ({:.2}s, {:.0} runs/s)",
+        shard.index,
+        shard.count,
+        count(runs, "run", "runs"),
+        count(chunks, "chunk", "chunks"),
+        done.elapsed,
+        runs as f64 / done.elapsed.max(1e-9)
+    );
+    if resumed_runs > 0 {
+        text.push_str(&format!(
+            ", resuming after {} already recorded",
+            count(resumed_runs, "run", "runs")
+        ));
+    }
+    text.push('\n');
+    for (program, totals) in programs.iter().zip(&done.programs) {
+        let failing = if totals.failures == 0 {
+            String::new()
+        } else {
+            format!(
+                ", {} failed ({})",
+                count(totals.failures, "chunk", "chunks"),
+                count(
+                    totals.signatures.len(),
+                    "distinct failure",
+                    "distinct failures"
+                )
+            )
+        };
+        text.push_str(&format!(
+            "  {}: {} in {}{failing}\n",
+            program.spec.name,
+            count(totals.runs, "run", "runs"),
+            count(totals.chunks, "chunk", "chunks")
+        ));
+    }
+    if done.interrupted {
+        text.push_str("interrupted: stopped after the chunk in flight; run the same command again to resume\n");
+    }
+    text.push_str(&format!("shard file: {}\n", path.display()));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn night_names_are_directory_names() {
+        assert!(checked_night_name("2024-05-01").is_ok());
+        assert!(checked_night_name("../x").is_err());
+        assert!(checked_night_name("").is_err());
+        let today = today();
+        assert_eq!(today.len(), 10, "{today}");
+    }
+}

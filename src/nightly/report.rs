@@ -1,0 +1,512 @@
+//! `rankcheck report DIR`: the morning report from the history. New
+//! failures since the previous night (with the command that replays each),
+//! known ones still failing, ones not seen lately or for `--gone-after`
+//! nights, and per program and setting the runs and guarantee accumulated
+//! over every night of its current version. Exit status 1 when a failure
+//! is new.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use rankcheck_history::{Evidence, FailureSummary, History, Night};
+use rankcheck_stats::Probability;
+use serde::Serialize;
+
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::exit::Status;
+use crate::guarantee::show;
+use crate::invocation::command_line;
+
+use super::HISTORY_FILE;
+
+/// `rankcheck report DIR`.
+pub fn report(args: &ReportArgs) -> Result<ExitCode> {
+    let db = args
+        .db
+        .clone()
+        .unwrap_or_else(|| args.dir.join(HISTORY_FILE));
+    Ok(print(&db, args.format, args.gone_after)?.into())
+}
+
+/// Print the report of the history at `db`; its status.
+pub fn print(db: &Path, format: ReportFormat, gone_after: u64) -> Result<Status> {
+    let history = History::open_existing(db)?;
+    let report = build(&history, db, gone_after)?;
+    match format {
+        ReportFormat::Human => out!("{}", human(&report)),
+        ReportFormat::Markdown => out!("{}", markdown(&report)),
+        ReportFormat::Json => outln!("{}", serde_json::to_string_pretty(&report)?),
+        ReportFormat::Csv => out!("{}", csv_text(&report)?),
+    }
+    Ok(if report.new.is_empty() {
+        Status::Clean
+    } else {
+        Status::Failure
+    })
+}
+
+/// The report (README, JSON output: report).
+#[derive(Debug, Serialize)]
+pub struct MorningReport {
+    /// The history database.
+    pub history: String,
+    /// The latest night.
+    pub night: String,
+    /// Its index.
+    pub night_index: u64,
+    /// The night before it, if any.
+    pub previous_night: Option<String>,
+    /// Nights recorded.
+    pub nights: u64,
+    /// `--gone-after`.
+    pub gone_after: u64,
+    /// Failures first seen in the latest night.
+    pub new: Vec<FailureView>,
+    /// Failures seen in the latest night and before.
+    pub still_failing: Vec<FailureView>,
+    /// Known failures not seen in the latest night, but within
+    /// `gone_after` nights.
+    pub not_seen_lately: Vec<FailureView>,
+    /// Failures not seen for `gone_after` nights or more.
+    pub gone: Vec<FailureView>,
+    /// Per program (current fingerprint) and setting.
+    pub evidence: Vec<EvidenceView>,
+}
+
+/// A failure in the report.
+#[derive(Debug, Serialize)]
+pub struct FailureView {
+    /// The program.
+    pub program: String,
+    /// `assert`, `error`, `deadlock` or `step-limit`.
+    pub kind: String,
+    /// The message.
+    pub message: String,
+    /// Where.
+    pub line: u64,
+    /// Where.
+    pub column: u64,
+    /// Variables of the change points that fired.
+    pub variables: Vec<String>,
+    /// Thread functions that ran.
+    pub threads: Vec<String>,
+    /// The signature's key.
+    pub signature: String,
+    /// First night seen.
+    pub first_night: String,
+    /// Last night seen.
+    pub last_night: String,
+    /// Failing chunks that met it.
+    pub count: u64,
+    /// The replay file of its latest sighting.
+    pub replay: Option<String>,
+    /// The command that replays it.
+    pub replay_command: Option<String>,
+}
+
+/// A stream's evidence in the report.
+#[derive(Debug, Serialize)]
+pub struct EvidenceView {
+    /// The program.
+    pub program: String,
+    /// Its current fingerprint.
+    pub fingerprint: String,
+    /// The setting key.
+    pub setting: String,
+    /// Nights with runs.
+    pub nights: u64,
+    /// Runs over all nights.
+    pub runs: u64,
+    /// Of which clean.
+    pub clean_runs: u64,
+    /// Failing chunks.
+    pub failures: u64,
+    /// Runs in the latest night.
+    pub night_runs: u64,
+    /// The latest per-run bound, as `1/X` (null where none is claimed).
+    pub bound: Option<String>,
+    /// Its logarithm.
+    pub bound_ln: Option<f64>,
+    /// `log10` of the probability that every clean run missed a bug of
+    /// the setting's class.
+    pub miss_log10: Option<f64>,
+    /// `1 -` that probability.
+    pub confidence: Option<f64>,
+}
+
+/// Read the report out of the history.
+fn build(history: &History, db: &Path, gone_after: u64) -> Result<MorningReport> {
+    let nights = history.nights()?;
+    let Some(latest) = nights.last() else {
+        bail!("{}: the history has no night yet", db.display());
+    };
+    let names: BTreeMap<u64, &Night> = nights.iter().map(|n| (n.index, n)).collect();
+    let name = |index: u64| {
+        names
+            .get(&index)
+            .map_or_else(|| index.to_string(), |n| n.name.clone())
+    };
+    let db_dir = db.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut report = MorningReport {
+        history: db.display().to_string(),
+        night: latest.name.clone(),
+        night_index: latest.index,
+        previous_night: nights.iter().rev().nth(1).map(|n| n.name.clone()),
+        nights: nights.len() as u64,
+        gone_after,
+        new: Vec::new(),
+        still_failing: Vec::new(),
+        not_seen_lately: Vec::new(),
+        gone: Vec::new(),
+        evidence: evidence(history.evidence(None)?, latest.index),
+    };
+    for failure in history.failures()? {
+        let view = failure_view(&failure, &db_dir, &name);
+        let list = if failure.last_night == latest.index {
+            if failure.first_night == latest.index {
+                &mut report.new
+            } else {
+                &mut report.still_failing
+            }
+        } else if latest.index - failure.last_night >= gone_after {
+            &mut report.gone
+        } else {
+            &mut report.not_seen_lately
+        };
+        list.push(view);
+    }
+    Ok(report)
+}
+
+fn failure_view(
+    failure: &FailureSummary,
+    db_dir: &Path,
+    name: &dyn Fn(u64) -> String,
+) -> FailureView {
+    let replay = failure.replay.as_ref().map(|r| {
+        let path = PathBuf::from(r);
+        if path.is_absolute() {
+            path
+        } else {
+            db_dir.join(path)
+        }
+    });
+    let signature = &failure.signature;
+    FailureView {
+        program: failure.program.clone(),
+        kind: signature.kind.clone(),
+        message: signature.message.clone(),
+        line: signature.line,
+        column: signature.column,
+        variables: signature.variables.clone(),
+        threads: signature.threads.clone(),
+        signature: failure.key.clone(),
+        first_night: name(failure.first_night),
+        last_night: name(failure.last_night),
+        count: failure.count,
+        replay_command: replay
+            .as_ref()
+            .map(|p| command_line(&["replay", &p.display().to_string()])),
+        replay: replay.map(|p| p.display().to_string()),
+    }
+}
+
+/// Each program's current version (the fingerprint run most recently),
+/// setting by setting.
+fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
+    let mut current: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    for e in &all {
+        let entry = current
+            .entry(e.program.clone())
+            .or_insert((e.last_night_index, e.fingerprint.clone()));
+        if e.last_night_index > entry.0 {
+            *entry = (e.last_night_index, e.fingerprint.clone());
+        }
+    }
+    all.into_iter()
+        .filter(|e| {
+            current
+                .get(&e.program)
+                .is_some_and(|(_, f)| *f == e.fingerprint)
+        })
+        .map(|e| {
+            let bound = e.last_bound_ln.and_then(|b| Probability::from_ln(b).ok());
+            EvidenceView {
+                night_runs: if e.last_night_index == latest {
+                    e.last_night_runs
+                } else {
+                    0
+                },
+                bound: bound.map(show),
+                bound_ln: e.last_bound_ln,
+                miss_log10: e.ln_miss.map(|ln| ln / std::f64::consts::LN_10),
+                confidence: e.ln_miss.map(|ln| (-ln.exp_m1()).max(0.0)),
+                program: e.program,
+                fingerprint: e.fingerprint,
+                setting: e.setting,
+                nights: e.nights,
+                runs: e.runs,
+                clean_runs: e.clean_runs,
+                failures: e.failures,
+            }
+        })
+        .collect()
+}
+
+/// A confidence as reports print it: four decimals, or `1 - 10^-8.6`.
+fn confidence_text(e: &EvidenceView) -> String {
+    if e.failures > 0 {
+        return "none: it failed".into();
+    }
+    match (e.miss_log10, e.confidence) {
+        (Some(miss), _) if miss < -4.0 => format!("1 - 10^{miss:.1}"),
+        (_, Some(c)) => format!("{c:.4}"),
+        _ => "no bound claimed".into(),
+    }
+}
+
+/// `assert at 24:5 "a push was lost" (over head; threads main, push)`.
+fn failure_line(f: &FailureView) -> String {
+    let over = if f.variables.is_empty() {
+        String::new()
+    } else {
+        format!("over {}; ", f.variables.join(", "))
+    };
+    format!(
+        "{} at {}:{} \"{}\" ({over}threads {})",
+        f.kind,
+        f.line,
+        f.column,
+        f.message,
+        f.threads.join(", ")
+    )
+}
+
+/// Failure sections in order, with their headings.
+fn sections(report: &MorningReport) -> [(String, &Vec<FailureView>, &'static str); 4] {
+    [
+        ("new failures".to_string(), &report.new, "new"),
+        (
+            "still failing".to_string(),
+            &report.still_failing,
+            "still-failing",
+        ),
+        (
+            "not seen in the latest night".to_string(),
+            &report.not_seen_lately,
+            "not-seen-lately",
+        ),
+        (
+            format!("not seen for {} nights or more", report.gone_after),
+            &report.gone,
+            "gone",
+        ),
+    ]
+}
+
+/// The report for people.
+fn human(report: &MorningReport) -> String {
+    let mut out = format!(
+        "morning report: night {} (index {}, {} in {})\n",
+        report.night,
+        report.night_index,
+        crate::words::count(report.nights, "night", "nights"),
+        report.history
+    );
+    for (title, failures, _) in sections(report) {
+        let _ = writeln!(out, "\n{title}: {}", failures.len());
+        for f in failures {
+            let _ = writeln!(out, "  {}: {}", f.program, failure_line(f));
+            let _ = writeln!(
+                out,
+                "    first seen {}, last seen {}, {}",
+                f.first_night,
+                f.last_night,
+                crate::words::count(f.count, "failing chunk", "failing chunks")
+            );
+            if let Some(command) = &f.replay_command {
+                let _ = writeln!(out, "    replay: {command}");
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nevidence (every night of each program's current version):"
+    );
+    let width = report
+        .evidence
+        .iter()
+        .map(|e| e.program.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let set_width = report
+        .evidence
+        .iter()
+        .map(|e| e.setting.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:<set_width$}  {:>6}  {:>10}  {:>10}  {:>8}  {:>12}  no bug of the setting's class, p >=",
+        "program", "setting", "nights", "runs", "last night", "failing", "bound"
+    );
+    for e in &report.evidence {
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:<set_width$}  {:>6}  {:>10}  {:>10}  {:>8}  {:>12}  {}",
+            e.program,
+            e.setting,
+            e.nights,
+            e.runs,
+            e.night_runs,
+            e.failures,
+            e.bound.as_deref().unwrap_or("-"),
+            confidence_text(e)
+        );
+    }
+    out
+}
+
+/// The report as Markdown, for a CI summary or an issue.
+fn markdown(report: &MorningReport) -> String {
+    let mut out = format!(
+        "# Morning report: night {}\n\nNight index {}, {} in `{}`.\n",
+        report.night,
+        report.night_index,
+        crate::words::count(report.nights, "night", "nights"),
+        report.history
+    );
+    for (title, failures, _) in sections(report) {
+        let mut title = title;
+        if let Some(first) = title.get(..1) {
+            title = first.to_uppercase() + &title[1..];
+        }
+        let _ = writeln!(out, "\n## {title} ({})\n", failures.len());
+        if failures.is_empty() {
+            out.push_str("None.\n");
+            continue;
+        }
+        out.push_str("| program | failure | first seen | last seen | chunks | replay |\n| --- | --- | --- | --- | --- | --- |\n");
+        for f in failures {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} | {} |",
+                f.program,
+                failure_line(f).replace('|', "\\|"),
+                f.first_night,
+                f.last_night,
+                f.count,
+                f.replay_command
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |c| format!("`{c}`"))
+            );
+        }
+    }
+    out.push_str("\n## Evidence\n\n| program | setting | nights | runs | last night | failing | bound | no bug of the class, p >= |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for e in &report.evidence {
+        let _ = writeln!(
+            out,
+            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |",
+            e.program,
+            e.setting,
+            e.nights,
+            e.runs,
+            e.night_runs,
+            e.failures,
+            e.bound.as_deref().unwrap_or("-"),
+            confidence_text(e)
+        );
+    }
+    out
+}
+
+/// The CSV columns of `report --format csv`.
+pub const REPORT_COLUMNS: [&str; 21] = [
+    "section",
+    "night",
+    "program",
+    "setting",
+    "nights",
+    "runs",
+    "clean_runs",
+    "night_runs",
+    "failures",
+    "bound",
+    "miss_log10",
+    "kind",
+    "line",
+    "column",
+    "message",
+    "variables",
+    "threads",
+    "signature",
+    "first_night",
+    "last_night",
+    "replay",
+];
+
+/// One row per failure (section `new`, `still-failing`, `not-seen-lately`,
+/// `gone`) and per stream (section `evidence`).
+fn csv_text(report: &MorningReport) -> Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(REPORT_COLUMNS)?;
+    let none = String::new;
+    for (_, failures, section) in sections(report) {
+        for f in failures {
+            writer.write_record([
+                section.to_string(),
+                report.night.clone(),
+                f.program.clone(),
+                none(),
+                none(),
+                none(),
+                none(),
+                none(),
+                f.count.to_string(),
+                none(),
+                none(),
+                f.kind.clone(),
+                f.line.to_string(),
+                f.column.to_string(),
+                f.message.clone(),
+                f.variables.join(" "),
+                f.threads.join(" "),
+                f.signature.clone(),
+                f.first_night.clone(),
+                f.last_night.clone(),
+                f.replay.clone().unwrap_or_default(),
+            ])?;
+        }
+    }
+    for e in &report.evidence {
+        writer.write_record([
+            "evidence".to_string(),
+            report.night.clone(),
+            e.program.clone(),
+            e.setting.clone(),
+            e.nights.to_string(),
+            e.runs.to_string(),
+            e.clean_runs.to_string(),
+            e.night_runs.to_string(),
+            e.failures.to_string(),
+            e.bound.clone().unwrap_or_default(),
+            e.miss_log10.map(|m| format!("{m:.6}")).unwrap_or_default(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+            none(),
+        ])?;
+    }
+    Ok(String::from_utf8(writer.into_inner()?)?)
+}

@@ -1,0 +1,193 @@
+//! A chunk's failing run, replayed with a trace to read off its signature
+//! (kind, place, message, the variables its threads raced on, the
+//! functions of the threads that ran; never the schedule), and its
+//! replay file written the first time the shard meets the signature.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use rankcheck_engine::replay_file::fingerprint;
+use rankcheck_engine::search::Failure;
+use rankcheck_engine::strategy::Strategy;
+use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
+use rankcheck_history::Signature;
+
+use crate::cli::StrategyArg;
+use crate::replay_store::{save, tracking_line};
+use crate::trace::{trace, Marks, StepView, TracedFailure};
+
+use super::stream::{ProgramRun, Stream, StreamStrategy};
+
+/// What a failing run replays to, and how to replay it again.
+pub struct Examined {
+    /// Its signature.
+    pub signature: Signature,
+    /// The replay file's content.
+    pub replay: ReplayFile,
+}
+
+/// Replay `failure` of `stream` with a trace, and read its signature.
+pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Result<Examined> {
+    let run = failure.run - 1;
+    let code = &program.loaded.program;
+    let (instrumentation, marks, depth, chosen) = match &stream.strategy {
+        StreamStrategy::Random(_) | StreamStrategy::Sampling(_) => {
+            (Instrumentation::all(code), Marks::Switches, 0, None)
+        }
+        StreamStrategy::Priority(strategy) => {
+            let choices = strategy.choices(run, failure.run_seed);
+            let mut strategy = strategy.as_ref().clone();
+            let (exe, mut scheduler) = strategy.prepare(run, failure.run_seed);
+            Vm::new(exe, program.limits).run(&mut scheduler);
+            let steps = scheduler.applied().iter().map(|c| c.step).collect();
+            let instrumentation = match &choices.vars {
+                None => Instrumentation::all(code),
+                Some(vars) => (program.instrumenter)(code, vars),
+            };
+            let depth = strategy.settings()[choices.setting].depth;
+            (
+                instrumentation,
+                Marks::ChangePoints(steps),
+                depth,
+                choices.vars,
+            )
+        }
+    };
+    let traced = trace(
+        code,
+        instrumentation,
+        &[],
+        program.limits,
+        &failure.schedule,
+        &program.loaded.file,
+        &marks,
+    )
+    .map_err(|_| anyhow!("internal error: run {} did not fail again", failure.run))?;
+    let signature = signature_of(program, &traced);
+    let preemptions = match &marks {
+        Marks::ChangePoints(steps) => steps.clone(),
+        Marks::Switches => Vec::new(),
+    };
+    let (strategy, priorities) = match &stream.strategy {
+        StreamStrategy::Random(_) => ("random".to_string(), "none".to_string()),
+        StreamStrategy::Sampling(strategy) => {
+            (strategy.sampling().name().to_string(), "none".to_string())
+        }
+        // The portfolio's settings are plain PCT.
+        StreamStrategy::Priority(_) => (
+            match program.spec.strategy {
+                StrategyArg::Portfolio => "pct".to_string(),
+                strategy => strategy.name().to_string(),
+            },
+            program.scheme.name().to_string(),
+        ),
+    };
+    let replay = ReplayFile {
+        program: program.spec.path.display().to_string(),
+        fingerprint: fingerprint(program.loaded.file.source(), &program.spec.define),
+        defines: program.spec.define.clone(),
+        found_by: "search".into(),
+        strategy,
+        priorities,
+        tracking: tracking_line(code, chosen.as_deref(), &[]),
+        depth,
+        seed: stream.seed,
+        run: failure.run,
+        max_steps: program.spec.max_steps,
+        kind: failure.bug.kind.name().to_string(),
+        preemptions,
+        schedule: failure.schedule.clone(),
+    };
+    Ok(Examined { signature, replay })
+}
+
+/// The signature of a traced failure.
+fn signature_of(program: &ProgramRun, traced: &TracedFailure) -> Signature {
+    let bug = &traced.bug;
+    let file = &program.loaded.file;
+    let variables = conflicting(&traced.steps);
+    let mut threads: Vec<String> = traced
+        .steps
+        .iter()
+        .map(|s| thread_function(&s.thread).to_string())
+        .collect();
+    threads.sort();
+    threads.dedup();
+    Signature {
+        kind: bug.kind.name().to_string(),
+        line: file.line(bug.span) as u64,
+        column: file.column(bug.span) as u64,
+        message: bug.message.clone(),
+        variables,
+        threads,
+    }
+}
+
+/// The variables two threads of the interleaving touched, at least one
+/// writing: what the failing interleaving raced on, sorted. Unlike the
+/// variables where change points fired, these do not depend on the
+/// strategy that found the failure, so one bug found by PCT and by POS
+/// has one signature.
+fn conflicting(steps: &[StepView]) -> Vec<String> {
+    let mut readers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut writers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for step in steps {
+        for touched in &step.touched {
+            if touched.read {
+                readers
+                    .entry(&touched.var)
+                    .or_default()
+                    .insert(&step.thread);
+            }
+            if touched.write {
+                writers
+                    .entry(&touched.var)
+                    .or_default()
+                    .insert(&step.thread);
+            }
+        }
+    }
+    writers
+        .iter()
+        .filter(|(var, writing)| {
+            let reading = readers
+                .get(*var)
+                .map_or(0, |r| r.difference(writing).count());
+            writing.len() >= 2 || reading >= 1
+        })
+        .map(|(var, _)| var.to_string())
+        .collect()
+}
+
+/// A thread's function: its name without the `#id` of a spawned thread.
+fn thread_function(name: &str) -> &str {
+    match name.rsplit_once('#') {
+        Some((function, id)) if id.chars().all(|c| c.is_ascii_digit()) => function,
+        _ => name,
+    }
+}
+
+/// Write the replay file into `out/replays/`; its path relative to `out`.
+pub fn write_replay(out: &Path, program: &ProgramRun, replay: ReplayFile) -> Result<String> {
+    let dir = out.join("replays");
+    let suffix = format!("s{:016x}-run{}", replay.seed, replay.run);
+    let written = save(&dir, &program.spec.path, replay, &suffix)?;
+    Ok(written
+        .strip_prefix(out)
+        .unwrap_or(&written)
+        .display()
+        .to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thread_function;
+
+    #[test]
+    fn a_spawned_thread_is_known_by_its_function() {
+        assert_eq!(thread_function("push#2"), "push");
+        assert_eq!(thread_function("main"), "main");
+        assert_eq!(thread_function("a#b"), "a#b");
+    }
+}

@@ -1,0 +1,291 @@
+//! Streams: each (program fingerprint, setting) of a campaign is a search
+//! of its own with a single setting, seeded by a stream seed derived from
+//! the suite seed, the fingerprint and the setting's key, so that streams
+//! are independent and a stream's runs on different nights are different
+//! runs of one seed stream (docs/ALGORITHMS.md, Nightly campaigns).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use rankcheck_engine::profile::{profile, Profile};
+use rankcheck_engine::replay_file::fingerprint;
+use rankcheck_engine::search::run_seed;
+use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, VarSelection};
+use rankcheck_engine::{
+    Executable, Instrumentation, Limits, PriorityScheme, PriorityStrategy, RandomStrategy,
+    SamplingStrategy,
+};
+use rankcheck_stats::Probability;
+
+use crate::cli::{CheckArgs, Format, ProgramOptions, StrategyArg, DEFAULT_REPLAY_DIR};
+use crate::guarantee::per_run_bound;
+use crate::load::{load, Loaded};
+use crate::plan::{instrumenter, names, plan, scheme, Plan};
+
+use super::suite::{SuiteProgram, DEFAULT_MAX_STEPS};
+
+/// Bits of a run index below a night's: night `n` owns runs
+/// `[n << NIGHT_SHIFT, (n + 1) << NIGHT_SHIFT)` of every stream.
+pub const NIGHT_SHIFT: u32 = 40;
+
+/// A program of the suite, loaded and profiled for one night, with its
+/// streams.
+pub struct ProgramRun {
+    /// Its entry in the suite.
+    pub spec: SuiteProgram,
+    /// The program.
+    pub loaded: Loaded,
+    /// The fingerprint of its source and `-D` values.
+    pub fingerprint: String,
+    /// The instrumentation of a tracked set.
+    pub instrumenter: Instrumenter,
+    /// The priority scheme.
+    pub scheme: PriorityScheme,
+    /// Execution limits.
+    pub limits: Limits,
+    /// Its streams, one per setting.
+    pub streams: Vec<Stream>,
+}
+
+/// How one stream searches.
+#[derive(Clone)]
+pub enum StreamStrategy {
+    /// The random scheduler.
+    Random(RandomStrategy),
+    /// A priority search with exactly one setting.
+    Priority(Box<PriorityStrategy>),
+    /// A sampling strategy (POS, weighted POS, URW, SURW).
+    Sampling(Box<SamplingStrategy>),
+}
+
+/// One (program, setting) stream.
+#[derive(Clone)]
+pub struct Stream {
+    /// The setting key, such as `pctvb d=2 v=1 pct`.
+    pub key: String,
+    /// The stream seed.
+    pub seed: u64,
+    /// This night's per-run bound (none for random, sampling or
+    /// thread-bounded).
+    pub bound: Option<Probability>,
+    /// The search.
+    pub strategy: StreamStrategy,
+}
+
+/// Load `spec`, run its preparatory runs for night `night_index`, and
+/// build a stream per setting.
+pub fn program_run(spec: &SuiteProgram, suite_seed: u64, night_index: u64) -> Result<ProgramRun> {
+    let loaded = load(&spec.path, &spec.define)?;
+    let fingerprint = fingerprint(loaded.file.source(), &spec.define);
+    let args = check_args(spec);
+    let limits = Limits {
+        max_steps: spec.max_steps,
+        ..Limits::default()
+    };
+    // The profile is measured again each night, on a seed of its own that
+    // every shard of the night derives alike, so all shards plan alike.
+    let all_tracked = Executable::new(
+        loaded.program.clone(),
+        &Instrumentation::all(&loaded.program),
+    );
+    let program_seed = run_seed(suite_seed, fnv64(fingerprint.as_bytes()));
+    let profile = profile(
+        &all_tracked,
+        spec.profile_runs,
+        run_seed(program_seed, u64::MAX - night_index),
+        limits,
+    );
+    let instrumenter = instrumenter(&loaded.program);
+    let scheme = scheme(&args);
+    let (plan, _skipped) = plan(&args, &loaded.program, &profile, instrumenter.clone())?;
+    let steps = if spec.max_steps == DEFAULT_MAX_STEPS {
+        String::new()
+    } else {
+        format!(" steps={}", spec.max_steps)
+    };
+    let built = Built {
+        spec,
+        loaded: &loaded,
+        fingerprint: &fingerprint,
+        suite_seed,
+        instrumenter: &instrumenter,
+        steps,
+    };
+    let streams = match plan {
+        Plan::Random(strategy) => vec![built.unbounded("random", StreamStrategy::Random(strategy))],
+        Plan::Sampling(strategy) => {
+            vec![built.unbounded(
+                strategy.sampling().name(),
+                StreamStrategy::Sampling(strategy),
+            )]
+        }
+        Plan::Priority(strategy) => {
+            built.settings(&strategy, spec.strategy.name(), scheme, &profile)
+        }
+        // The portfolio's components, each a stream: its sampling
+        // strategies, and its PCT settings with their bounds.
+        Plan::Portfolio(portfolio) => {
+            let mut streams: Vec<Stream> = portfolio
+                .sampling()
+                .into_iter()
+                .map(|s| {
+                    let strategy = StreamStrategy::Sampling(Box::new(s.clone()));
+                    built.unbounded(s.sampling().name(), strategy)
+                })
+                .collect();
+            streams.extend(built.settings(portfolio.priority(), "pct", scheme, &profile));
+            streams
+        }
+    };
+    Ok(ProgramRun {
+        spec: spec.clone(),
+        loaded,
+        fingerprint,
+        instrumenter,
+        scheme,
+        limits,
+        streams,
+    })
+}
+
+/// What every stream of one program is built from.
+struct Built<'a> {
+    spec: &'a SuiteProgram,
+    loaded: &'a Loaded,
+    fingerprint: &'a str,
+    suite_seed: u64,
+    instrumenter: &'a Instrumenter,
+    /// The key's suffix for a step limit other than the default.
+    steps: String,
+}
+
+impl Built<'_> {
+    /// A stream without a bound, keyed by the strategy's name.
+    fn unbounded(&self, name: &str, strategy: StreamStrategy) -> Stream {
+        let key = format!("{name}{}", self.steps);
+        Stream {
+            seed: stream_seed(self.suite_seed, self.fingerprint, &key),
+            key,
+            bound: None,
+            strategy,
+        }
+    }
+
+    /// A stream per setting of `strategy`, each a search of that setting
+    /// alone, keyed with `name`.
+    fn settings(
+        &self,
+        strategy: &PriorityStrategy,
+        name: &str,
+        scheme: PriorityScheme,
+        profile: &Profile,
+    ) -> Vec<Stream> {
+        strategy
+            .settings()
+            .iter()
+            .map(|setting| {
+                let key = format!(
+                    "{}{}",
+                    setting_key(self.spec, self.loaded, name, setting, scheme),
+                    self.steps
+                );
+                let single = PriorityStrategy::new(
+                    self.loaded.program.clone(),
+                    self.instrumenter.clone(),
+                    scheme,
+                    profile.max_threads,
+                    profile.access_bounds(),
+                    vec![setting.clone()],
+                );
+                Stream {
+                    seed: stream_seed(self.suite_seed, self.fingerprint, &key),
+                    bound: per_run_bound(setting, scheme, profile),
+                    key,
+                    strategy: StreamStrategy::Priority(Box::new(single)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The `check` options an entry amounts to, so that settings are chosen
+/// exactly as `check` chooses them.
+fn check_args(spec: &SuiteProgram) -> CheckArgs {
+    CheckArgs {
+        programs: vec![spec.path.clone()],
+        options: ProgramOptions {
+            define: spec.define.clone(),
+            max_steps: spec.max_steps,
+            profile_runs: spec.profile_runs,
+            seed: None,
+            jobs: None,
+            format: Format::Human,
+        },
+        strategy_flag: Some(spec.strategy),
+        plot: None,
+        depth: spec.depth,
+        vars: spec.vars.clone(),
+        track: spec.track.clone(),
+        priorities: spec.priorities,
+        threads: None,
+        runs: None,
+        time: None,
+        max_runs: 1,
+        confidence: 0.99,
+        keep_going: false,
+        replay_dir: PathBuf::from(DEFAULT_REPLAY_DIR),
+    }
+}
+
+/// A setting's stable key: `name` (the strategy, `pct` for the
+/// portfolio's settings), depth, variables, priorities, as in
+/// `pctvb d=2 v=1 pct`, `pct d=3 v=all pct`, `pctvb d=1 v=none pct`, and
+/// `track=a,b` when the entry restricts the variables.
+pub fn setting_key(
+    spec: &SuiteProgram,
+    loaded: &Loaded,
+    name: &str,
+    setting: &PrioritySetting,
+    scheme: PriorityScheme,
+) -> String {
+    let vars = match &setting.vars {
+        VarSelection::All { .. } => "all".to_string(),
+        VarSelection::Fixed(vars) if vars.is_empty() => "none".to_string(),
+        VarSelection::Fixed(vars) => names(&loaded.program, vars).replace(", ", ","),
+        VarSelection::Drawn { count, .. } => count.to_string(),
+    };
+    let track = if spec.track.is_empty() || spec.strategy == StrategyArg::Random {
+        String::new()
+    } else {
+        format!(" track={}", spec.track.join(","))
+    };
+    format!(
+        "{name} d={} v={vars} {}{track}",
+        setting.depth,
+        scheme.name()
+    )
+}
+
+/// The seed of the stream `(fingerprint, key)` in a suite seeded
+/// `suite_seed`.
+pub fn stream_seed(suite_seed: u64, fingerprint: &str, key: &str) -> u64 {
+    let mut bytes = fingerprint.as_bytes().to_vec();
+    bytes.push(0);
+    bytes.extend_from_slice(key.as_bytes());
+    run_seed(suite_seed, fnv64(&bytes))
+}
+
+/// FNV-1a, 64 bits.
+fn fnv64(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// The first run index of night `night_index`.
+pub fn night_base(night_index: u64) -> u64 {
+    night_index << NIGHT_SHIFT
+}
