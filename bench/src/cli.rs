@@ -99,6 +99,11 @@ pub struct StrategiesArgs {
     /// Rewrite `strategies.md` and `strategies.svg` from the CSV only.
     #[arg(long)]
     pub report_only: bool,
+    /// Fresh seeds on which a program where the default looks more than
+    /// 3x slower than the best line is measured again, for both
+    /// (`strategies_confirm.csv`; 0: no confirmation).
+    #[arg(long, default_value_t = 200)]
+    pub confirm_seeds: u64,
 }
 
 /// Options of `corner`.

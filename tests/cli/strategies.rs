@@ -183,8 +183,8 @@ fn the_default_portfolio_accounts_for_every_run() {
             )
         })
         .collect();
-    // 1000 cycles of 9, and run 9001 is the cycle's first: SURW.
-    let expected = [("surw", 2001), ("pos", 2000), ("urw", 1000), ("wpos", 2000)];
+    // 1000 cycles of 9, and run 9001 is the cycle's first: weighted POS.
+    let expected = [("wpos", 2001), ("pos", 2000), ("surw", 3000)];
     let expected: Vec<(String, u64)> = expected.iter().map(|(s, n)| (s.to_string(), *n)).collect();
     assert_eq!(sampling, expected);
     let settings = report["settings"].as_array().unwrap();
