@@ -19,10 +19,13 @@ use crate::style::{self, LABEL_SIZE, SERIES, TEXT_SIZE, TITLE_SIZE};
 /// One night of one setting.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NightPoint {
-    /// The night, as it sorts and reads: `2025-03-14`.
+    /// The night's name: `2025-03-14`.
     pub night: String,
-    /// Clean runs of the setting accumulated up to and including this
-    /// night (on the current program version).
+    /// Its place in the campaign (the history's night index): nights are
+    /// drawn in this order, whatever their names.
+    pub index: u64,
+    /// Runs of the setting accumulated up to and including this night
+    /// (on the current program version).
     pub runs: u64,
     /// The guarantee those runs earned, `1 - (1 - p)^runs`; `None` where no
     /// bound is claimed.
@@ -36,7 +39,7 @@ pub struct NightPoint {
 pub struct NightSeries {
     /// The setting, as reports name it: `depth 2 over 1 variable (1 of 3)`.
     pub setting: String,
-    /// Its nights, in any order (they are sorted by `night`).
+    /// Its nights, in any order (they are sorted by `index`).
     pub nights: Vec<NightPoint>,
 }
 
@@ -58,12 +61,13 @@ const NINES_CAP: f64 = 12.0;
 /// guarantee below (0.9, 0.99, 0.999 evenly spaced), nights along the
 /// bottom, failures as rings. Points are marks of series named after the
 /// setting, with `data-panel` `runs` or `guarantee`, `data-x` the night's
-/// index, `data-night` the night and `data-failures`.
+/// place among the nights drawn (0 for the oldest), `data-night` its name
+/// and `data-failures`; `data-y` is the runs or the guarantee.
 pub fn history_svg(history: &History) -> Result<String, PlotError> {
-    let nights: Vec<String> = history
+    let nights: Vec<(u64, String)> = history
         .series
         .iter()
-        .flat_map(|s| s.nights.iter().map(|n| n.night.clone()))
+        .flat_map(|s| s.nights.iter().map(|n| (n.index, n.night.clone())))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -73,7 +77,13 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
     if !(history.target > 0.0 && history.target < 1.0) {
         return Err(bad("a target confidence", history.target));
     }
-    let index = |night: &str| nights.iter().position(|n| n == night).unwrap_or(0) as f64;
+    // A night's x: its place among the nights drawn.
+    let index = |night: &NightPoint| {
+        nights
+            .iter()
+            .position(|(i, _)| *i == night.index)
+            .unwrap_or(0) as f64
+    };
     let max_runs = history
         .series
         .iter()
@@ -103,7 +113,10 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
         if (x - i).abs() > 1e-9 || i < 0.0 {
             return String::new();
         }
-        nights.get(i as usize).cloned().unwrap_or_default()
+        nights
+            .get(i as usize)
+            .map(|(_, name)| name.clone())
+            .unwrap_or_default()
     };
     // Label at most about 8 nights, evenly.
     let x_labels = nights.len().min(8);
@@ -158,10 +171,10 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
         for (i, series) in history.series.iter().enumerate() {
             let color = SERIES[i % SERIES.len()];
             let mut nights_of: Vec<&NightPoint> = series.nights.iter().collect();
-            nights_of.sort_by(|a, b| a.night.cmp(&b.night));
+            nights_of.sort_by_key(|n| n.index);
             let runs: Vec<(f64, f64)> = nights_of
                 .iter()
-                .map(|n| (index(&n.night), n.runs.max(1) as f64))
+                .map(|n| (index(n), n.runs.max(1) as f64))
                 .collect();
             runs_chart
                 .draw_series(LineSeries::new(runs, color.stroke_width(2)))?
@@ -171,11 +184,11 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
                 });
             let confidences: Vec<(f64, f64)> = nights_of
                 .iter()
-                .filter_map(|n| n.confidence.map(|c| (index(&n.night), nines(c, NINES_CAP))))
+                .filter_map(|n| n.confidence.map(|c| (index(n), nines(c, NINES_CAP))))
                 .collect();
             guarantee_chart.draw_series(LineSeries::new(confidences, color.stroke_width(2)))?;
             for n in &nights_of {
-                let x = index(&n.night);
+                let x = index(n);
                 let failed = n.failures > 0;
                 let y = n.runs.max(1) as f64;
                 let mark = Mark::new(

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use rankcheck_history::{Evidence, FailureSummary, History, Night};
+use rankcheck_history::{current_fingerprints, Evidence, FailureSummary, History, Night};
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
@@ -217,21 +217,15 @@ fn failure_view(
 /// Each program's current version (the fingerprint run most recently),
 /// setting by setting.
 fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
-    let mut current: BTreeMap<String, (u64, String)> = BTreeMap::new();
-    for e in &all {
-        let entry = current
-            .entry(e.program.clone())
-            .or_insert((e.last_night_index, e.fingerprint.clone()));
-        if e.last_night_index > entry.0 {
-            *entry = (e.last_night_index, e.fingerprint.clone());
-        }
-    }
+    let current = current_fingerprints(all.iter().map(|e| {
+        (
+            e.program.as_str(),
+            e.fingerprint.as_str(),
+            e.last_night_index,
+        )
+    }));
     all.into_iter()
-        .filter(|e| {
-            current
-                .get(&e.program)
-                .is_some_and(|(_, f)| *f == e.fingerprint)
-        })
+        .filter(|e| current.get(&e.program) == Some(&e.fingerprint))
         .map(|e| {
             let bound = e.last_bound_ln.and_then(|b| Probability::from_ln(b).ok());
             EvidenceView {
@@ -243,7 +237,7 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
                 bound: bound.map(show),
                 bound_ln: e.last_bound_ln,
                 miss_log10: e.ln_miss.map(|ln| ln / std::f64::consts::LN_10),
-                confidence: e.ln_miss.map(|ln| (-ln.exp_m1()).max(0.0)),
+                confidence: e.confidence(),
                 program: e.program,
                 fingerprint: e.fingerprint,
                 setting: e.setting,
