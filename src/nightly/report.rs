@@ -17,24 +17,33 @@ use serde::Serialize;
 
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::Status;
-use crate::guarantee::show;
+use crate::guarantee::{show, show_guarantee};
 use crate::invocation::command_line;
 
-use super::HISTORY_FILE;
+use super::history_figure::history_figures;
+use super::history_path;
+use super::html::{write_page, TARGET};
 
 /// `rankcheck report DIR`.
 pub fn report(args: &ReportArgs) -> Result<ExitCode> {
-    let db = args
-        .db
-        .clone()
-        .unwrap_or_else(|| args.dir.join(HISTORY_FILE));
-    Ok(print(&db, args.format, args.gone_after)?.into())
+    let db = history_path(&args.dir, args.db.as_deref());
+    Ok(print(&db, args.format, args.gone_after, args.html.as_deref())?.into())
 }
 
-/// Print the report of the history at `db`; its status.
-pub fn print(db: &Path, format: ReportFormat, gone_after: u64) -> Result<Status> {
+/// Print the report of the history at `db` (after writing it as an HTML
+/// page to `html`, if given); its status.
+pub fn print(
+    db: &Path,
+    format: ReportFormat,
+    gone_after: u64,
+    html: Option<&Path>,
+) -> Result<Status> {
     let history = History::open_existing(db)?;
     let report = build(&history, db, gone_after)?;
+    if let Some(page) = html {
+        let figures = history_figures(&history, TARGET)?;
+        write_page(page, &report, &figures)?;
+    }
     match format {
         ReportFormat::Human => out!("{}", human(&report)),
         ReportFormat::Markdown => out!("{}", markdown(&report)),
@@ -251,19 +260,18 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
 }
 
 /// A confidence as reports print it: four decimals, or `1 - 10^-8.6`.
-fn confidence_text(e: &EvidenceView) -> String {
+pub(super) fn confidence_text(e: &EvidenceView) -> String {
     if e.failures > 0 {
         return "none: it failed".into();
     }
     match (e.miss_log10, e.confidence) {
-        (Some(miss), _) if miss < -4.0 => format!("1 - 10^{miss:.1}"),
-        (_, Some(c)) => format!("{c:.4}"),
+        (Some(miss), Some(c)) => show_guarantee(miss, c),
         _ => "no bound claimed".into(),
     }
 }
 
 /// `assert at 24:5 "a push was lost" (over head; threads main, push)`.
-fn failure_line(f: &FailureView) -> String {
+pub(super) fn failure_line(f: &FailureView) -> String {
     let over = if f.variables.is_empty() {
         String::new()
     } else {
@@ -280,7 +288,7 @@ fn failure_line(f: &FailureView) -> String {
 }
 
 /// Failure sections in order, with their headings.
-fn sections(report: &MorningReport) -> [(String, &Vec<FailureView>, &'static str); 4] {
+pub(super) fn sections(report: &MorningReport) -> [(String, &Vec<FailureView>, &'static str); 4] {
     [
         ("new failures".to_string(), &report.new, "new"),
         (
@@ -299,6 +307,14 @@ fn sections(report: &MorningReport) -> [(String, &Vec<FailureView>, &'static str
             "gone",
         ),
     ]
+}
+
+/// A heading's first letter in upper case.
+pub(super) fn capitalized(title: &str) -> String {
+    let mut chars = title.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// The report for people.
@@ -376,11 +392,7 @@ fn markdown(report: &MorningReport) -> String {
         report.history
     );
     for (title, failures, _) in sections(report) {
-        let mut title = title;
-        if let Some(first) = title.get(..1) {
-            title = first.to_uppercase() + &title[1..];
-        }
-        let _ = writeln!(out, "\n## {title} ({})\n", failures.len());
+        let _ = writeln!(out, "\n## {} ({})\n", capitalized(&title), failures.len());
         if failures.is_empty() {
             out.push_str("None.\n");
             continue;
