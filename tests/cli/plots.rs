@@ -309,7 +309,16 @@ fn csv_outputs_have_the_documented_columns() {
         );
         csv_header(&out)
     };
+    // The report of a night with a failure (exit 1) and clean streams.
+    let campaign = format!("{dir}/campaign");
+    let _ = std::fs::remove_dir_all(&campaign);
+    let known = example("tests/nightly/known.toml");
+    let night = rankcheck(&[
+        "nightly", &known, "--runs", "500", "--night", "csv", "--out", &campaign,
+    ]);
+    assert_eq!(night.status.code(), Some(1), "a new failure: {night:?}");
     let cases: Vec<(&str, Vec<String>)> = vec![
+        ("report", run(&["report", "--format", "csv", &campaign])),
         (
             "check",
             run(&["--seed", "1", "--runs", "200", "--format", "csv", &corner]),
