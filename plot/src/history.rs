@@ -8,10 +8,12 @@
 
 use std::collections::BTreeSet;
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::axis::{count_label, decade_labels, decades, nines, nines_label, thousands};
-use crate::canvas::render;
+use crate::canvas::{render, Area};
 use crate::error::{bad, PlotError};
 use crate::marks::{number, Mark};
 use crate::style::{self, LABEL_SIZE, SERIES, TEXT_SIZE, TITLE_SIZE};
@@ -120,11 +122,29 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
     };
     // Label at most about 8 nights, evenly.
     let x_labels = nights.len().min(8);
+    let target_label = format!("target {}", history.target);
+    let mut runs_legend: Vec<(Sample, String)> = history
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (Sample::Line(SERIES[i % SERIES.len()]), s.setting.clone()))
+        .collect();
+    runs_legend.push((Sample::Ring, "night with a failure".into()));
+    let guarantee_legend = [(Sample::Dashed, target_label)];
     render(size, &title, &description, |root, marks| {
+        // The legends go right of the panels, where they hide no data.
+        let legend_width = runs_legend
+            .iter()
+            .chain(&guarantee_legend)
+            .map(|(_, label)| legend_entry_width(root, label))
+            .max()
+            .unwrap_or(0)
+            .min(size.0 as i32 / 3);
         let (top, bottom) = root.split_vertically(size.1 / 2);
         let mut runs_chart = ChartBuilder::on(&top)
             .caption(&title, style::text(TITLE_SIZE))
             .margin(14)
+            .margin_right(14 + legend_width)
             .x_label_area_size(40)
             .y_label_area_size(112)
             .build_cartesian_2d(x_range.clone(), (runs_range.0..runs_range.1).log_scale())?;
@@ -142,6 +162,7 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
             .draw()?;
         let mut guarantee_chart = ChartBuilder::on(&bottom)
             .margin(14)
+            .margin_right(14 + legend_width)
             .x_label_area_size(50)
             .y_label_area_size(112)
             .build_cartesian_2d(x_range.clone(), 0f64..top_nines)?;
@@ -159,15 +180,12 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
             .light_line_style(RGBColor(240, 240, 240))
             .draw()?;
         let target = nines(history.target, NINES_CAP);
-        guarantee_chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_range.start, target), (x_range.end, target)],
-                4,
-                4,
-                style::GREY.stroke_width(1),
-            ))?
-            .label(format!("target {}", history.target))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style::GREY));
+        guarantee_chart.draw_series(DashedLineSeries::new(
+            vec![(x_range.start, target), (x_range.end, target)],
+            4,
+            4,
+            style::GREY.stroke_width(1),
+        ))?;
         for (i, series) in history.series.iter().enumerate() {
             let color = SERIES[i % SERIES.len()];
             let mut nights_of: Vec<&NightPoint> = series.nights.iter().collect();
@@ -176,12 +194,7 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
                 .iter()
                 .map(|n| (index(n), n.runs.max(1) as f64))
                 .collect();
-            runs_chart
-                .draw_series(LineSeries::new(runs, color.stroke_width(2)))?
-                .label(series.setting.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
-                });
+            runs_chart.draw_series(LineSeries::new(runs, color.stroke_width(2)))?;
             let confidences: Vec<(f64, f64)> = nights_of
                 .iter()
                 .filter_map(|n| n.confidence.map(|c| (index(n), nines(c, NINES_CAP))))
@@ -258,27 +271,67 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
                 }
             }
         }
-        // Failures in the legend, as the ring they are drawn with.
-        runs_chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-            .label("night with a failure")
-            .legend(|(x, y)| Circle::new((x + 12, y), 6, BLACK.stroke_width(2)));
-        runs_chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(style::text(LABEL_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(200, 200, 200))
-            .draw()?;
-        guarantee_chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(style::text(LABEL_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(200, 200, 200))
-            .draw()?;
+        draw_legend(
+            root,
+            &runs_legend,
+            legend_corner(runs_chart.plotting_area()),
+        )?;
+        draw_legend(
+            root,
+            &guarantee_legend,
+            legend_corner(guarantee_chart.plotting_area()),
+        )?;
         Ok(())
     })
+}
+
+/// What a legend entry shows beside its text.
+enum Sample {
+    /// A series' line, in its colour.
+    Line(RGBColor),
+    /// The ring a failure is drawn with.
+    Ring,
+    /// The dashed target line.
+    Dashed,
+}
+
+/// Where a legend beside a panel's plot starts: right of its top corner.
+fn legend_corner<C: CoordTranslate>(plot: &DrawingArea<SVGBackend, C>) -> (i32, i32) {
+    let (x, y) = plot.get_pixel_range();
+    (x.end + 16, y.start + 10)
+}
+
+/// The room an entry takes: its sample, a gap, its text, a margin.
+fn legend_entry_width(root: &Area, label: &str) -> i32 {
+    let (width, _) = root
+        .estimate_text_size(label, &style::text(LABEL_SIZE))
+        .unwrap_or((200, 0));
+    16 + 30 + width as i32
+}
+
+/// A legend, one entry a line downwards from `(x, y)` (pixels).
+fn draw_legend(
+    root: &Area,
+    entries: &[(Sample, String)],
+    (x, y): (i32, i32),
+) -> Result<(), PlotError> {
+    let text = style::text(LABEL_SIZE).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (sample, label)) in entries.iter().enumerate() {
+        let y = y + 22 * i as i32;
+        let line = vec![(x, y), (x + 24, y)];
+        match sample {
+            Sample::Line(color) => root.draw(&PathElement::new(line, color.stroke_width(2)))?,
+            Sample::Ring => root.draw(&Circle::new((x + 12, y), 6, BLACK.stroke_width(2)))?,
+            Sample::Dashed => root.draw(&DashedPathElement::new(
+                line,
+                4,
+                4,
+                style::GREY.stroke_width(1),
+            ))?,
+        }
+        root.draw(&Text::new(label.clone(), (x + 30, y), text.clone()))?;
+    }
+    Ok(())
 }
 
 /// `, 2 failures` or nothing.
