@@ -13,7 +13,7 @@ use crate::words::count;
 
 use super::history_figure::HistoryFigure;
 use super::report::{
-    capitalized, confidence_text, failure_line, sections, EvidenceView, FailureView, MorningReport,
+    capitalized, evidence_cells, failure_cells, sections, EvidenceView, FailureView, MorningReport,
 };
 
 /// The target confidence the history figures draw as a line: `check`'s
@@ -63,19 +63,7 @@ fn failure_section(title: &str, failures: &[FailureView]) -> Section {
             figures: Vec::new(),
         };
     }
-    let rows = failures
-        .iter()
-        .map(|f| {
-            vec![
-                f.program.clone(),
-                failure_line(f),
-                f.first_night.clone(),
-                f.last_night.clone(),
-                f.count.to_string(),
-                f.replay_command.clone().unwrap_or_else(|| "-".into()),
-            ]
-        })
-        .collect();
+    let rows = failures.iter().map(|f| failure_cells(f).to_vec()).collect();
     Section {
         heading,
         paragraphs: Vec::new(),
@@ -122,27 +110,13 @@ fn program_section(report: &MorningReport, figure: &HistoryFigure) -> Section {
                 "bound",
                 "no bug of the setting's class, p >=",
             ]),
-            rows: streams.iter().map(|e| evidence_row(e)).collect(),
+            rows: streams.iter().map(|e| evidence_cells(e).to_vec()).collect(),
         }],
         figures: vec![Figure {
             title: format!("{}: runs and guarantee night by night", figure.program),
             svg: figure.svg.clone(),
         }],
     }
-}
-
-/// A stream's row, as the human report prints it.
-fn evidence_row(e: &EvidenceView) -> Vec<String> {
-    vec![
-        e.program.clone(),
-        e.setting.clone(),
-        e.nights.to_string(),
-        e.runs.to_string(),
-        e.night_runs.to_string(),
-        e.failures.to_string(),
-        e.bound.clone().unwrap_or_else(|| "-".into()),
-        confidence_text(e),
-    ]
 }
 
 /// Column names as a [`Table`] takes them.

@@ -260,7 +260,7 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
 }
 
 /// A confidence as reports print it: four decimals, or `1 - 10^-8.6`.
-pub(super) fn confidence_text(e: &EvidenceView) -> String {
+fn confidence_text(e: &EvidenceView) -> String {
     if e.failures > 0 {
         return "none: it failed".into();
     }
@@ -271,7 +271,7 @@ pub(super) fn confidence_text(e: &EvidenceView) -> String {
 }
 
 /// `assert at 24:5 "a push was lost" (over head; threads main, push)`.
-pub(super) fn failure_line(f: &FailureView) -> String {
+fn failure_line(f: &FailureView) -> String {
     let over = if f.variables.is_empty() {
         String::new()
     } else {
@@ -285,6 +285,36 @@ pub(super) fn failure_line(f: &FailureView) -> String {
         f.message,
         f.threads.join(", ")
     )
+}
+
+/// A failure as the report's tables show it: program, what failed where,
+/// first and last night seen, failing chunks, the replay command (`-`
+/// without one).
+pub(super) fn failure_cells(f: &FailureView) -> [String; 6] {
+    [
+        f.program.clone(),
+        failure_line(f),
+        f.first_night.clone(),
+        f.last_night.clone(),
+        f.count.to_string(),
+        f.replay_command.clone().unwrap_or_else(|| "-".into()),
+    ]
+}
+
+/// A stream as the report's tables show it: program, setting, nights,
+/// runs, the latest night's runs, failing chunks, the bound (`-` without
+/// one) and the guarantee.
+pub(super) fn evidence_cells(e: &EvidenceView) -> [String; 8] {
+    [
+        e.program.clone(),
+        e.setting.clone(),
+        e.nights.to_string(),
+        e.runs.to_string(),
+        e.night_runs.to_string(),
+        e.failures.to_string(),
+        e.bound.clone().unwrap_or_else(|| "-".into()),
+        confidence_text(e),
+    ]
 }
 
 /// Failure sections in order, with their headings.
@@ -366,17 +396,10 @@ fn human(report: &MorningReport) -> String {
         "program", "setting", "nights", "runs", "last night", "failing", "bound"
     );
     for e in &report.evidence {
+        let [program, setting, nights, runs, night, failing, bound, guarantee] = evidence_cells(e);
         let _ = writeln!(
             out,
-            "  {:<width$}  {:<set_width$}  {:>6}  {:>10}  {:>10}  {:>8}  {:>12}  {}",
-            e.program,
-            e.setting,
-            e.nights,
-            e.runs,
-            e.night_runs,
-            e.failures,
-            e.bound.as_deref().unwrap_or("-"),
-            confidence_text(e)
+            "  {program:<width$}  {setting:<set_width$}  {nights:>6}  {runs:>10}  {night:>10}  {failing:>8}  {bound:>12}  {guarantee}",
         );
     }
     out
@@ -399,33 +422,24 @@ fn markdown(report: &MorningReport) -> String {
         }
         out.push_str("| program | failure | first seen | last seen | chunks | replay |\n| --- | --- | --- | --- | --- | --- |\n");
         for f in failures {
+            let [program, failure, first, last, count, replay] = failure_cells(f);
+            let replay = match f.replay_command {
+                Some(_) => format!("`{replay}`"),
+                None => replay,
+            };
+            let failure = failure.replace('|', "\\|");
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} | {} |",
-                f.program,
-                failure_line(f).replace('|', "\\|"),
-                f.first_night,
-                f.last_night,
-                f.count,
-                f.replay_command
-                    .as_ref()
-                    .map_or_else(|| "-".to_string(), |c| format!("`{c}`"))
+                "| `{program}` | {failure} | {first} | {last} | {count} | {replay} |"
             );
         }
     }
     out.push_str("\n## Evidence\n\n| program | setting | nights | runs | last night | failing | bound | no bug of the class, p >= |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for e in &report.evidence {
+        let [program, setting, nights, runs, night, failing, bound, guarantee] = evidence_cells(e);
         let _ = writeln!(
             out,
-            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |",
-            e.program,
-            e.setting,
-            e.nights,
-            e.runs,
-            e.night_runs,
-            e.failures,
-            e.bound.as_deref().unwrap_or("-"),
-            confidence_text(e)
+            "| `{program}` | `{setting}` | {nights} | {runs} | {night} | {failing} | {bound} | {guarantee} |"
         );
     }
     out
