@@ -63,8 +63,9 @@ pub enum Command {
     /// The morning report: new failures, known ones, and the evidence
     /// accumulated per program and setting.
     Report(ReportArgs),
-    /// Draw a plot as SVG: the guarantee against executions (`bound`), or
-    /// the measured rate of finding a bug against the bound (`hits`).
+    /// Draw a plot as SVG: the guarantee against executions (`bound`), the
+    /// measured rate of finding a bug against the bound (`hits`), or a
+    /// program's nightly history (`history`).
     Plot(PlotArgs),
 }
 
@@ -88,6 +89,31 @@ pub enum PlotKind {
     /// the bug by N executions, with its Clopper-Pearson band, over the
     /// guaranteed lower bound of the same setting.
     Hits(PlotHitsArgs),
+    /// A program's nightly history: per setting, the runs its current
+    /// version accumulated night by night and the guarantee they earned,
+    /// with the nights a failure appeared marked.
+    History(PlotHistoryArgs),
+}
+
+/// Options of `rankcheck plot history`.
+#[derive(Debug, Args)]
+pub struct PlotHistoryArgs {
+    /// The campaign's output directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The history database (default: DIR/history.sqlite).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+    /// The program to plot, by the name the history knows it by (needed
+    /// when the history holds several).
+    #[arg(long, value_name = "NAME")]
+    pub program: Option<String>,
+    /// The target confidence, drawn as a line.
+    #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
+    pub confidence: f64,
+    /// The SVG file to write.
+    #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
+    pub output: PathBuf,
 }
 
 /// Options of `rankcheck plot bound`.
@@ -464,6 +490,10 @@ pub struct ReportArgs {
     /// Nights without a sighting after which a failure counts as gone.
     #[arg(long, value_name = "K", allow_negative_numbers = true, default_value = "3", value_parser = positive)]
     pub gone_after: u64,
+    /// Also write the report as one self-contained HTML page, with each
+    /// program's history plotted night by night.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// Formats of the morning report.

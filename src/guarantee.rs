@@ -155,3 +155,14 @@ pub fn show_confidence(bound: Probability, runs: u64) -> String {
         format!("{:.4}", confidence(bound, runs))
     }
 }
+
+/// A guarantee as reports print it, from the probability of a miss
+/// (`log10`) and one minus it: four decimals, or `1 - 10^-8.6` when that
+/// would round to 1.
+pub fn show_guarantee(miss_log10: f64, confidence: f64) -> String {
+    if miss_log10 < -4.0 {
+        format!("1 - 10^{miss_log10:.1}")
+    } else {
+        format!("{confidence:.4}")
+    }
+}

@@ -16,7 +16,9 @@ mod store;
 
 pub use error::HistoryError;
 pub use ingest::{chunk_ln_miss, Ingested};
-pub use query::{Evidence, FailureSummary, Night};
+pub use query::{
+    confidence, current_fingerprints, Evidence, FailureSummary, Night, NightEvidence, StreamNights,
+};
 pub use record::{
     parse_shard, Budget, ChunkRecord, EndRecord, EndStatus, FailureRecord, Header, LineProblem,
     ProgramRecord, Record, ShardText, Signature, StreamRecord, SHARD_FORMAT,

@@ -80,6 +80,129 @@ pub struct FailureSummary {
     pub replay_fingerprint: Option<String>,
 }
 
+/// One night of a stream: what the stream had accumulated by its end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NightEvidence {
+    /// The night's name.
+    pub night: String,
+    /// Its index.
+    pub night_index: u64,
+    /// Runs done in this night and every earlier one.
+    pub runs: u64,
+    /// Of which clean.
+    pub clean_runs: u64,
+    /// Failing runs in this night alone.
+    pub failures: u64,
+    /// `ln` of the probability that every clean run so far missed a bug of
+    /// the setting's class (as [`Evidence::ln_miss`]); `None` while no
+    /// chunk had a bound.
+    pub ln_miss: Option<f64>,
+}
+
+impl NightEvidence {
+    /// The guarantee the clean runs so far earned (see [`confidence`]);
+    /// `None` for a stream without a bound.
+    pub fn confidence(&self) -> Option<f64> {
+        self.ln_miss.map(confidence)
+    }
+}
+
+/// A stream's nights, in index order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamNights {
+    /// The program's name.
+    pub program: String,
+    /// Its fingerprint.
+    pub fingerprint: String,
+    /// The setting key.
+    pub setting: String,
+    /// Every night with runs of this stream, oldest first.
+    pub nights: Vec<NightEvidence>,
+}
+
+impl StreamNights {
+    /// The night `row` belongs to, started from the night before's totals
+    /// when it is the first chunk of that night (rows come night by night).
+    fn night_of(&mut self, row: &ChunkRow) -> &mut NightEvidence {
+        let last = self.nights.last();
+        if last.is_none_or(|n| n.night_index != row.night_index) {
+            let (runs, clean_runs, ln_miss) =
+                last.map_or((0, 0, None), |n| (n.runs, n.clean_runs, n.ln_miss));
+            self.nights.push(NightEvidence {
+                night: row.night.clone(),
+                night_index: row.night_index,
+                runs,
+                clean_runs,
+                failures: 0,
+                ln_miss,
+            });
+        }
+        self.nights
+            .last_mut()
+            .expect("invariant: a night was just pushed or matched")
+    }
+}
+
+impl Evidence {
+    /// The guarantee its clean runs earned (see [`confidence`]); `None`
+    /// for a stream without a bound.
+    pub fn confidence(&self) -> Option<f64> {
+        self.ln_miss.map(confidence)
+    }
+}
+
+/// The guarantee `1 - exp(ln_miss)` that a bug of the setting's class was
+/// not missed by every clean run, computed without cancellation (`exp_m1`)
+/// so that a tiny miss probability still shows; never negative.
+pub fn confidence(ln_miss: f64) -> f64 {
+    (-ln_miss.exp_m1()).max(0.0)
+}
+
+/// Each program's current version, from `(program, fingerprint, last night
+/// with runs)`: the fingerprint run most recently, the first given when two
+/// tie. Reports show only this version's evidence; the others stay in the
+/// history.
+pub fn current_fingerprints<'a>(
+    streams: impl IntoIterator<Item = (&'a str, &'a str, u64)>,
+) -> BTreeMap<String, String> {
+    let mut current: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    for (program, fingerprint, last_night) in streams {
+        let entry = current
+            .entry(program.to_string())
+            .or_insert_with(|| (last_night, fingerprint.to_string()));
+        if last_night > entry.0 {
+            *entry = (last_night, fingerprint.to_string());
+        }
+    }
+    current
+        .into_iter()
+        .map(|(program, (_, fingerprint))| (program, fingerprint))
+        .collect()
+}
+
+/// A stream's key: program, fingerprint, setting.
+type StreamKey = (String, String, String);
+
+/// One chunk as the evidence queries read it.
+struct ChunkRow {
+    key: StreamKey,
+    night_index: u64,
+    night: String,
+    runs: u64,
+    clean_runs: u64,
+    failures: u64,
+    ln_miss: Option<f64>,
+    bound_ln: Option<f64>,
+}
+
+/// A sum of `ln` miss probabilities, `None` until one chunk has a bound.
+fn add_ln_miss(sum: Option<f64>, chunk: Option<f64>) -> Option<f64> {
+    match chunk {
+        Some(ln) => Some(sum.unwrap_or(0.0) + ln),
+        None => sum,
+    }
+}
+
 impl History {
     /// Every night, in index order.
     pub fn nights(&self) -> Result<Vec<Night>, HistoryError> {
@@ -122,12 +245,77 @@ impl History {
     /// The evidence of every (program, fingerprint, setting), from the
     /// nights before `before` (every night when `None`).
     pub fn evidence(&self, before: Option<u64>) -> Result<Vec<Evidence>, HistoryError> {
+        let mut all: BTreeMap<StreamKey, Evidence> = BTreeMap::new();
+        for row in self.chunk_rows(before)? {
+            let entry = all.entry(row.key.clone()).or_insert_with(|| Evidence {
+                program: row.key.0.clone(),
+                fingerprint: row.key.1.clone(),
+                setting: row.key.2.clone(),
+                chunks: 0,
+                runs: 0,
+                clean_runs: 0,
+                failures: 0,
+                nights: 0,
+                last_night_index: row.night_index,
+                last_night_runs: 0,
+                last_bound_ln: None,
+                ln_miss: None,
+            });
+            if entry.chunks == 0 || row.night_index != entry.last_night_index {
+                entry.nights += 1;
+                entry.last_night_index = row.night_index;
+                entry.last_night_runs = 0;
+            }
+            entry.chunks += 1;
+            entry.runs += row.runs;
+            entry.clean_runs += row.clean_runs;
+            entry.failures += row.failures;
+            entry.last_night_runs += row.runs;
+            entry.last_bound_ln = row.bound_ln;
+            entry.ln_miss = add_ln_miss(entry.ln_miss, row.ln_miss);
+        }
+        Ok(all.into_values().collect())
+    }
+
+    /// Night by night, what each program's current version (see
+    /// [`current_fingerprints`]) had accumulated per setting: the numbers
+    /// of [`History::evidence`] as they stood at the end of every night
+    /// with runs. The last night of a stream equals its evidence bit for
+    /// bit: the sums are taken over the same chunks in the same order.
+    pub fn nightly_evidence(&self) -> Result<Vec<StreamNights>, HistoryError> {
+        let mut all: BTreeMap<StreamKey, StreamNights> = BTreeMap::new();
+        for row in self.chunk_rows(None)? {
+            let stream = all.entry(row.key.clone()).or_insert_with(|| StreamNights {
+                program: row.key.0.clone(),
+                fingerprint: row.key.1.clone(),
+                setting: row.key.2.clone(),
+                nights: Vec::new(),
+            });
+            let night = stream.night_of(&row);
+            night.runs += row.runs;
+            night.clean_runs += row.clean_runs;
+            night.failures += row.failures;
+            night.ln_miss = add_ln_miss(night.ln_miss, row.ln_miss);
+        }
+        let current = current_fingerprints(all.values().filter_map(|s| {
+            let last = s.nights.last()?;
+            Some((s.program.as_str(), s.fingerprint.as_str(), last.night_index))
+        }));
+        Ok(all
+            .into_values()
+            .filter(|s| current.get(&s.program) == Some(&s.fingerprint))
+            .collect())
+    }
+
+    /// Every chunk of the nights before `before` (all when `None`), in
+    /// the order sums are taken: stream, then night, seed and first run.
+    fn chunk_rows(&self, before: Option<u64>) -> Result<Vec<ChunkRow>, HistoryError> {
         let limit = before.map_or(i64::MAX, |b| b as i64);
         let mut statement = self
             .conn
             .prepare(
-                "SELECT p.name, f.fingerprint, s.setting, n.night_index, c.runs, c.clean_runs,
-                        c.failures, c.ln_miss, c.bound_ln
+                "SELECT p.name, f.fingerprint, s.setting, n.night_index, n.name, c.runs,
+                        c.clean_runs, c.failures, c.ln_miss, c.bound_ln
                  FROM chunks c
                  JOIN streams s ON s.id = c.stream_id
                  JOIN fingerprints f ON f.id = s.fingerprint_id
@@ -137,56 +325,22 @@ impl History {
                  ORDER BY p.name, f.fingerprint, s.setting, n.night_index, s.seed, c.first_run",
             )
             .map_err(|e| self.error(e))?;
-        let mut rows = statement.query(params![limit]).map_err(|e| self.error(e))?;
-        let mut all: BTreeMap<(String, String, String), Evidence> = BTreeMap::new();
-        while let Some(row) = rows.next().map_err(|e| self.error(e))? {
-            let read = || -> rusqlite::Result<_> {
-                Ok((
-                    (
-                        row.get::<_, String>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, String>(2)?,
-                    ),
-                    row.get::<_, i64>(3)? as u64,
-                    row.get::<_, i64>(4)? as u64,
-                    row.get::<_, i64>(5)? as u64,
-                    row.get::<_, i64>(6)? as u64,
-                    row.get::<_, Option<f64>>(7)?,
-                    row.get::<_, Option<f64>>(8)?,
-                ))
-            };
-            let (key, night, runs, clean, failures, ln_miss, bound_ln) =
-                read().map_err(|e| self.error(e))?;
-            let entry = all.entry(key.clone()).or_insert_with(|| Evidence {
-                program: key.0,
-                fingerprint: key.1,
-                setting: key.2,
-                chunks: 0,
-                runs: 0,
-                clean_runs: 0,
-                failures: 0,
-                nights: 0,
-                last_night_index: night,
-                last_night_runs: 0,
-                last_bound_ln: None,
-                ln_miss: None,
-            });
-            if entry.chunks == 0 || night != entry.last_night_index {
-                entry.nights += 1;
-                entry.last_night_index = night;
-                entry.last_night_runs = 0;
-            }
-            entry.chunks += 1;
-            entry.runs += runs;
-            entry.clean_runs += clean;
-            entry.failures += failures;
-            entry.last_night_runs += runs;
-            entry.last_bound_ln = bound_ln;
-            if let Some(ln) = ln_miss {
-                entry.ln_miss = Some(entry.ln_miss.unwrap_or(0.0) + ln);
-            }
-        }
-        Ok(all.into_values().collect())
+        let rows = statement
+            .query_map(params![limit], |r| {
+                Ok(ChunkRow {
+                    key: (r.get(0)?, r.get(1)?, r.get(2)?),
+                    night_index: r.get::<_, i64>(3)? as u64,
+                    night: r.get(4)?,
+                    runs: r.get::<_, i64>(5)? as u64,
+                    clean_runs: r.get::<_, i64>(6)? as u64,
+                    failures: r.get::<_, i64>(7)? as u64,
+                    ln_miss: r.get(8)?,
+                    bound_ln: r.get(9)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.error(e))?;
+        Ok(rows)
     }
 
     /// Every failure with when it was seen, by program, then kind and line.
@@ -251,5 +405,149 @@ impl History {
             out.push(failure);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{ChunkRecord, Header, ProgramRecord, Record, StreamRecord, SHARD_FORMAT};
+
+    /// The per-run bound of the bounded setting, `ln(1/10)`.
+    const BOUND_LN: f64 = -std::f64::consts::LN_10;
+
+    /// A night of program `p` at `fingerprint` with a bounded setting
+    /// `pct` and a setting without a bound, `pos`.
+    fn night(name: &str, index: u64, fingerprint: &str) -> Header {
+        let stream = |setting: &str, bound_ln| StreamRecord {
+            setting: setting.into(),
+            seed: 1,
+            bound_ln,
+        };
+        Header {
+            format: SHARD_FORMAT,
+            suite: "suite".into(),
+            night: name.into(),
+            night_index: index,
+            shard: 0,
+            shards: 1,
+            suite_seed: 1,
+            chunk_runs: 10,
+            budget: Budget::Runs(30),
+            rankcheck: "test".into(),
+            programs: vec![ProgramRecord {
+                name: "p".into(),
+                path: "p.rk".into(),
+                fingerprint: fingerprint.into(),
+                streams: vec![stream("pct", Some(BOUND_LN)), stream("pos", None)],
+            }],
+        }
+    }
+
+    /// A chunk of `runs` runs, the last failing when `failed`.
+    fn chunk(header: &Header, setting: &str, first: u64, runs: u64, failed: bool) -> Record {
+        let bound_ln = (setting == "pct").then_some(BOUND_LN);
+        Record::Chunk(ChunkRecord {
+            program: "p".into(),
+            fingerprint: header.programs[0].fingerprint.clone(),
+            setting: setting.into(),
+            plan_index: first,
+            first_run: (header.night_index << 40) + first,
+            runs,
+            clean_runs: runs - u64::from(failed),
+            failures: u64::from(failed),
+            bound_ln,
+            elapsed_s: 0.1,
+        })
+    }
+
+    /// Three nights: `old` on an earlier version of `p`, then `n1` and
+    /// `n2` on the current one; `n2` has a failing chunk of `pct` and no
+    /// run of `pos`.
+    fn three_nights() -> History {
+        let dir = std::env::temp_dir().join(format!("rankcheck-query-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut history = History::open(&dir.join("h.sqlite")).unwrap();
+        let same = |r: &str| r.to_string();
+        let old = night("old", 0, "f0");
+        let n1 = night("n1", 1, "f1");
+        let n2 = night("n2", 2, "f1");
+        let nights = [
+            (&old, vec![chunk(&old, "pct", 0, 10, false)]),
+            (
+                &n1,
+                vec![
+                    chunk(&n1, "pct", 0, 10, false),
+                    chunk(&n1, "pct", 10, 10, false),
+                    chunk(&n1, "pos", 0, 7, false),
+                ],
+            ),
+            (
+                &n2,
+                vec![
+                    chunk(&n2, "pct", 0, 10, false),
+                    chunk(&n2, "pct", 10, 4, true),
+                ],
+            ),
+        ];
+        for (header, records) in nights {
+            let lines: Vec<(usize, Record)> = records.into_iter().map(|r| (2, r)).collect();
+            history.ingest(header, &lines, &same).unwrap();
+        }
+        history
+    }
+
+    #[test]
+    fn nightly_evidence_accumulates_night_by_night_on_the_current_version() {
+        let history = three_nights();
+        let streams = history.nightly_evidence().unwrap();
+        let settings: Vec<(&str, &str)> = streams
+            .iter()
+            .map(|s| (s.fingerprint.as_str(), s.setting.as_str()))
+            .collect();
+        assert_eq!(
+            settings,
+            [("f1", "pct"), ("f1", "pos")],
+            "only f1, the current version"
+        );
+        let pct = &streams[0].nights;
+        let summary: Vec<(&str, u64, u64, u64)> = pct
+            .iter()
+            .map(|n| (n.night.as_str(), n.runs, n.clean_runs, n.failures))
+            .collect();
+        assert_eq!(summary, [("n1", 20, 20, 0), ("n2", 34, 33, 1)]);
+        // (1 - 1/10)^20 after n1, (1 - 1/10)^33 after n2.
+        let expected = |clean: i32| 1.0 - 0.9f64.powi(clean);
+        assert!((pct[0].confidence().unwrap() - expected(20)).abs() < 1e-12);
+        assert!((pct[1].confidence().unwrap() - expected(33)).abs() < 1e-12);
+        let pos = &streams[1].nights;
+        assert_eq!(pos.len(), 1, "no night without runs");
+        assert_eq!((pos[0].runs, pos[0].confidence()), (7, None));
+        // The last night of each stream is its evidence, bit for bit.
+        for (stream, evidence) in streams.iter().zip(
+            history
+                .evidence(None)
+                .unwrap()
+                .iter()
+                .filter(|e| e.fingerprint == "f1"),
+        ) {
+            let last = stream.nights.last().unwrap();
+            assert_eq!(
+                (last.runs, last.clean_runs, last.ln_miss),
+                (evidence.runs, evidence.clean_runs, evidence.ln_miss)
+            );
+            assert_eq!(last.confidence(), evidence.confidence());
+        }
+    }
+
+    #[test]
+    fn the_current_version_is_the_one_run_most_recently() {
+        let current =
+            current_fingerprints([("p", "a", 3), ("p", "b", 5), ("p", "c", 5), ("q", "z", 0)]);
+        assert_eq!(current["p"], "b", "the first of the latest");
+        assert_eq!(current["q"], "z");
+        assert_eq!(confidence(0.0), 0.0);
+        assert!(confidence(-1e-20) > 0.0, "no cancellation");
     }
 }

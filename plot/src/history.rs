@@ -8,10 +8,12 @@
 
 use std::collections::BTreeSet;
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::axis::{count_label, decade_labels, decades, nines, nines_label, thousands};
-use crate::canvas::render;
+use crate::canvas::{render, Area};
 use crate::error::{bad, PlotError};
 use crate::marks::{number, Mark};
 use crate::style::{self, LABEL_SIZE, SERIES, TEXT_SIZE, TITLE_SIZE};
@@ -19,10 +21,13 @@ use crate::style::{self, LABEL_SIZE, SERIES, TEXT_SIZE, TITLE_SIZE};
 /// One night of one setting.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NightPoint {
-    /// The night, as it sorts and reads: `2025-03-14`.
+    /// The night's name: `2025-03-14`.
     pub night: String,
-    /// Clean runs of the setting accumulated up to and including this
-    /// night (on the current program version).
+    /// Its place in the campaign (the history's night index): nights are
+    /// drawn in this order, whatever their names.
+    pub index: u64,
+    /// Runs of the setting accumulated up to and including this night
+    /// (on the current program version).
     pub runs: u64,
     /// The guarantee those runs earned, `1 - (1 - p)^runs`; `None` where no
     /// bound is claimed.
@@ -36,7 +41,7 @@ pub struct NightPoint {
 pub struct NightSeries {
     /// The setting, as reports name it: `depth 2 over 1 variable (1 of 3)`.
     pub setting: String,
-    /// Its nights, in any order (they are sorted by `night`).
+    /// Its nights, in any order (they are sorted by `index`).
     pub nights: Vec<NightPoint>,
 }
 
@@ -58,12 +63,13 @@ const NINES_CAP: f64 = 12.0;
 /// guarantee below (0.9, 0.99, 0.999 evenly spaced), nights along the
 /// bottom, failures as rings. Points are marks of series named after the
 /// setting, with `data-panel` `runs` or `guarantee`, `data-x` the night's
-/// index, `data-night` the night and `data-failures`.
+/// place among the nights drawn (0 for the oldest), `data-night` its name
+/// and `data-failures`; `data-y` is the runs or the guarantee.
 pub fn history_svg(history: &History) -> Result<String, PlotError> {
-    let nights: Vec<String> = history
+    let nights: Vec<(u64, String)> = history
         .series
         .iter()
-        .flat_map(|s| s.nights.iter().map(|n| n.night.clone()))
+        .flat_map(|s| s.nights.iter().map(|n| (n.index, n.night.clone())))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -73,7 +79,13 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
     if !(history.target > 0.0 && history.target < 1.0) {
         return Err(bad("a target confidence", history.target));
     }
-    let index = |night: &str| nights.iter().position(|n| n == night).unwrap_or(0) as f64;
+    // A night's x: its place among the nights drawn.
+    let index = |night: &NightPoint| {
+        nights
+            .iter()
+            .position(|(i, _)| *i == night.index)
+            .unwrap_or(0) as f64
+    };
     let max_runs = history
         .series
         .iter()
@@ -103,15 +115,36 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
         if (x - i).abs() > 1e-9 || i < 0.0 {
             return String::new();
         }
-        nights.get(i as usize).cloned().unwrap_or_default()
+        nights
+            .get(i as usize)
+            .map(|(_, name)| name.clone())
+            .unwrap_or_default()
     };
     // Label at most about 8 nights, evenly.
     let x_labels = nights.len().min(8);
+    let target_label = format!("target {}", history.target);
+    let mut runs_legend: Vec<(Sample, String)> = history
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (Sample::Line(SERIES[i % SERIES.len()]), s.setting.clone()))
+        .collect();
+    runs_legend.push((Sample::Ring, "night with a failure".into()));
+    let guarantee_legend = [(Sample::Dashed, target_label)];
     render(size, &title, &description, |root, marks| {
+        // The legends go right of the panels, where they hide no data.
+        let legend_width = runs_legend
+            .iter()
+            .chain(&guarantee_legend)
+            .map(|(_, label)| legend_entry_width(root, label))
+            .max()
+            .unwrap_or(0)
+            .min(size.0 as i32 / 3);
         let (top, bottom) = root.split_vertically(size.1 / 2);
         let mut runs_chart = ChartBuilder::on(&top)
             .caption(&title, style::text(TITLE_SIZE))
             .margin(14)
+            .margin_right(14 + legend_width)
             .x_label_area_size(40)
             .y_label_area_size(112)
             .build_cartesian_2d(x_range.clone(), (runs_range.0..runs_range.1).log_scale())?;
@@ -129,6 +162,7 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
             .draw()?;
         let mut guarantee_chart = ChartBuilder::on(&bottom)
             .margin(14)
+            .margin_right(14 + legend_width)
             .x_label_area_size(50)
             .y_label_area_size(112)
             .build_cartesian_2d(x_range.clone(), 0f64..top_nines)?;
@@ -146,36 +180,28 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
             .light_line_style(RGBColor(240, 240, 240))
             .draw()?;
         let target = nines(history.target, NINES_CAP);
-        guarantee_chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_range.start, target), (x_range.end, target)],
-                4,
-                4,
-                style::GREY.stroke_width(1),
-            ))?
-            .label(format!("target {}", history.target))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style::GREY));
+        guarantee_chart.draw_series(DashedLineSeries::new(
+            vec![(x_range.start, target), (x_range.end, target)],
+            4,
+            4,
+            style::GREY.stroke_width(1),
+        ))?;
         for (i, series) in history.series.iter().enumerate() {
             let color = SERIES[i % SERIES.len()];
             let mut nights_of: Vec<&NightPoint> = series.nights.iter().collect();
-            nights_of.sort_by(|a, b| a.night.cmp(&b.night));
+            nights_of.sort_by_key(|n| n.index);
             let runs: Vec<(f64, f64)> = nights_of
                 .iter()
-                .map(|n| (index(&n.night), n.runs.max(1) as f64))
+                .map(|n| (index(n), n.runs.max(1) as f64))
                 .collect();
-            runs_chart
-                .draw_series(LineSeries::new(runs, color.stroke_width(2)))?
-                .label(series.setting.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
-                });
+            runs_chart.draw_series(LineSeries::new(runs, color.stroke_width(2)))?;
             let confidences: Vec<(f64, f64)> = nights_of
                 .iter()
-                .filter_map(|n| n.confidence.map(|c| (index(&n.night), nines(c, NINES_CAP))))
+                .filter_map(|n| n.confidence.map(|c| (index(n), nines(c, NINES_CAP))))
                 .collect();
             guarantee_chart.draw_series(LineSeries::new(confidences, color.stroke_width(2)))?;
             for n in &nights_of {
-                let x = index(&n.night);
+                let x = index(n);
                 let failed = n.failures > 0;
                 let y = n.runs.max(1) as f64;
                 let mark = Mark::new(
@@ -245,27 +271,67 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
                 }
             }
         }
-        // Failures in the legend, as the ring they are drawn with.
-        runs_chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-            .label("night with a failure")
-            .legend(|(x, y)| Circle::new((x + 12, y), 6, BLACK.stroke_width(2)));
-        runs_chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(style::text(LABEL_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(200, 200, 200))
-            .draw()?;
-        guarantee_chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(style::text(LABEL_SIZE))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(200, 200, 200))
-            .draw()?;
+        draw_legend(
+            root,
+            &runs_legend,
+            legend_corner(runs_chart.plotting_area()),
+        )?;
+        draw_legend(
+            root,
+            &guarantee_legend,
+            legend_corner(guarantee_chart.plotting_area()),
+        )?;
         Ok(())
     })
+}
+
+/// What a legend entry shows beside its text.
+enum Sample {
+    /// A series' line, in its colour.
+    Line(RGBColor),
+    /// The ring a failure is drawn with.
+    Ring,
+    /// The dashed target line.
+    Dashed,
+}
+
+/// Where a legend beside a panel's plot starts: right of its top corner.
+fn legend_corner<C: CoordTranslate>(plot: &DrawingArea<SVGBackend, C>) -> (i32, i32) {
+    let (x, y) = plot.get_pixel_range();
+    (x.end + 16, y.start + 10)
+}
+
+/// The room an entry takes: its sample, a gap, its text, a margin.
+fn legend_entry_width(root: &Area, label: &str) -> i32 {
+    let (width, _) = root
+        .estimate_text_size(label, &style::text(LABEL_SIZE))
+        .unwrap_or((200, 0));
+    16 + 30 + width as i32
+}
+
+/// A legend, one entry a line downwards from `(x, y)` (pixels).
+fn draw_legend(
+    root: &Area,
+    entries: &[(Sample, String)],
+    (x, y): (i32, i32),
+) -> Result<(), PlotError> {
+    let text = style::text(LABEL_SIZE).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (sample, label)) in entries.iter().enumerate() {
+        let y = y + 22 * i as i32;
+        let line = vec![(x, y), (x + 24, y)];
+        match sample {
+            Sample::Line(color) => root.draw(&PathElement::new(line, color.stroke_width(2)))?,
+            Sample::Ring => root.draw(&Circle::new((x + 12, y), 6, BLACK.stroke_width(2)))?,
+            Sample::Dashed => root.draw(&DashedPathElement::new(
+                line,
+                4,
+                4,
+                style::GREY.stroke_width(1),
+            ))?,
+        }
+        root.draw(&Text::new(label.clone(), (x + 30, y), text.clone()))?;
+    }
+    Ok(())
 }
 
 /// `, 2 failures` or nothing.

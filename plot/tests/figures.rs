@@ -65,6 +65,7 @@ fn hits_figure() -> HitsFigure {
 fn history() -> History {
     let night = |day: u32, runs: u64, bound: f64, failures: u64| NightPoint {
         night: format!("2025-03-{day:02}"),
+        index: u64::from(day),
         runs,
         confidence: Some(confidence_after(p(bound), runs).value()),
         failures,

@@ -4,6 +4,7 @@
 //! from the history, work through this shard's chunks into its shard file,
 //! and, for a whole night, merge it and print the morning report.
 
+mod html;
 mod night_plan;
 mod run;
 mod shard;
@@ -11,6 +12,7 @@ mod signature;
 mod stream;
 mod suite;
 
+pub mod history_figure;
 pub mod merge;
 pub mod report;
 
@@ -42,6 +44,11 @@ pub const DEFAULT_OUT: &str = "rankcheck-nightly";
 
 /// The history's file name in an output directory.
 pub const HISTORY_FILE: &str = "history.sqlite";
+
+/// The history database: `--db`, else `DIR/history.sqlite`.
+pub fn history_path(dir: &Path, db: Option<&Path>) -> PathBuf {
+    db.map_or_else(|| dir.join(HISTORY_FILE), Path::to_path_buf)
+}
 
 /// What this process does tonight: the night, its shard, and where
 /// things go. Decided before anything runs.
@@ -83,7 +90,7 @@ pub fn nightly(args: &NightlyArgs) -> Result<ExitCode> {
     }
     let merged = merge::merge_files(&tonight.db, std::slice::from_ref(&tonight.file))?;
     outln!("{}", merged.line(&tonight.db));
-    let status = report::print(&tonight.db, ReportFormat::Human, args.gone_after)?;
+    let status = report::print(&tonight.db, ReportFormat::Human, args.gone_after, None)?;
     Ok(worst.max(status).into())
 }
 
@@ -96,10 +103,7 @@ fn decide(args: &NightlyArgs, suite_seed: Option<u64>) -> Result<Tonight> {
         Some(name) => checked_night_name(name)?,
         None => today(),
     };
-    let db = args
-        .db
-        .clone()
-        .unwrap_or_else(|| args.out.join(HISTORY_FILE));
+    let db = history_path(&args.out, args.db.as_deref());
     let file = shard_path(&args.out, &name, shard);
     let budget = match (args.runs, args.time) {
         (Some(runs), _) => Budget::Runs(runs),

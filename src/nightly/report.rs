@@ -11,30 +11,39 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use rankcheck_history::{Evidence, FailureSummary, History, Night};
+use rankcheck_history::{current_fingerprints, Evidence, FailureSummary, History, Night};
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::Status;
-use crate::guarantee::show;
+use crate::guarantee::{show, show_guarantee};
 use crate::invocation::command_line;
 
-use super::HISTORY_FILE;
+use super::history_figure::history_figures;
+use super::history_path;
+use super::html::{write_page, TARGET};
 
 /// `rankcheck report DIR`.
 pub fn report(args: &ReportArgs) -> Result<ExitCode> {
-    let db = args
-        .db
-        .clone()
-        .unwrap_or_else(|| args.dir.join(HISTORY_FILE));
-    Ok(print(&db, args.format, args.gone_after)?.into())
+    let db = history_path(&args.dir, args.db.as_deref());
+    Ok(print(&db, args.format, args.gone_after, args.html.as_deref())?.into())
 }
 
-/// Print the report of the history at `db`; its status.
-pub fn print(db: &Path, format: ReportFormat, gone_after: u64) -> Result<Status> {
+/// Print the report of the history at `db` (after writing it as an HTML
+/// page to `html`, if given); its status.
+pub fn print(
+    db: &Path,
+    format: ReportFormat,
+    gone_after: u64,
+    html: Option<&Path>,
+) -> Result<Status> {
     let history = History::open_existing(db)?;
     let report = build(&history, db, gone_after)?;
+    if let Some(page) = html {
+        let figures = history_figures(&history, TARGET)?;
+        write_page(page, &report, &figures)?;
+    }
     match format {
         ReportFormat::Human => out!("{}", human(&report)),
         ReportFormat::Markdown => out!("{}", markdown(&report)),
@@ -217,21 +226,15 @@ fn failure_view(
 /// Each program's current version (the fingerprint run most recently),
 /// setting by setting.
 fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
-    let mut current: BTreeMap<String, (u64, String)> = BTreeMap::new();
-    for e in &all {
-        let entry = current
-            .entry(e.program.clone())
-            .or_insert((e.last_night_index, e.fingerprint.clone()));
-        if e.last_night_index > entry.0 {
-            *entry = (e.last_night_index, e.fingerprint.clone());
-        }
-    }
+    let current = current_fingerprints(all.iter().map(|e| {
+        (
+            e.program.as_str(),
+            e.fingerprint.as_str(),
+            e.last_night_index,
+        )
+    }));
     all.into_iter()
-        .filter(|e| {
-            current
-                .get(&e.program)
-                .is_some_and(|(_, f)| *f == e.fingerprint)
-        })
+        .filter(|e| current.get(&e.program) == Some(&e.fingerprint))
         .map(|e| {
             let bound = e.last_bound_ln.and_then(|b| Probability::from_ln(b).ok());
             EvidenceView {
@@ -243,7 +246,7 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
                 bound: bound.map(show),
                 bound_ln: e.last_bound_ln,
                 miss_log10: e.ln_miss.map(|ln| ln / std::f64::consts::LN_10),
-                confidence: e.ln_miss.map(|ln| (-ln.exp_m1()).max(0.0)),
+                confidence: e.confidence(),
                 program: e.program,
                 fingerprint: e.fingerprint,
                 setting: e.setting,
@@ -262,8 +265,7 @@ fn confidence_text(e: &EvidenceView) -> String {
         return "none: it failed".into();
     }
     match (e.miss_log10, e.confidence) {
-        (Some(miss), _) if miss < -4.0 => format!("1 - 10^{miss:.1}"),
-        (_, Some(c)) => format!("{c:.4}"),
+        (Some(miss), Some(c)) => show_guarantee(miss, c),
         _ => "no bound claimed".into(),
     }
 }
@@ -285,8 +287,38 @@ fn failure_line(f: &FailureView) -> String {
     )
 }
 
+/// A failure as the report's tables show it: program, what failed where,
+/// first and last night seen, failing chunks, the replay command (`-`
+/// without one).
+pub(super) fn failure_cells(f: &FailureView) -> [String; 6] {
+    [
+        f.program.clone(),
+        failure_line(f),
+        f.first_night.clone(),
+        f.last_night.clone(),
+        f.count.to_string(),
+        f.replay_command.clone().unwrap_or_else(|| "-".into()),
+    ]
+}
+
+/// A stream as the report's tables show it: program, setting, nights,
+/// runs, the latest night's runs, failing chunks, the bound (`-` without
+/// one) and the guarantee.
+pub(super) fn evidence_cells(e: &EvidenceView) -> [String; 8] {
+    [
+        e.program.clone(),
+        e.setting.clone(),
+        e.nights.to_string(),
+        e.runs.to_string(),
+        e.night_runs.to_string(),
+        e.failures.to_string(),
+        e.bound.clone().unwrap_or_else(|| "-".into()),
+        confidence_text(e),
+    ]
+}
+
 /// Failure sections in order, with their headings.
-fn sections(report: &MorningReport) -> [(String, &Vec<FailureView>, &'static str); 4] {
+pub(super) fn sections(report: &MorningReport) -> [(String, &Vec<FailureView>, &'static str); 4] {
     [
         ("new failures".to_string(), &report.new, "new"),
         (
@@ -305,6 +337,14 @@ fn sections(report: &MorningReport) -> [(String, &Vec<FailureView>, &'static str
             "gone",
         ),
     ]
+}
+
+/// A heading's first letter in upper case.
+pub(super) fn capitalized(title: &str) -> String {
+    let mut chars = title.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// The report for people.
@@ -356,17 +396,10 @@ fn human(report: &MorningReport) -> String {
         "program", "setting", "nights", "runs", "last night", "failing", "bound"
     );
     for e in &report.evidence {
+        let [program, setting, nights, runs, night, failing, bound, guarantee] = evidence_cells(e);
         let _ = writeln!(
             out,
-            "  {:<width$}  {:<set_width$}  {:>6}  {:>10}  {:>10}  {:>8}  {:>12}  {}",
-            e.program,
-            e.setting,
-            e.nights,
-            e.runs,
-            e.night_runs,
-            e.failures,
-            e.bound.as_deref().unwrap_or("-"),
-            confidence_text(e)
+            "  {program:<width$}  {setting:<set_width$}  {nights:>6}  {runs:>10}  {night:>10}  {failing:>8}  {bound:>12}  {guarantee}",
         );
     }
     out
@@ -382,44 +415,31 @@ fn markdown(report: &MorningReport) -> String {
         report.history
     );
     for (title, failures, _) in sections(report) {
-        let mut title = title;
-        if let Some(first) = title.get(..1) {
-            title = first.to_uppercase() + &title[1..];
-        }
-        let _ = writeln!(out, "\n## {title} ({})\n", failures.len());
+        let _ = writeln!(out, "\n## {} ({})\n", capitalized(&title), failures.len());
         if failures.is_empty() {
             out.push_str("None.\n");
             continue;
         }
         out.push_str("| program | failure | first seen | last seen | chunks | replay |\n| --- | --- | --- | --- | --- | --- |\n");
         for f in failures {
+            let [program, failure, first, last, count, replay] = failure_cells(f);
+            let replay = match f.replay_command {
+                Some(_) => format!("`{replay}`"),
+                None => replay,
+            };
+            let failure = failure.replace('|', "\\|");
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} | {} |",
-                f.program,
-                failure_line(f).replace('|', "\\|"),
-                f.first_night,
-                f.last_night,
-                f.count,
-                f.replay_command
-                    .as_ref()
-                    .map_or_else(|| "-".to_string(), |c| format!("`{c}`"))
+                "| `{program}` | {failure} | {first} | {last} | {count} | {replay} |"
             );
         }
     }
     out.push_str("\n## Evidence\n\n| program | setting | nights | runs | last night | failing | bound | no bug of the class, p >= |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for e in &report.evidence {
+        let [program, setting, nights, runs, night, failing, bound, guarantee] = evidence_cells(e);
         let _ = writeln!(
             out,
-            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |",
-            e.program,
-            e.setting,
-            e.nights,
-            e.runs,
-            e.night_runs,
-            e.failures,
-            e.bound.as_deref().unwrap_or("-"),
-            confidence_text(e)
+            "| `{program}` | `{setting}` | {nights} | {runs} | {night} | {failing} | {bound} | {guarantee} |"
         );
     }
     out

@@ -1,8 +1,10 @@
-//! `rankcheck plot bound|hits`, and the guarantee figure `check --plot`
-//! draws: the numbers come from the engine and `stats`, the drawing from
-//! `rankcheck-plot`; each command prints the numbers it plots.
+//! `rankcheck plot bound|hits|history`, and the guarantee figure `check
+//! --plot` draws: the numbers come from the engine and `stats` (or the
+//! campaign history), the drawing from `rankcheck-plot`; each command
+//! prints the numbers it plots.
 
 mod bound;
+mod history;
 mod hits;
 
 use std::path::Path;
@@ -19,6 +21,7 @@ pub fn plot(args: &PlotArgs) -> Result<ExitCode> {
     match &args.kind {
         PlotKind::Bound(args) => plot_bound(args),
         PlotKind::Hits(args) => hits::plot_hits(args),
+        PlotKind::History(args) => history::plot_history(args),
     }
 }
 

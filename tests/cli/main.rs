@@ -5,6 +5,7 @@
 mod nightly;
 mod plots;
 mod readme;
+mod report_page;
 mod reports;
 mod slurm;
 mod strategies;

@@ -13,7 +13,7 @@ use rankcheck_history::{parse_shard, Evidence, History, Record};
 
 use crate::support::{json, rankcheck, root, temp_dir};
 
-fn suite(name: &str) -> String {
+pub fn suite(name: &str) -> String {
     root()
         .join("tests/nightly")
         .join(name)
@@ -21,13 +21,13 @@ fn suite(name: &str) -> String {
         .to_string()
 }
 
-fn fresh(name: &str) -> PathBuf {
+pub fn fresh(name: &str) -> PathBuf {
     let dir = temp_dir(name);
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
 
-fn text(path: &Path) -> &str {
+pub fn text(path: &Path) -> &str {
     path.to_str().expect("UTF-8 path")
 }
 
@@ -42,7 +42,7 @@ fn spawn_nightly(suite: &str, out: &Path, args: &[&str]) -> Child {
         .expect("rankcheck runs")
 }
 
-fn nightly(suite: &str, out: &Path, args: &[&str]) -> Output {
+pub fn nightly(suite: &str, out: &Path, args: &[&str]) -> Output {
     spawn_nightly(suite, out, args)
         .wait_with_output()
         .expect("rankcheck ends")

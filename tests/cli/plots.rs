@@ -9,12 +9,20 @@ use serde_json::Value;
 
 use crate::support::{json, rankcheck, root, temp_dir};
 
-/// The marks of an SVG file: `(series, data-* attributes)`.
-fn marks(path: &std::path::Path) -> Vec<(String, BTreeMap<String, String>)> {
+/// A mark: its series and its `data-*` attributes (without `data-`).
+pub type Marked = (String, BTreeMap<String, String>);
+
+/// The marks of an SVG file.
+pub fn marks(path: &std::path::Path) -> Vec<Marked> {
     let text = std::fs::read_to_string(path).expect("the SVG was written");
     let doc = roxmltree::Document::parse(&text).expect("the SVG is well-formed XML");
     assert_eq!(doc.root_element().tag_name().name(), "svg");
-    doc.descendants()
+    marks_in(doc.root_element())
+}
+
+/// The marks under an `<svg>` element, as a page holds it.
+pub fn marks_in(svg: roxmltree::Node) -> Vec<Marked> {
+    svg.descendants()
         .filter(|n| n.attribute("class") == Some("point"))
         .map(|n| {
             let attrs = n
@@ -30,7 +38,7 @@ fn marks(path: &std::path::Path) -> Vec<(String, BTreeMap<String, String>)> {
         .collect()
 }
 
-fn number(attrs: &BTreeMap<String, String>, name: &str) -> f64 {
+pub fn number(attrs: &BTreeMap<String, String>, name: &str) -> f64 {
     attrs[name].parse().expect("a number")
 }
 
@@ -301,7 +309,16 @@ fn csv_outputs_have_the_documented_columns() {
         );
         csv_header(&out)
     };
+    // The report of a night with a failure (exit 1) and clean streams.
+    let campaign = format!("{dir}/campaign");
+    let _ = std::fs::remove_dir_all(&campaign);
+    let known = example("tests/nightly/known.toml");
+    let night = rankcheck(&[
+        "nightly", &known, "--runs", "500", "--night", "csv", "--out", &campaign,
+    ]);
+    assert_eq!(night.status.code(), Some(1), "a new failure: {night:?}");
     let cases: Vec<(&str, Vec<String>)> = vec![
+        ("report", run(&["report", "--format", "csv", &campaign])),
         (
             "check",
             run(&["--seed", "1", "--runs", "200", "--format", "csv", &corner]),
