@@ -95,6 +95,23 @@ pub struct Counting {
 }
 
 impl Counting {
+    fn new(n_vars: usize) -> Counting {
+        Counting {
+            inner: RandomScheduler::new(0),
+            accesses: vec![0; n_vars],
+            touched_by: vec![Vec::new(); n_vars],
+            tracked_accesses: 0,
+            writes: vec![0; n_vars],
+            steps: Vec::new(),
+            parents: Vec::new(),
+            by_thread: BTreeMap::new(),
+        }
+    }
+
+    fn empty() -> Counting {
+        Counting::new(0)
+    }
+
     /// Start a run.
     fn reset(&mut self, seed: u64) {
         self.inner = RandomScheduler::new(seed);
@@ -236,16 +253,7 @@ impl Profiler {
     /// A profiler for a program of `n_vars` variables (more may appear).
     pub fn new(n_vars: usize) -> Profiler {
         Profiler {
-            counting: Counting {
-                inner: RandomScheduler::new(0),
-                accesses: vec![0; n_vars],
-                touched_by: vec![Vec::new(); n_vars],
-                tracked_accesses: 0,
-                writes: vec![0; n_vars],
-                steps: Vec::new(),
-                parents: Vec::new(),
-                by_thread: BTreeMap::new(),
-            },
+            counting: Counting::new(n_vars),
             result: Profile {
                 runs: 0,
                 max_threads: 0,
@@ -263,14 +271,16 @@ impl Profiler {
     }
 
     /// The scheduler of the next run, seeded `seed`; every variable must
-    /// be tracked.
-    pub fn start_run(&mut self, seed: u64) -> &mut Counting {
-        self.counting.reset(seed);
-        &mut self.counting
+    /// be tracked. Give it back to [`Profiler::end_run`].
+    pub fn start_run(&mut self, seed: u64) -> Counting {
+        let mut counting = std::mem::replace(&mut self.counting, Counting::empty());
+        counting.reset(seed);
+        counting
     }
 
-    /// Add the run just done to the sums.
-    pub fn end_run(&mut self, end: RunEnd<'_>) {
+    /// Add the run just done under `counting` to the sums.
+    pub fn end_run(&mut self, counting: Counting, end: RunEnd<'_>) {
+        self.counting = counting;
         let counting = &self.counting;
         self.threads.add_run(counting, end.threads);
         let result = &mut self.result;
@@ -328,7 +338,8 @@ pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profil
     let mut profiler = Profiler::new(n_vars);
     for run in 0..runs {
         let seed = run_seed(seed, run);
-        let outcome = vm.run(profiler.start_run(seed));
+        let mut counting = profiler.start_run(seed);
+        let outcome = vm.run(&mut counting);
         let failure = match outcome {
             Outcome::Bug(bug) => Some(Failure {
                 run: run + 1,
@@ -338,12 +349,15 @@ pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profil
             }),
             _ => None,
         };
-        profiler.end_run(RunEnd {
-            threads: vm.n_threads(),
-            steps: vm.schedule().len() as u64,
-            failure,
-            instances: vm.instances(),
-        });
+        profiler.end_run(
+            counting,
+            RunEnd {
+                threads: vm.n_threads(),
+                steps: vm.schedule().len() as u64,
+                failure,
+                instances: vm.instances(),
+            },
+        );
     }
     profiler.finish(n_vars)
 }
