@@ -93,13 +93,13 @@ pub struct Failure {
 }
 
 /// What `wait` waits for, in words, naming objects by their variables.
-pub fn describe_wait(wait: Wait, ex: &Execution) -> String {
+pub fn describe_wait(wait: Wait, waiting: ThreadId, ex: &Execution) -> String {
     let name = |object: crate::object::ObjectId| {
         let var = ex.objects[object.index()].var;
         ex.registry.name_of(var).to_owned()
     };
     match wait {
-        Wait::Lock(m) => format!("waits for {} (held by {})", name(m), holder(ex, m)),
+        Wait::Lock(m) => format!("waits for {} (held by {})", name(m), holder(ex, m, waiting)),
         Wait::ReadLock(m) => format!("waits to read-lock {}", name(m)),
         Wait::WriteLock(m) => format!("waits to write-lock {}", name(m)),
         Wait::Condvar { condvar, .. } => format!("waits on {}, never notified", name(condvar)),
@@ -110,11 +110,9 @@ pub fn describe_wait(wait: Wait, ex: &Execution) -> String {
     }
 }
 
-fn holder(ex: &Execution, mutex: crate::object::ObjectId) -> String {
+fn holder(ex: &Execution, mutex: crate::object::ObjectId, waiting: ThreadId) -> String {
     match ex.objects[mutex.index()].sync {
-        crate::object::SyncState::Mutex { owner: Some(t) } if t == ex.current => {
-            "itself".to_owned()
-        }
+        crate::object::SyncState::Mutex { owner: Some(t) } if t == waiting => "itself".to_owned(),
         crate::object::SyncState::Mutex { owner: Some(t) } => ex.threads.get(t).name.clone(),
         _ => "nobody".to_owned(),
     }
@@ -124,7 +122,7 @@ impl Failure {
     /// The headline and location, as the CLI's report opens.
     pub fn head(&self) -> String {
         let mut out = format!("error[{}]: {}\n", self.kind.name(), self.message);
-        if let Some(at) = &self.location {
+        if let (Some(at), false) = (&self.location, self.kind == FailureKind::Deadlock) {
             out.push_str(&format!(
                 "   ┌─ {}\n   │ thread {} fails here ({}:{})\n",
                 at,
@@ -132,6 +130,9 @@ impl Failure {
                 short_file(&at.file),
                 at.line
             ));
+        }
+        if let (Some(at), true) = (&self.location, self.kind == FailureKind::Deadlock) {
+            out.push_str(&format!("   ┌─ {at}\n"));
         }
         for b in &self.blocked {
             out.push_str(&format!(

@@ -49,7 +49,7 @@ pub fn check(builder: &Builder, test: Test) -> Result<Guarantee, String> {
     let runs = run_count(builder, &plan, &bounds);
     let started = Instant::now();
     let outcome = match &plan {
-        Plan::Random(s) => runs_of(&mut session, &test, builder, s.clone(), seed, runs, started),
+        Plan::Random(s) => runs_of(&mut session, &test, builder, *s, seed, runs, started),
         Plan::Priority(s) => runs_of(&mut session, &test, builder, s.clone(), seed, runs, started),
         Plan::Sampling(s) => runs_of(&mut session, &test, builder, s.clone(), seed, runs, started),
         Plan::Portfolio(s) => runs_of(&mut session, &test, builder, s.clone(), seed, runs, started),

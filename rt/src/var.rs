@@ -97,15 +97,22 @@ impl Registry {
         id
     }
 
+    /// `Kind@line:column`, with the file when it is not the first
+    /// variable's, the instance when it is not the first, and the creating
+    /// thread when it is not `main`.
     fn name(&self, key: &VarKey, site: &'static Location<'static>) -> String {
-        let mut name = format!("{}@{}", key.kind, site.line());
-        if self
-            .vars
-            .iter()
-            .any(|v| v.site.line() == site.line() && v.site.file() != site.file())
-        {
-            name = format!("{}@{}:{}", key.kind, short_file(site.file()), site.line());
-        }
+        let first_file = self.vars.first().map_or(site.file(), |v| v.site.file());
+        let mut name = if site.file() == first_file {
+            format!("{}@{}:{}", key.kind, site.line(), site.column())
+        } else {
+            format!(
+                "{}@{}:{}:{}",
+                key.kind,
+                short_file(site.file()),
+                site.line(),
+                site.column()
+            )
+        };
         if key.index > 0 {
             name.push_str(&format!("#{}", key.index + 1));
         }

@@ -112,7 +112,7 @@ fn deadlock(ex: &mut Execution) {
         if let Status::Blocked { wait, at } = thread.status {
             blocked.push(Blocked {
                 thread: thread.name.clone(),
-                waits_for: crate::failure::describe_wait(wait, ex),
+                waits_for: crate::failure::describe_wait(wait, ThreadId(i as u32), ex),
                 at: at.into(),
                 id: ThreadId(i as u32),
             });
