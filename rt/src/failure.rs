@@ -103,7 +103,7 @@ pub fn describe_wait(wait: Wait, waiting: ThreadId, ex: &Execution) -> String {
         Wait::ReadLock(m) => format!("waits to read-lock {}", name(m)),
         Wait::WriteLock(m) => format!("waits to write-lock {}", name(m)),
         Wait::Condvar { condvar, .. } => format!("waits on {}, never notified", name(condvar)),
-        Wait::Join(t) => format!("waits to join {}", ex.threads.get(t).name),
+        Wait::Join(t) => format!("waits to join {}", ex.threads.name(t)),
         Wait::Barrier(b) => format!("waits at {}", name(b)),
         Wait::Recv(c) => format!("waits to receive on {}", name(c)),
         Wait::Send(c) => format!("waits to send on {}", name(c)),
@@ -113,7 +113,7 @@ pub fn describe_wait(wait: Wait, waiting: ThreadId, ex: &Execution) -> String {
 fn holder(ex: &Execution, mutex: crate::object::ObjectId, waiting: ThreadId) -> String {
     match ex.objects[mutex.index()].sync {
         crate::object::SyncState::Mutex { owner: Some(t) } if t == waiting => "itself".to_owned(),
-        crate::object::SyncState::Mutex { owner: Some(t) } => ex.threads.get(t).name.clone(),
+        crate::object::SyncState::Mutex { owner: Some(t) } => ex.threads.name(t),
         _ => "nobody".to_owned(),
     }
 }

@@ -74,7 +74,7 @@ fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
 
 /// The running thread blocks on `wait`: a point at once; returns once it
 /// is chosen again, which it is only when it can go on.
-fn block(wait: Wait, site: Site, var: Option<rankcheck_engine::VarId>) {
+fn block(wait: Wait, operation: Operation, site: Site, var: Option<rankcheck_engine::VarId>) {
     let running = with(|ex| {
         let running = ex.current;
         ex.threads.get_mut(running).status = Status::Blocked { wait, at: site };
@@ -89,6 +89,10 @@ fn block(wait: Wait, site: Site, var: Option<rankcheck_engine::VarId>) {
     with(|ex| {
         let running = ex.current;
         ex.threads.get_mut(running).status = Status::Runnable;
+        // Chosen again: completing the operation is this step's.
+        if let Some(trace) = &mut ex.trace {
+            trace.operation(running, operation, site);
+        }
     });
 }
 
@@ -154,7 +158,12 @@ pub fn lock(handle: &Handle, site: Site) {
         if acquired {
             return;
         }
-        block(Wait::Lock(handle.object), site, Some(handle.var));
+        block(
+            Wait::Lock(handle.object),
+            Operation::Lock(handle.object),
+            site,
+            Some(handle.var),
+        );
     }
 }
 
@@ -250,7 +259,12 @@ pub fn rw_lock(handle: &Handle, write: bool, site: Site) {
         } else {
             Wait::ReadLock(handle.object)
         };
-        block(wait, site, Some(handle.var));
+        block(
+            wait,
+            Operation::RwLock(handle.object, write),
+            site,
+            Some(handle.var),
+        );
     }
 }
 
@@ -408,7 +422,12 @@ pub fn barrier(handle: &Handle, site: Site) -> bool {
         true
     });
     if !leader {
-        block(Wait::Barrier(handle.object), site, Some(handle.var));
+        block(
+            Wait::Barrier(handle.object),
+            Operation::Barrier(handle.object),
+            site,
+            Some(handle.var),
+        );
         with(|ex| sync_done(ex, EventKind::Woken, handle));
     }
     leader
@@ -450,7 +469,12 @@ pub fn send(handle: &Handle, site: Site) -> bool {
         });
         match state {
             Some(sent) => return sent,
-            None => block(Wait::Send(handle.object), site, Some(handle.var)),
+            None => block(
+                Wait::Send(handle.object),
+                Operation::Send(handle.object),
+                site,
+                Some(handle.var),
+            ),
         }
     }
 }
@@ -501,7 +525,12 @@ pub fn recv(handle: &Handle, blocking: bool, site: Site) -> Received {
         });
         match state {
             Some(found) => return found,
-            None => block(Wait::Recv(handle.object), site, Some(handle.var)),
+            None => block(
+                Wait::Recv(handle.object),
+                Operation::Recv(handle.object),
+                site,
+                Some(handle.var),
+            ),
         }
     }
 }
@@ -548,9 +577,8 @@ pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> Thread
         unreachable!("invariant: a thread spawns only while the execution runs")
     }
     with(|ex| {
-        let label = name.or_else(|| Some(format!("thread@{}", site.line())));
         let running = ex.current;
-        let child = ex.add_thread(job, label, Some(running));
+        let child = ex.add_thread(job, name, Some(running), site);
         if let Some(trace) = &mut ex.trace {
             trace.spawned(child);
         }
@@ -566,7 +594,7 @@ pub fn join(thread: ThreadId, site: Site) {
     }
     let finished = with(|ex| ex.threads.get(thread).status == Status::Finished);
     if !finished {
-        block(Wait::Join(thread), site, None);
+        block(Wait::Join(thread), Operation::Join(thread), site, None);
     }
     with(|ex| end_step(ex, event(EventKind::Join, None, false)));
 }
@@ -581,7 +609,7 @@ pub fn yield_now(site: Site) {
 
 /// The running thread `thread` finished its body.
 pub fn finish(thread: ThreadId) {
-    let site = Location::caller();
+    let site = with(|ex| ex.threads.get(thread).site);
     if !enter(Pending::LOCAL, Operation::Finish, site) {
         return;
     }

@@ -38,14 +38,16 @@ impl Thread {
 
 /// An owned permission to join a thread, as `std::thread::JoinHandle`.
 pub struct JoinHandle<T> {
-    thread: Thread,
+    id: ThreadId,
+    /// Made when asked for: most handles are only joined.
+    thread: std::sync::OnceLock<Thread>,
     result: Arc<StdMutex<Option<T>>>,
 }
 
 impl<T> fmt::Debug for JoinHandle<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JoinHandle")
-            .field("thread", &self.thread)
+            .field("thread", &self.id)
             .finish_non_exhaustive()
     }
 }
@@ -55,7 +57,7 @@ impl<T> JoinHandle<T> {
     /// synchronisation operation, a scheduling point.
     #[track_caller]
     pub fn join(self) -> Result<T> {
-        op::join(self.thread.id.0, Location::caller());
+        op::join(self.id.0, Location::caller());
         let value = self
             .result
             .lock()
@@ -70,12 +72,15 @@ impl<T> JoinHandle<T> {
 
     /// The thread.
     pub fn thread(&self) -> &Thread {
-        &self.thread
+        self.thread.get_or_init(|| Thread {
+            id: self.id,
+            name: with(|ex| ex.threads.name(self.id.0)),
+        })
     }
 
     /// Whether the thread finished.
     pub fn is_finished(&self) -> bool {
-        with(|ex| ex.threads.get(self.thread.id.0).status == executor::threads::Status::Finished)
+        with(|ex| ex.threads.get(self.id.0).status == executor::threads::Status::Finished)
     }
 }
 
@@ -102,12 +107,9 @@ where
         *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
     });
     let id = op::spawn(job, name, site);
-    let name = with(|ex| ex.threads.get(id).name.clone());
     JoinHandle {
-        thread: Thread {
-            id: ThreadId(id),
-            name,
-        },
+        id: ThreadId(id),
+        thread: std::sync::OnceLock::new(),
         result,
     }
 }
@@ -166,6 +168,6 @@ pub fn sleep(_duration: std::time::Duration) {
 pub fn current() -> Thread {
     with(|ex| Thread {
         id: ThreadId(ex.current),
-        name: ex.threads.get(ex.current).name.clone(),
+        name: ex.threads.name(ex.current),
     })
 }

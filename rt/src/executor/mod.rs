@@ -285,7 +285,9 @@ impl Execution {
             threads: self.threads.all.len(),
             tracked_objects: self.tracked_objects,
             objects: self.objects.iter().map(|o| o.var).collect(),
-            thread_names: self.threads.all.iter().map(|t| t.name.clone()).collect(),
+            thread_names: (0..self.threads.all.len())
+                .map(|i| self.threads.name(ThreadId(i as u32)))
+                .collect(),
         };
         (result, self.registry, scheduler)
     }
@@ -366,31 +368,39 @@ impl Execution {
         job: Job,
         label: Option<String>,
         spawner: Option<ThreadId>,
+        site: &'static Location<'static>,
     ) -> ThreadId {
-        let (identity, name) = match spawner {
-            None => (MAIN_IDENTITY, "main".to_owned()),
+        let (identity, ordinal) = match spawner {
+            None => (MAIN_IDENTITY, 0),
             Some(parent) => {
                 let p = self.threads.get_mut(parent);
                 let index = p.children;
                 p.children += 1;
                 let parent_identity = p.identity;
-                let label = label.unwrap_or_else(|| "thread".to_owned());
                 let same = self
                     .threads
                     .all
                     .iter()
-                    .filter(|t| t.name.split('#').next() == Some(label.as_str()))
-                    .count();
-                let name = format!("{label}#{}", same + 1);
-                let named = name.clone();
-                let identity = self.registry.child(parent_identity, index, || named);
-                (identity, name)
+                    .filter(|t| {
+                        t.ordinal > 0
+                            && t.label == label
+                            && (label.is_some() || t.site.line() == site.line())
+                    })
+                    .count() as u32;
+                let named = || match &label {
+                    Some(l) => format!("{l}#{}", same + 1),
+                    None => format!("thread@{}#{}", site.line(), same + 1),
+                };
+                let identity = self.registry.child(parent_identity, index, named);
+                (identity, same + 1)
             }
         };
         let id = self.threads.add(ThreadState {
             status: Status::Runnable,
             identity,
-            name,
+            label,
+            ordinal,
+            site,
             children: 0,
             created: Vec::new(),
             job: Some(job),
@@ -412,7 +422,7 @@ impl Execution {
             kind,
             message,
             location: at,
-            thread: self.threads.get(thread).name.clone(),
+            thread: self.threads.name(thread),
             blocked: Vec::new(),
         });
     }
@@ -433,7 +443,7 @@ fn foreign_object(name: Option<&str>) -> ! {
 /// thread runs `main`, then whichever thread the scheduler picks.
 fn drive(main: Job) {
     let first = with(|ex| {
-        let main_thread = ex.add_thread(main, None, None);
+        let main_thread = ex.add_thread(main, None, None, Location::caller());
         point::start(ex, main_thread)
     });
     let mut workers: Vec<Option<Worker>> = Vec::new();

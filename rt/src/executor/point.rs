@@ -111,7 +111,7 @@ fn deadlock(ex: &mut Execution) {
     for (i, thread) in ex.threads.all.iter().enumerate() {
         if let Status::Blocked { wait, at } = thread.status {
             blocked.push(Blocked {
-                thread: thread.name.clone(),
+                thread: ex.threads.name(ThreadId(i as u32)),
                 waits_for: crate::failure::describe_wait(wait, ThreadId(i as u32), ex),
                 at: at.into(),
                 id: ThreadId(i as u32),

@@ -57,8 +57,13 @@ pub struct ThreadState {
     pub status: Status,
     /// Its identity across runs (see [`crate::var::Registry::child`]).
     pub identity: u32,
-    /// Its name in reports.
-    pub name: String,
+    /// The name given to `thread::Builder::name`, if any.
+    pub label: Option<String>,
+    /// Its place (from 1) among the threads of its label (or spawn site):
+    /// it is called `LABEL#k`; 0 for the main thread.
+    pub ordinal: u32,
+    /// Where it was spawned: its end is reported there.
+    pub site: &'static Location<'static>,
     /// Threads it spawned so far: the next child's place among them.
     pub children: u32,
     /// Objects it created so far, per creation site: the next one's
@@ -91,6 +96,17 @@ impl Threads {
         self.position.push(u32::MAX);
         self.enable(id);
         id
+    }
+
+    /// The name of thread `id` in reports: `main`, or `LABEL#k` where the
+    /// label is the builder's name or `thread@LINE` of the spawn.
+    pub fn name(&self, id: ThreadId) -> String {
+        let thread = &self.all[id.index()];
+        match (&thread.label, thread.ordinal) {
+            (_, 0) => "main".to_owned(),
+            (Some(label), k) => format!("{label}#{k}"),
+            (None, k) => format!("thread@{}#{k}", thread.site.line()),
+        }
     }
 
     /// The thread `id`.

@@ -4,6 +4,7 @@
 //! result; plus what bad usage is told.
 
 mod programs;
+mod readme;
 
 use std::panic::{self, AssertUnwindSafe};
 
