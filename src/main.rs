@@ -33,7 +33,7 @@ mod diagnostics;
 mod exit;
 mod explore;
 mod failure;
-mod guarantee;
+use rankcheck_engine::guarantee;
 mod interrupt;
 mod invocation;
 mod load;

@@ -214,7 +214,6 @@ pub fn plan(
     args: &CheckArgs,
     program: &Arc<Program>,
     profile: &Profile,
-    instrumenter: Instrumenter,
 ) -> Result<(Plan, Vec<Skipped>)> {
     let strategy = args.strategy();
     let asks_settings = args.depth.is_some() || args.vars.is_some() || !args.track.is_empty();
@@ -230,18 +229,15 @@ pub fn plan(
         );
     }
     if let Some(sampling) = strategy.sampling() {
-        let sampling = SamplingStrategy::new(sampling, program.clone(), profile);
+        let sampling = SamplingStrategy::new(sampling, profile);
         return Ok((Plan::Sampling(Box::new(sampling)), Vec::new()));
     }
     match strategy {
-        StrategyArg::Random => Ok((
-            Plan::Random(RandomStrategy::new(program.clone())),
-            Vec::new(),
-        )),
+        StrategyArg::Random => Ok((Plan::Random(RandomStrategy::new()), Vec::new())),
         StrategyArg::Portfolio => {
             let (settings, skipped) = runnable(portfolio::settings(profile), program, profile);
-            let priority = priority_strategy(args, program, profile, instrumenter, settings);
-            let portfolio = portfolio::strategy(priority, program, profile);
+            let priority = priority_strategy(args, profile, settings);
+            let portfolio = portfolio::strategy(priority, profile);
             Ok((Plan::Portfolio(Box::new(portfolio)), skipped))
         }
         _ => {
@@ -253,7 +249,7 @@ pub fn plan(
                     .collect();
                 bail!("nothing to run: {}", reasons.join("; "));
             }
-            let priority = priority_strategy(args, program, profile, instrumenter, settings);
+            let priority = priority_strategy(args, profile, settings);
             Ok((Plan::Priority(Box::new(priority)), skipped))
         }
     }
@@ -262,14 +258,10 @@ pub fn plan(
 /// The priority search over `settings`.
 fn priority_strategy(
     args: &CheckArgs,
-    program: &Arc<Program>,
     profile: &Profile,
-    instrumenter: Instrumenter,
     settings: Vec<PrioritySetting>,
 ) -> PriorityStrategy {
     PriorityStrategy::new(
-        program.clone(),
-        instrumenter,
         scheme(args),
         profile.max_threads,
         profile.access_bounds(),

@@ -9,9 +9,6 @@
 //! with no change point (depth 1) the ones that need only a thread order,
 //! and the depth-3 PCT setting earns a guarantee over every variable.
 
-use std::sync::Arc;
-
-use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::Profile;
 use rankcheck_engine::strategy::{
     PortfolioStrategy, PrioritySetting, PriorityStrategy, Rotation, Sampling, SamplingStrategy,
@@ -80,11 +77,7 @@ fn setting(depth: u32, all: bool, profile: &Profile) -> PrioritySetting {
 /// The portfolio over `priority` (whose settings are those of
 /// [`settings`] that can run) and the sampling strategies. A setting set
 /// aside loses its slots.
-pub fn strategy(
-    priority: PriorityStrategy,
-    program: &Arc<Program>,
-    profile: &Profile,
-) -> PortfolioStrategy {
+pub fn strategy(priority: PriorityStrategy, profile: &Profile) -> PortfolioStrategy {
     let kept = priority.settings().to_vec();
     let mut slots = Vec::new();
     let mut sampling: Vec<SamplingStrategy> = Vec::new();
@@ -92,7 +85,7 @@ pub fn strategy(
         match component {
             S(s) => {
                 if !sampling.iter().any(|x| x.sampling() == s) {
-                    sampling.push(SamplingStrategy::new(s, program.clone(), profile));
+                    sampling.push(SamplingStrategy::new(s, profile));
                 }
                 slots.push(Slot::Sampling(s));
             }

@@ -10,7 +10,7 @@ use rankcheck_engine::{search, Limits, SearchConfig};
 
 use crate::cli::CornerArgs;
 use crate::throughput::build_shuttle;
-use crate::workload::{compile, prepare, priority_strategy, root};
+use crate::workload::{compile, executables, prepare, priority_strategy, root};
 
 const HOTS: [i64; 5] = [10, 50, 100, 200, 400];
 /// Executions after which a seed counts as not having found the bug.
@@ -35,10 +35,11 @@ pub fn run(args: &CornerArgs) -> Result<()> {
     let mut rows = Vec::new();
     for hot in HOTS {
         let program = compile("examples/corner_variable.rk", &[("HOT".to_string(), hot)])?;
+        let executables = executables(&program);
         for (strategy, vars) in [("pct", None), ("pctvb", Some(1))] {
             for seed in 0..seeds {
                 let profile = prepare(&program, seed ^ 0xfeed);
-                let strategy_impl = priority_strategy(&program, &profile, 2, vars);
+                let strategy_impl = priority_strategy(&profile, 2, vars);
                 let config = SearchConfig {
                     first_run: 0,
                     runs: CAP,
@@ -47,7 +48,7 @@ pub fn run(args: &CornerArgs) -> Result<()> {
                     keep_going: false,
                     jobs: 1,
                 };
-                let result = search(&strategy_impl, &config, &|_| true);
+                let result = search(&strategy_impl, &executables, &config, &|_| true);
                 let found = result.first_failure.is_some();
                 rows.push(Row {
                     tool: "rankcheck",

@@ -8,13 +8,14 @@ use anyhow::{bail, Result};
 use rankcheck_engine::{search, Limits, SearchConfig};
 
 use crate::cli::JobsArgs;
-use crate::workload::{compile, prepare, priority_strategy, root};
+use crate::workload::{compile, executables, prepare, priority_strategy, root};
 
 pub fn run(args: &JobsArgs) -> Result<()> {
     let (runs, rounds) = (args.runs, args.rounds);
     let program = compile("examples/locked_counter_ok.rk", &[])?;
     let profile = prepare(&program, 1);
-    let strategy = priority_strategy(&program, &profile, 3, Some(1));
+    let strategy = priority_strategy(&profile, 3, Some(1));
+    let executables = executables(&program);
     let mut rows = Vec::new();
     for round in 1..=rounds {
         for jobs in [1usize, 2] {
@@ -27,7 +28,7 @@ pub fn run(args: &JobsArgs) -> Result<()> {
                 jobs,
             };
             let started = Instant::now();
-            let result = search(&strategy, &config, &|_| true);
+            let result = search(&strategy, &executables, &config, &|_| true);
             let seconds = started.elapsed().as_secs_f64();
             if result.failures > 0 {
                 bail!("locked_counter_ok failed under the benchmark");

@@ -14,7 +14,7 @@ use rankcheck_engine::{
 };
 
 use crate::cli::ScalingArgs;
-use crate::workload::{commit, compile, cores, prepare, priority_strategy, root};
+use crate::workload::{commit, compile, cores, executables, prepare, priority_strategy, root};
 
 /// One measurement.
 struct Row {
@@ -56,7 +56,8 @@ fn peak_kib() -> Result<u64> {
 fn memory(most: u64) -> Result<Vec<Row>> {
     let program = compile("examples/locked_counter_ok.rk", &[])?;
     let profile = prepare(&program, 1);
-    let strategy = priority_strategy(&program, &profile, 3, Some(1));
+    let strategy = priority_strategy(&profile, 3, Some(1));
+    let executables = executables(&program);
     let mut rows = Vec::new();
     let mut runs = 10_000;
     while runs <= most {
@@ -69,7 +70,7 @@ fn memory(most: u64) -> Result<Vec<Row>> {
             jobs: 2,
         };
         let started = Instant::now();
-        let result = search(&strategy, &config, &|_| true);
+        let result = search(&strategy, &executables, &config, &|_| true);
         rows.push(Row {
             what: "memory",
             size: result.runs,

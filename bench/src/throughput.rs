@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use rankcheck_engine::{search, Limits, RandomStrategy, SearchConfig};
+use rankcheck_engine::{search, Executables, Limits, RandomStrategy, SearchConfig};
 
 use crate::baseline;
 use crate::cli::ThroughputArgs;
@@ -111,7 +111,8 @@ fn measure_rankcheck(workload: &Workload, round: u32, seconds: f64) -> Result<Ro
         rankcheck_instr::compile(&source, &[])
             .map_err(|e| anyhow::anyhow!("{}: {e}", workload.path))?,
     );
-    let strategy = RandomStrategy::new(program);
+    let strategy = RandomStrategy::new();
+    let executables = Executables::every_variable(program);
     let config = SearchConfig {
         first_run: 0,
         runs: u64::MAX,
@@ -124,7 +125,7 @@ fn measure_rankcheck(workload: &Workload, round: u32, seconds: f64) -> Result<Ro
     let started = Instant::now();
     // Check the clock every 4096 executions: reading it costs as much as a
     // short execution.
-    let result = search(&strategy, &config, &|done| {
+    let result = search(&strategy, &executables, &config, &|done| {
         done % 4096 != 0 || started.elapsed() < budget
     });
     let elapsed = started.elapsed().as_secs_f64();

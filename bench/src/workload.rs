@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use rankcheck_engine::profile::{accessed_vars, profile, Profile};
-use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
+use rankcheck_engine::strategy::{Executables, PrioritySetting, VarSelection};
 use rankcheck_engine::{
     Executable, Instrumentation, Limits, PriorityScheme, PriorityStrategy, Program,
 };
@@ -32,14 +32,21 @@ pub fn prepare(program: &Arc<Program>, seed: u64) -> Profile {
     profile(&exe, 20, seed, Limits::default())
 }
 
+/// The executables of `program` by tracked set, instrumented by the alias
+/// analysis as `rankcheck` does.
+pub fn executables(program: &Arc<Program>) -> Executables {
+    let points_to = Arc::new(PointsTo::analyze(program));
+    Executables::new(
+        program.clone(),
+        Arc::new(move |program: &Program, vars: &[rankcheck_engine::VarId]| {
+            Tracking::Vars(vars.iter().copied().collect()).instrumentation(program, &points_to)
+        }),
+    )
+}
+
 /// PCT (`vars = None`, every variable tracked) or PCTVB drawing `vars`
 /// variables, at depth `depth`, as `rankcheck --strategy ...` sets it up.
-pub fn priority_strategy(
-    program: &Arc<Program>,
-    profile: &Profile,
-    depth: u32,
-    vars: Option<usize>,
-) -> PriorityStrategy {
+pub fn priority_strategy(profile: &Profile, depth: u32, vars: Option<usize>) -> PriorityStrategy {
     let selection = match vars {
         None => VarSelection::All {
             window: profile.max_accesses,
@@ -49,13 +56,7 @@ pub fn priority_strategy(
             count,
         },
     };
-    // The alias analysis's instrumentation, as `rankcheck` uses.
-    let points_to = Arc::new(PointsTo::analyze(program));
     PriorityStrategy::new(
-        program.clone(),
-        Arc::new(move |program: &Program, vars: &[rankcheck_engine::VarId]| {
-            Tracking::Vars(vars.iter().copied().collect()).instrumentation(program, &points_to)
-        }),
         PriorityScheme::Pct,
         profile.max_threads,
         profile.access_bounds(),

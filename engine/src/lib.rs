@@ -8,6 +8,7 @@
 pub mod await_code;
 pub mod executable;
 pub mod explore;
+pub mod guarantee;
 mod heap;
 pub mod id;
 pub mod ir;
@@ -37,6 +38,8 @@ pub use replay_file::ReplayFile;
 pub use scheduler::{Access, Event, EventKind, Location, Pending, Point, Scheduler};
 pub use search::{search, SearchConfig, SearchResult};
 pub use span::Span;
-pub use strategy::{PriorityStrategy, RandomStrategy, Sampling, SamplingStrategy, Strategy};
+pub use strategy::{
+    Executables, PriorityStrategy, RandomStrategy, Sampling, SamplingStrategy, Strategy, Tracked,
+};
 pub use value::Value;
 pub use vm::{Limits, Vm, VmBuffers};

@@ -79,8 +79,9 @@ impl Profile {
     }
 }
 
-/// Counts accesses per variable while a random scheduler decides.
-struct Counting {
+/// Counts accesses per variable while a random scheduler decides: the
+/// scheduler of one preparatory run.
+pub struct Counting {
     inner: RandomScheduler,
     accesses: Vec<u64>,
     /// The threads that touched each variable this run (few: a linear set).
@@ -94,6 +95,23 @@ struct Counting {
 }
 
 impl Counting {
+    fn new(n_vars: usize) -> Counting {
+        Counting {
+            inner: RandomScheduler::new(0),
+            accesses: vec![0; n_vars],
+            touched_by: vec![Vec::new(); n_vars],
+            tracked_accesses: 0,
+            writes: vec![0; n_vars],
+            steps: Vec::new(),
+            parents: Vec::new(),
+            by_thread: BTreeMap::new(),
+        }
+    }
+
+    fn empty() -> Counting {
+        Counting::new(0)
+    }
+
     /// Start a run.
     fn reset(&mut self, seed: u64) {
         self.inner = RandomScheduler::new(seed);
@@ -112,6 +130,17 @@ impl Counting {
             self.parents.resize(thread.index() + 1, None);
         }
     }
+
+    /// Make room for `var` (a front end that meets variables as it runs,
+    /// as the Rust runtime does).
+    fn var(&mut self, var: VarId) {
+        if self.accesses.len() <= var.index() {
+            let n = var.index() + 1;
+            self.accesses.resize(n, 0);
+            self.touched_by.resize(n, Vec::new());
+            self.writes.resize(n, 0);
+        }
+    }
 }
 
 impl Scheduler for Counting {
@@ -127,6 +156,7 @@ impl Scheduler for Counting {
         }
         if let (Some(var), Some(thread), true) = (point.event.var, point.last, point.event.tracked)
         {
+            self.var(var);
             self.accesses[var.index()] += 1;
             self.tracked_accesses += 1;
             if point.event.kind.modifies() {
@@ -197,73 +227,139 @@ impl ThreadTotals {
     }
 }
 
+/// The preparatory runs of any front end: hands out the counting
+/// scheduler of each run and sums what the runs saw into a [`Profile`].
+pub struct Profiler {
+    counting: Counting,
+    result: Profile,
+    totals: Vec<u64>,
+    threads: ThreadTotals,
+    instances: BTreeSet<InstanceKey>,
+}
+
+/// What a front end tells the profiler at the end of a run.
+pub struct RunEnd<'a> {
+    /// Threads the run created.
+    pub threads: usize,
+    /// Its scheduling points.
+    pub steps: u64,
+    /// Its failure, if it failed.
+    pub failure: Option<Failure>,
+    /// The heap instances it made (VM only).
+    pub instances: &'a [InstanceKey],
+}
+
+impl Profiler {
+    /// A profiler for a program of `n_vars` variables (more may appear).
+    pub fn new(n_vars: usize) -> Profiler {
+        Profiler {
+            counting: Counting::new(n_vars),
+            result: Profile {
+                runs: 0,
+                max_threads: 0,
+                max_accesses: 0,
+                max_steps: 0,
+                vars: vec![VarProfile::default(); n_vars],
+                failure: None,
+                instances: Vec::new(),
+                threads: Vec::new(),
+            },
+            totals: vec![0; n_vars],
+            threads: ThreadTotals::default(),
+            instances: BTreeSet::new(),
+        }
+    }
+
+    /// The scheduler of the next run, seeded `seed`; every variable must
+    /// be tracked. Give it back to [`Profiler::end_run`].
+    pub fn start_run(&mut self, seed: u64) -> Counting {
+        let mut counting = std::mem::replace(&mut self.counting, Counting::empty());
+        counting.reset(seed);
+        counting
+    }
+
+    /// Add the run just done under `counting` to the sums.
+    pub fn end_run(&mut self, counting: Counting, end: RunEnd<'_>) {
+        self.counting = counting;
+        let counting = &self.counting;
+        self.threads.add_run(counting, end.threads);
+        let result = &mut self.result;
+        result.runs += 1;
+        result.max_threads = result.max_threads.max(end.threads);
+        result.max_accesses = result.max_accesses.max(counting.tracked_accesses);
+        result.max_steps = result.max_steps.max(end.steps);
+        self.instances.extend(end.instances.iter().copied());
+        let n = counting.accesses.len().max(result.vars.len());
+        result.vars.resize(n, VarProfile::default());
+        self.totals.resize(n, 0);
+        for (v, var) in result.vars.iter_mut().enumerate() {
+            let accesses = counting.accesses.get(v).copied().unwrap_or(0);
+            let touched = counting.touched_by.get(v).map_or(0, Vec::len);
+            var.max_accesses = var.max_accesses.max(accesses);
+            var.max_threads = var.max_threads.max(touched);
+            self.totals[v] += accesses;
+            var.writes += counting.writes.get(v).copied().unwrap_or(0);
+        }
+        if result.failure.is_none() {
+            result.failure = end.failure;
+        }
+    }
+
+    /// What the runs saw, for a program of (at least) `n_vars` variables.
+    pub fn finish(self, n_vars: usize) -> Profile {
+        let mut result = self.result;
+        if result.vars.len() < n_vars {
+            result.vars.resize(n_vars, VarProfile::default());
+        }
+        result.instances = self.instances.into_iter().collect();
+        result
+            .instances
+            .sort_by_key(|key| (key.index, key.var, key.context));
+        result.threads = self.threads.means(result.runs);
+        let runs = result.runs;
+        for (v, var) in result.vars.iter_mut().enumerate() {
+            let total = self.totals.get(v).copied().unwrap_or(0);
+            var.mean_accesses = if runs == 0 {
+                0.0
+            } else {
+                total as f64 / runs as f64
+            };
+        }
+        result
+    }
+}
+
 /// Run `exe` (which should track every variable) `runs` times under the
 /// random scheduler seeded from `seed`, and summarise what was seen.
 pub fn profile(exe: &Executable, runs: u64, seed: u64, limits: Limits) -> Profile {
     let n_vars = exe.program().n_vars();
     let mut vm = Vm::new(exe, limits);
-    let mut result = Profile {
-        runs: 0,
-        max_threads: 0,
-        max_accesses: 0,
-        max_steps: 0,
-        vars: vec![VarProfile::default(); n_vars],
-        failure: None,
-        instances: Vec::new(),
-        threads: Vec::new(),
-    };
     vm.record_instances();
-    let mut instances = BTreeSet::new();
-    let mut totals = vec![0u64; n_vars];
-    let mut threads = ThreadTotals::default();
-    let mut counting = Counting {
-        inner: RandomScheduler::new(0),
-        accesses: vec![0; n_vars],
-        touched_by: vec![Vec::new(); n_vars],
-        tracked_accesses: 0,
-        writes: vec![0; n_vars],
-        steps: Vec::new(),
-        parents: Vec::new(),
-        by_thread: BTreeMap::new(),
-    };
+    let mut profiler = Profiler::new(n_vars);
     for run in 0..runs {
         let seed = run_seed(seed, run);
-        counting.reset(seed);
+        let mut counting = profiler.start_run(seed);
         let outcome = vm.run(&mut counting);
-        threads.add_run(&counting, vm.n_threads());
-        result.runs += 1;
-        result.max_threads = result.max_threads.max(vm.n_threads());
-        result.max_accesses = result.max_accesses.max(counting.tracked_accesses);
-        result.max_steps = result.max_steps.max(vm.schedule().len() as u64);
-        instances.extend(vm.instances().iter().copied());
-        for (v, var) in result.vars.iter_mut().enumerate() {
-            var.max_accesses = var.max_accesses.max(counting.accesses[v]);
-            var.max_threads = var.max_threads.max(counting.touched_by[v].len());
-            totals[v] += counting.accesses[v];
-            var.writes += counting.writes[v];
-        }
-        if let (Outcome::Bug(bug), None) = (outcome, &result.failure) {
-            result.failure = Some(Failure {
+        let failure = match outcome {
+            Outcome::Bug(bug) => Some(Failure {
                 run: run + 1,
                 run_seed: seed,
                 bug,
                 schedule: vm.schedule().to_vec(),
-            });
-        }
-    }
-    result.instances = instances.into_iter().collect();
-    result
-        .instances
-        .sort_by_key(|key| (key.index, key.var, key.context));
-    result.threads = threads.means(result.runs);
-    for (var, total) in result.vars.iter_mut().zip(totals) {
-        var.mean_accesses = if result.runs == 0 {
-            0.0
-        } else {
-            total as f64 / result.runs as f64
+            }),
+            _ => None,
         };
+        profiler.end_run(
+            counting,
+            RunEnd {
+                threads: vm.n_threads(),
+                steps: vm.schedule().len() as u64,
+                failure,
+                instances: vm.instances(),
+            },
+        );
     }
-    result
+    profiler.finish(n_vars)
 }
 
 /// The variables worth choosing among: those some preparatory run

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use crate::id::ThreadId;
 use crate::outcome::{Bug, Outcome};
-use crate::strategy::Strategy;
+use crate::strategy::{Executables, Strategy};
 use crate::vm::{Limits, Vm, VmBuffers};
 
 /// How many executions to run and how.
@@ -75,7 +75,8 @@ const CHUNK: u64 = 64;
 
 /// Run up to `config.runs` executions on `config.jobs` workers, run `i`
 /// (from `config.first_run`) prepared by `strategy.prepare(i, run_seed(seed,
-/// i))`. `keep_running` is
+/// i))` and run on the executable of `executables` that tracks what it
+/// asks. `keep_running` is
 /// told how many executions are done after every chunk of them and may stop
 /// the search by returning `false` (a time budget, a progress bar).
 ///
@@ -84,6 +85,7 @@ const CHUNK: u64 = 64;
 /// is run, and the first failure is the failing run with the lowest number.
 pub fn search<St: Strategy>(
     strategy: &St,
+    executables: &Executables,
     config: &SearchConfig,
     keep_running: &(dyn Fn(u64) -> bool + Sync),
 ) -> SearchResult {
@@ -97,6 +99,7 @@ pub fn search<St: Strategy>(
 
     let worker = || {
         let mut strategy = strategy.clone();
+        let mut executables = executables.clone();
         let mut buffers = VmBuffers::default();
         let mut finished = 0;
         'chunks: loop {
@@ -109,7 +112,8 @@ pub fn search<St: Strategy>(
                 }
                 let run = config.first_run + offset;
                 let seed = run_seed(config.seed, run);
-                let (exe, mut scheduler) = strategy.prepare(run, seed);
+                let (tracked, mut scheduler) = strategy.prepare(run, seed);
+                let exe = executables.get(tracked);
                 let mut vm = Vm::with_buffers(exe, config.limits, buffers);
                 match vm.run(&mut scheduler) {
                     Outcome::Pass { .. } => {}

@@ -5,7 +5,7 @@
 use anyhow::Result;
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::Failure;
-use rankcheck_engine::strategy::{PriorityStrategy, Slot};
+use rankcheck_engine::strategy::{Executables, PriorityStrategy, Slot};
 use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
 
 use crate::failure::{FoundBy, Report};
@@ -120,8 +120,9 @@ fn priority_run(
     let program = &checked.loaded.program;
     let choices = strategy.setting_choices(setting, failure.run_seed);
     let mut strategy = strategy.clone();
-    let (exe, mut scheduler) = strategy.prepare_setting(setting, failure.run_seed);
-    Vm::new(exe, checked.limits).run(&mut scheduler);
+    let mut executables = Executables::new(program.clone(), checked.instrumenter.clone());
+    let (tracked, mut scheduler) = strategy.prepare_setting(setting, failure.run_seed);
+    Vm::new(executables.get(tracked), checked.limits).run(&mut scheduler);
     let steps = scheduler.applied().iter().map(|c| c.step).collect();
     let instrumentation = match &choices.vars {
         None => Instrumentation::all(program),

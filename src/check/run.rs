@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::Result;
 use rankcheck_engine::profile::{profile, Profile};
 use rankcheck_engine::search::{run_seed, SearchResult};
-use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, Rotation, Slot};
+use rankcheck_engine::strategy::{Executables, Instrumenter, PrioritySetting, Rotation, Slot};
 use rankcheck_engine::{search, Executable, Instrumentation, Limits, SearchConfig};
 use rankcheck_stats::Probability;
 
@@ -108,7 +108,7 @@ pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
         limits,
     );
     let instrumenter = instrumenter(&loaded.program);
-    let (plan, skipped) = plan(args, &loaded.program, &profile, instrumenter.clone())?;
+    let (plan, skipped) = plan(args, &loaded.program, &profile)?;
     let settings = plan.settings().to_vec();
     let bounds: Vec<Option<Probability>> = settings
         .iter()
@@ -153,8 +153,9 @@ pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<
         keep_going: args.keep_going,
         jobs: args.options.jobs(),
     };
+    let executables = Executables::new(loaded.program.clone(), instrumenter.clone());
     let started = Instant::now();
-    let result = search_with_progress(args, &plan, &bounds, &config);
+    let result = search_with_progress(args, &plan, &executables, &bounds, &config);
     let elapsed = started.elapsed().as_secs_f64();
     Ok(Checked {
         args,
@@ -203,6 +204,7 @@ fn run_count(args: &CheckArgs, rotation: &Rotation, bounds: &[Option<Probability
 fn search_with_progress(
     args: &CheckArgs,
     plan: &Plan,
+    executables: &Executables,
     bounds: &[Option<Probability>],
     config: &SearchConfig,
 ) -> SearchResult {
@@ -223,10 +225,10 @@ fn search_with_progress(
         !interrupt::requested() && deadline.is_none_or(|d| Instant::now() < d)
     };
     let result = match plan {
-        Plan::Random(strategy) => search(strategy, config, &keep_running),
-        Plan::Sampling(strategy) => search(strategy.as_ref(), config, &keep_running),
-        Plan::Priority(strategy) => search(strategy.as_ref(), config, &keep_running),
-        Plan::Portfolio(strategy) => search(strategy.as_ref(), config, &keep_running),
+        Plan::Random(strategy) => search(strategy, executables, config, &keep_running),
+        Plan::Sampling(strategy) => search(strategy.as_ref(), executables, config, &keep_running),
+        Plan::Priority(strategy) => search(strategy.as_ref(), executables, config, &keep_running),
+        Plan::Portfolio(strategy) => search(strategy.as_ref(), executables, config, &keep_running),
     };
     progress.finish();
     result

@@ -136,9 +136,21 @@ impl Share<'_> {
         // between chunks, so that what is recorded is whole.
         let keep_running = |_: u64| true;
         match &stream.strategy {
-            StreamStrategy::Random(strategy) => search(strategy, &config, &keep_running),
-            StreamStrategy::Priority(strategy) => search(strategy.as_ref(), &config, &keep_running),
-            StreamStrategy::Sampling(strategy) => search(strategy.as_ref(), &config, &keep_running),
+            StreamStrategy::Random(strategy) => {
+                search(strategy, &program.executables, &config, &keep_running)
+            }
+            StreamStrategy::Priority(strategy) => search(
+                strategy.as_ref(),
+                &program.executables,
+                &config,
+                &keep_running,
+            ),
+            StreamStrategy::Sampling(strategy) => search(
+                strategy.as_ref(),
+                &program.executables,
+                &config,
+                &keep_running,
+            ),
         }
     }
 

@@ -38,8 +38,9 @@ pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Resu
         StreamStrategy::Priority(strategy) => {
             let choices = strategy.choices(run, failure.run_seed);
             let mut strategy = strategy.as_ref().clone();
-            let (exe, mut scheduler) = strategy.prepare(run, failure.run_seed);
-            Vm::new(exe, program.limits).run(&mut scheduler);
+            let mut executables = program.executables.clone();
+            let (tracked, mut scheduler) = strategy.prepare(run, failure.run_seed);
+            Vm::new(executables.get(tracked), program.limits).run(&mut scheduler);
             let steps = scheduler.applied().iter().map(|c| c.step).collect();
             let instrumentation = match &choices.vars {
                 None => Instrumentation::all(code),

@@ -10,7 +10,7 @@ use anyhow::Result;
 use rankcheck_engine::profile::{profile, Profile};
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::run_seed;
-use rankcheck_engine::strategy::{Instrumenter, PrioritySetting, VarSelection};
+use rankcheck_engine::strategy::{Executables, Instrumenter, PrioritySetting, VarSelection};
 use rankcheck_engine::{
     Executable, Instrumentation, Limits, PriorityScheme, PriorityStrategy, RandomStrategy,
     SamplingStrategy,
@@ -39,6 +39,8 @@ pub struct ProgramRun {
     pub fingerprint: String,
     /// The instrumentation of a tracked set.
     pub instrumenter: Instrumenter,
+    /// Its executables by tracked set, which the streams' runs share.
+    pub executables: Executables,
     /// The priority scheme.
     pub scheme: PriorityScheme,
     /// Execution limits.
@@ -97,7 +99,7 @@ pub fn program_run(spec: &SuiteProgram, suite_seed: u64, night_index: u64) -> Re
     );
     let instrumenter = instrumenter(&loaded.program);
     let scheme = scheme(&args);
-    let (plan, _skipped) = plan(&args, &loaded.program, &profile, instrumenter.clone())?;
+    let (plan, _skipped) = plan(&args, &loaded.program, &profile)?;
     let steps = if spec.max_steps == DEFAULT_MAX_STEPS {
         String::new()
     } else {
@@ -108,7 +110,6 @@ pub fn program_run(spec: &SuiteProgram, suite_seed: u64, night_index: u64) -> Re
         loaded: &loaded,
         fingerprint: &fingerprint,
         suite_seed,
-        instrumenter: &instrumenter,
         steps,
     };
     let streams = match plan {
@@ -137,11 +138,13 @@ pub fn program_run(spec: &SuiteProgram, suite_seed: u64, night_index: u64) -> Re
             streams
         }
     };
+    let executables = Executables::new(loaded.program.clone(), instrumenter.clone());
     Ok(ProgramRun {
         spec: spec.clone(),
         loaded,
         fingerprint,
         instrumenter,
+        executables,
         scheme,
         limits,
         streams,
@@ -154,7 +157,6 @@ struct Built<'a> {
     loaded: &'a Loaded,
     fingerprint: &'a str,
     suite_seed: u64,
-    instrumenter: &'a Instrumenter,
     /// The key's suffix for a step limit other than the default.
     steps: String,
 }
@@ -190,8 +192,6 @@ impl Built<'_> {
                     self.steps
                 );
                 let single = PriorityStrategy::new(
-                    self.loaded.program.clone(),
-                    self.instrumenter.clone(),
                     scheme,
                     profile.max_threads,
                     profile.access_bounds(),

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use rankcheck_engine::search::run_seed;
-use rankcheck_engine::{search, SearchConfig};
+use rankcheck_engine::{search, Executables, SearchConfig};
 use rankcheck_plot::hits::{bound_median, checkpoint_runs, gap_sentence};
 use rankcheck_plot::{hits_svg, Checkpoint, HitsFigure};
 use serde::Serialize;
@@ -195,6 +195,10 @@ fn trials(args: &PlotHitsArgs, prepared: &Prepared, seed: u64) -> Vec<Option<u64
     let Plan::Priority(strategy) = &prepared.plan else {
         unreachable!("invariant: plot hits plans a priority strategy");
     };
+    let executables = Executables::new(
+        prepared.loaded.program.clone(),
+        prepared.instrumenter.clone(),
+    );
     let mut firsts = Vec::new();
     for t in 0..args.trials {
         if interrupt::requested() {
@@ -208,7 +212,9 @@ fn trials(args: &PlotHitsArgs, prepared: &Prepared, seed: u64) -> Vec<Option<u64
             keep_going: false,
             jobs: args.options.jobs(),
         };
-        let result = search(strategy.as_ref(), &config, &|_| !interrupt::requested());
+        let result = search(strategy.as_ref(), &executables, &config, &|_| {
+            !interrupt::requested()
+        });
         firsts.push(result.first_failure.map(|f| f.run));
     }
     firsts

@@ -17,6 +17,9 @@ pub struct Cli {
 pub enum Command {
     /// Executions per second of shuttle's random scheduler, in one timed run.
     Throughput {
+        /// Which tool runs it.
+        #[arg(long, value_enum, default_value_t = Tool::Shuttle)]
+        tool: Tool,
         /// The program to run.
         #[arg(long)]
         program: ThroughputProgram,
@@ -43,6 +46,25 @@ pub enum Command {
         #[arg(long, default_value_t = 1_000_000)]
         cap: usize,
     },
+    /// Executions until rankcheck-rt's PCTVB (preparatory runs included)
+    /// first fails corner_variable.rk's assertion; one row per HOT and seed.
+    RtUntilBug {
+        /// HOT of corner_variable.rk; a comma-separated list sweeps it.
+        #[arg(long, value_delimiter = ',', required = true)]
+        hot: Vec<u32>,
+        /// Number of seeds.
+        #[arg(long)]
+        seeds: u64,
+        /// PCT bug depth.
+        #[arg(long, default_value_t = 2)]
+        depth: u32,
+        /// Variables PCTVB draws per run.
+        #[arg(long, default_value_t = 1)]
+        vars: usize,
+        /// Runs after which a seed gives up.
+        #[arg(long, default_value_t = 1_000_000)]
+        cap: u64,
+    },
     /// Scheduling decisions per execution: shuttle's `next_task` calls, and those with two or
     /// more runnable tasks (the steps PCT counts).
     Steps {
@@ -65,6 +87,16 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+}
+
+/// The tool that runs a program.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Tool {
+    /// awslabs/shuttle's random scheduler.
+    Shuttle,
+    /// rankcheck-rt's random strategy.
+    #[value(name = "rankcheck-rt")]
+    RankcheckRt,
 }
 
 /// The programs whose throughput we compare.

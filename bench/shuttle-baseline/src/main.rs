@@ -5,12 +5,13 @@ mod cli;
 mod config;
 mod counting;
 mod program;
+mod rt;
 mod step_count;
 mod throughput;
 
 use bug_hunt::{Hunt, Outcome};
 use clap::Parser;
-use cli::{Cli, Command, StepsProgram, StepsScheduler, ThroughputProgram};
+use cli::{Cli, Command, StepsProgram, StepsScheduler, ThroughputProgram, Tool};
 use config::QuietPanics;
 use program::{Assertion, Program};
 use std::process::ExitCode;
@@ -39,10 +40,18 @@ fn run() -> Result<ExitCode, String> {
     }
     match cli.command {
         Command::Throughput {
+            tool,
             program,
             seconds,
             seed,
-        } => throughput(program, seconds, seed)?,
+        } => throughput(tool, program, seconds, seed)?,
+        Command::RtUntilBug {
+            hot,
+            seeds,
+            depth,
+            vars,
+            cap,
+        } => rt_until_bug(&hot, seeds, depth, vars, cap)?,
         Command::PctUntilBug {
             hot,
             seeds,
@@ -61,7 +70,33 @@ fn run() -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn throughput(program: ThroughputProgram, seconds: f64, seed: u64) -> Result<(), String> {
+/// One row per seed: executions until rankcheck-rt's PCTVB fails
+/// corner_variable at each HOT.
+fn rt_until_bug(hots: &[u32], seeds: u64, depth: u32, vars: usize, cap: u64) -> Result<(), String> {
+    // Each found bug's report is a panic out of `check`: silence it (the
+    // rows say what was found). rankcheck-rt's own hook, installed on its
+    // first run, hands such panics to this one.
+    std::panic::set_hook(Box::new(|_| {}));
+    println!("tool,program,scheduler,hot,depth,seed,executions_until_bug,found");
+    for &hot in hots {
+        for seed in 0..seeds {
+            let found = rt::until_bug(hot, depth, vars, seed, cap)?;
+            println!(
+                "rankcheck-rt,corner-variable,pctvb-v{vars},{hot},{depth},{seed},{},{}",
+                found.unwrap_or(cap),
+                found.is_some()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn throughput(
+    tool: Tool,
+    program: ThroughputProgram,
+    seconds: f64,
+    seed: u64,
+) -> Result<(), String> {
     let duration = Duration::try_from_secs_f64(seconds)
         .ok()
         .filter(|duration| !duration.is_zero())
@@ -71,10 +106,13 @@ fn throughput(program: ThroughputProgram, seconds: f64, seed: u64) -> Result<(),
         ThroughputProgram::LockedCounter => Program::LockedCounter,
         ThroughputProgram::LockedCounterInner => Program::LockedCounterInner,
     };
-    let measured = throughput::measure(program, duration, seed)?;
+    let (measured, tool) = match tool {
+        Tool::Shuttle => (throughput::measure(program, duration, seed)?, TOOL),
+        Tool::RankcheckRt => (rt::throughput(program, duration, seed)?, "rankcheck-rt"),
+    };
     println!("tool,program,scheduler,seed,executions,seconds,executions_per_s");
     println!(
-        "{TOOL},{},random,{seed},{},{:.3},{:.1}",
+        "{tool},{},random,{seed},{},{:.3},{:.1}",
         program.name(),
         measured.executions,
         measured.seconds,

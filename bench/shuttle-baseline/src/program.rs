@@ -11,17 +11,11 @@
 //! and its spawns, joins and exit, which shuttle schedules like any other step: see the README
 //! for the step counts.
 
-use shuttle::sync::atomic::{AtomicI64, Ordering::SeqCst};
-use shuttle::sync::Mutex;
-use shuttle::thread;
-use std::hint::black_box;
-use std::sync::Arc;
-
 /// The message of the assertion in `corner_variable.rk`, which a found bug must carry.
 pub const CORNER_VARIABLE_MESSAGE: &str = "cold changed between two reads";
 
 /// `N` in `locked_counter_ok.rk`: the increments each of the three workers makes.
-const LOCKED_COUNTER_TIMES: i64 = 3;
+pub const LOCKED_COUNTER_TIMES: i64 = 3;
 
 /// Whether a program checks its assertion or only makes the reads that feed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,140 +60,35 @@ impl Program {
 
     /// The shuttle test body: one call is one execution of the program.
     pub fn test(self) -> impl Fn() + Send + Sync + 'static {
-        move || match self {
-            Program::Fig02NoAssert => fig02_noassert(),
-            Program::LockedCounter => locked_counter(),
-            Program::LockedCounterInner => locked_counter_inner(),
-            Program::CornerVariable { hot, assertion } => corner_variable(hot, assertion),
-        }
+        move || on_shuttle::run(self)
+    }
+
+    /// The same body on rankcheck-rt's types.
+    pub fn rt_test(self) -> impl Fn() + Send + Sync + 'static {
+        move || on_rankcheck::run(self)
     }
 }
 
-/// `fig02_c1v1.rk` without `assert(t1 == t2, ...)`: `reader` reads `a` twice, `writer` does
-/// `a = a + 1`. The two reads are kept (passed to `black_box`), so the steps are the same.
-fn fig02_noassert() {
-    let a = Arc::new(AtomicI64::new(0));
-    let reader = {
-        let a = Arc::clone(&a);
-        thread::spawn(move || {
-            let t1 = a.load(SeqCst);
-            let t2 = a.load(SeqCst);
-            black_box((t1, t2));
-        })
-    };
-    let writer = {
-        let a = Arc::clone(&a);
-        thread::spawn(move || {
-            let value = a.load(SeqCst);
-            a.store(value + 1, SeqCst);
-        })
-    };
-    reader.join().expect("reader cannot panic");
-    writer.join().expect("writer cannot panic");
+/// The bodies on shuttle's types.
+mod on_shuttle {
+    use super::{Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES};
+    use shuttle::sync::atomic::{AtomicI64, Ordering::SeqCst};
+    use shuttle::sync::Mutex;
+    use shuttle::thread;
+    use std::hint::black_box;
+    use std::sync::Arc;
+
+    include!("bodies.rs");
 }
 
-/// `locked_counter_ok.rk`: main spawns three workers, each doing `N = 3` increments of
-/// `counter` inside `sync m { ... }`, joins them and asserts `counter == 9`.
-///
-/// As in the `.rk` program, `counter` is a global apart from the mutex (an `AtomicI64`, not
-/// data inside a `Mutex<i64>`), so each increment is lock, read, write, unlock: four scheduling
-/// points, as in our engine. The mutex guards `()`.
-fn locked_counter() {
-    let counter = Arc::new(AtomicI64::new(0));
-    let m = Arc::new(Mutex::new(()));
-    let workers: Vec<_> = (0..3)
-        .map(|_| {
-            let counter = Arc::clone(&counter);
-            let m = Arc::clone(&m);
-            thread::spawn(move || work(&m, &counter, LOCKED_COUNTER_TIMES))
-        })
-        .collect();
-    for worker in workers {
-        worker.join().expect("a worker cannot panic");
-    }
-    assert_eq!(
-        counter.load(SeqCst),
-        3 * LOCKED_COUNTER_TIMES,
-        "an increment was lost"
-    );
-}
+/// The very same bodies on rankcheck-rt's types (the `cfg` import swap a
+/// user would make): both tools run identical Rust programs.
+mod on_rankcheck {
+    use super::{Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES};
+    use rankcheck_rt::sync::atomic::{AtomicI64, Ordering::SeqCst};
+    use rankcheck_rt::sync::{Arc, Mutex};
+    use rankcheck_rt::thread;
+    use std::hint::black_box;
 
-/// `fn work(times)` of `locked_counter_ok.rk`.
-fn work(m: &Mutex<()>, counter: &AtomicI64, times: i64) {
-    for _ in 0..times {
-        // `sync m { counter = counter + 1; }`: the guard unlocks at the end of the block.
-        let _held = m
-            .lock()
-            .expect("m is never poisoned: no thread panics while holding it");
-        let value = counter.load(SeqCst);
-        counter.store(value + 1, SeqCst);
-    }
-}
-
-/// `locked_counter_ok.rk` with `counter` inside the mutex: each increment is lock, unlock.
-fn locked_counter_inner() {
-    let counter = Arc::new(Mutex::new(0_i64));
-    let workers: Vec<_> = (0..3)
-        .map(|_| {
-            let counter = Arc::clone(&counter);
-            thread::spawn(move || {
-                for _ in 0..LOCKED_COUNTER_TIMES {
-                    *counter
-                        .lock()
-                        .expect("counter is never poisoned: no thread panics while holding it") +=
-                        1;
-                }
-            })
-        })
-        .collect();
-    for worker in workers {
-        worker.join().expect("a worker cannot panic");
-    }
-    let total = *counter
-        .lock()
-        .expect("counter is never poisoned: no thread panics while holding it");
-    assert_eq!(total, 3 * LOCKED_COUNTER_TIMES, "an increment was lost");
-}
-
-/// `corner_variable.rk` with `HOT = hot`: both threads increment `hot` `hot` times, then
-/// `reader` reads `cold` twice and asserts the reads equal, and `writer` sets `cold = 1`.
-fn corner_variable(hot: u32, assertion: Assertion) {
-    let hot_var = Arc::new(AtomicI64::new(0));
-    let cold = Arc::new(AtomicI64::new(0));
-    let reader = {
-        let hot_var = Arc::clone(&hot_var);
-        let cold = Arc::clone(&cold);
-        thread::spawn(move || {
-            increment_times(&hot_var, hot);
-            let x = cold.load(SeqCst);
-            let y = cold.load(SeqCst);
-            match assertion {
-                Assertion::Checked => assert!(x == y, "{CORNER_VARIABLE_MESSAGE}"),
-                Assertion::Skipped => {
-                    black_box((x, y));
-                }
-            }
-        })
-    };
-    let writer = {
-        let hot_var = Arc::clone(&hot_var);
-        let cold = Arc::clone(&cold);
-        thread::spawn(move || {
-            increment_times(&hot_var, hot);
-            cold.store(1, SeqCst);
-        })
-    };
-    // A failed assertion fails the execution at once, before these joins return.
-    reader
-        .join()
-        .expect("reader fails only through the execution");
-    writer.join().expect("writer cannot panic");
-}
-
-/// `for i in 0..times { var = var + 1; }`: a read and a write per iteration.
-fn increment_times(var: &AtomicI64, times: u32) {
-    for _ in 0..times {
-        let value = var.load(SeqCst);
-        var.store(value + 1, SeqCst);
-    }
+    include!("bodies.rs");
 }

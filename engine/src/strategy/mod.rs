@@ -1,58 +1,66 @@
-//! Search strategies: for every run, which executable to run (which
-//! variables are tracked) and which scheduler decides.
+//! Search strategies: for every run, which variables are tracked and which
+//! scheduler decides. A strategy knows variables by [`VarId`] and the
+//! profile of the preparatory runs, never how a front end runs them: the
+//! VM turns a [`Tracked`] set into an executable ([`Executables`]), the
+//! Rust runtime (`rt/`) into the objects whose operations are scheduling
+//! points.
 
+mod executables;
 mod portfolio;
 mod sampling;
 
+pub use executables::{Executables, Instrumenter};
 pub use portfolio::{PortfolioScheduler, PortfolioStrategy, Rotation, Slot};
 pub use sampling::{Sampling, SamplingScheduler, SamplingStrategy};
-
-use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::executable::{Executable, Instrumentation};
 use crate::id::VarId;
-use crate::ir::Program;
 use crate::priority::{PriorityScheduler, PriorityScheme};
 use crate::random::RandomScheduler;
 use crate::scheduler::Scheduler;
 
-/// Decides, for run `run` with seed `seed`, what runs and who schedules it.
-/// A strategy is cloned once per worker; everything a run does must follow
-/// from `(run, seed)` alone, so that results do not depend on the worker.
+/// The variables a run tracks: their accesses are scheduling points where a
+/// change point may go (docs/LANGUAGE.md, Variables and tracking).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tracked<'a> {
+    /// Every variable.
+    All,
+    /// These variables only, sorted (possibly none).
+    Vars(&'a [VarId]),
+}
+
+/// Decides, for run `run` with seed `seed`, what is tracked and who
+/// schedules. A strategy is cloned once per worker; everything a run does
+/// must follow from `(run, seed)` alone, so that results do not depend on
+/// the worker.
 pub trait Strategy: Clone + Send + Sync {
     /// The scheduler of one run.
     type Scheduler: Scheduler;
 
-    /// The executable and scheduler of run `run` (0-based) seeded `seed`.
-    fn prepare(&mut self, run: u64, seed: u64) -> (&Executable, Self::Scheduler);
+    /// The tracked variables and the scheduler of run `run` (0-based)
+    /// seeded `seed`.
+    fn prepare(&mut self, run: u64, seed: u64) -> (Tracked<'_>, Self::Scheduler);
 }
 
 /// The random scheduler with every access tracked.
-#[derive(Clone, Debug)]
-pub struct RandomStrategy {
-    exe: Arc<Executable>,
-}
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RandomStrategy;
 
 impl RandomStrategy {
-    /// Random search over `program`, every variable tracked.
-    pub fn new(program: Arc<Program>) -> RandomStrategy {
-        let instrumentation = Instrumentation::all(&program);
-        RandomStrategy {
-            exe: Arc::new(Executable::new(program, &instrumentation)),
-        }
+    /// Random search, every variable tracked.
+    pub fn new() -> RandomStrategy {
+        RandomStrategy
     }
 }
 
 impl Strategy for RandomStrategy {
     type Scheduler = RandomScheduler;
 
-    fn prepare(&mut self, _run: u64, seed: u64) -> (&Executable, RandomScheduler) {
-        (&self.exe, RandomScheduler::new(seed))
+    fn prepare(&mut self, _run: u64, seed: u64) -> (Tracked<'_>, RandomScheduler) {
+        (Tracked::All, RandomScheduler::new(seed))
     }
 }
 
@@ -78,10 +86,6 @@ pub enum VarSelection {
     },
 }
 
-/// Builds the instrumentation that tracks a set of variables; the alias
-/// analysis in `instr` provides it (the engine cannot see syntax).
-pub type Instrumenter = Arc<dyn Fn(&Program, &[VarId]) -> Instrumentation + Send + Sync>;
-
 /// One (depth, variables) setting of a priority search.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PrioritySetting {
@@ -93,20 +97,14 @@ pub struct PrioritySetting {
 
 /// PCT, PCTVB and their thread-bounded variants: for each run, draw the
 /// tracked variables, then priorities and change points.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct PriorityStrategy {
-    program: Arc<Program>,
-    instrumenter: Instrumenter,
     scheme: PriorityScheme,
     n_threads: usize,
     /// `k_q` by variable.
     access_bounds: Vec<u64>,
     /// The settings runs rotate through: run `i` uses `settings[i % len]`.
     settings: Vec<PrioritySetting>,
-    /// Executables by tracked-variable set, built on first use. Each
-    /// worker has its own clone, so nothing here is shared between cores.
-    cache: BTreeMap<Vec<VarId>, Executable>,
-    all: Option<Executable>,
     /// The variables drawn for the current run, reused between runs.
     drawn: Vec<VarId>,
 }
@@ -124,15 +122,13 @@ pub struct RunChoices {
 }
 
 impl PriorityStrategy {
-    /// A priority search over `program` for `n_threads` threads whose
-    /// variables have access bounds `access_bounds` (from the preparatory
-    /// runs), rotating through `settings`.
+    /// A priority search for `n_threads` threads whose variables have
+    /// access bounds `access_bounds` (from the preparatory runs), rotating
+    /// through `settings`.
     ///
     /// # Panics
     /// If `settings` is empty (invariant: a search has a setting).
     pub fn new(
-        program: Arc<Program>,
-        instrumenter: Instrumenter,
         scheme: PriorityScheme,
         n_threads: usize,
         access_bounds: Vec<u64>,
@@ -143,14 +139,10 @@ impl PriorityStrategy {
             "invariant: a priority search has a setting"
         );
         PriorityStrategy {
-            program,
-            instrumenter,
             scheme,
             n_threads,
             access_bounds,
             settings,
-            cache: BTreeMap::new(),
-            all: None,
             drawn: Vec::new(),
         }
     }
@@ -218,59 +210,37 @@ impl PriorityStrategy {
     }
 }
 
-/// The executable tracking `vars` (or every variable), built on first use.
-/// A free function so that the strategy's fields borrow apart.
-fn executable<'a>(
-    program: &Arc<Program>,
-    instrumenter: &Instrumenter,
-    every: &'a mut Option<Executable>,
-    cache: &'a mut BTreeMap<Vec<VarId>, Executable>,
-    all: bool,
-    vars: &[VarId],
-) -> &'a Executable {
-    if all {
-        return every.get_or_insert_with(|| {
-            Executable::new(program.clone(), &Instrumentation::all(program))
-        });
-    }
-    if !cache.contains_key(vars) {
-        let instrumentation = instrumenter(program, vars);
-        cache.insert(
-            vars.to_vec(),
-            Executable::new(program.clone(), &instrumentation),
-        );
-    }
-    &cache[vars]
-}
-
 impl Strategy for PriorityStrategy {
     type Scheduler = PriorityScheduler;
 
-    fn prepare(&mut self, run: u64, seed: u64) -> (&Executable, PriorityScheduler) {
+    fn prepare(&mut self, run: u64, seed: u64) -> (Tracked<'_>, PriorityScheduler) {
         self.prepare_setting(self.setting_of(run), seed)
     }
 }
 
 impl PriorityStrategy {
-    /// The executable and scheduler of a run of `setting` seeded `seed`.
+    /// The tracked variables and scheduler of a run of `setting` seeded
+    /// `seed`.
     pub fn prepare_setting(
         &mut self,
         setting: usize,
         seed: u64,
-    ) -> (&Executable, PriorityScheduler) {
+    ) -> (Tracked<'_>, PriorityScheduler) {
         let mut vars = std::mem::take(&mut self.drawn);
         let (all, window) = self.draw(setting, seed, &mut vars);
         self.drawn = vars;
         let depth = self.settings[setting].depth;
         let scheduler = PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, window);
-        let exe = executable(
-            &self.program,
-            &self.instrumenter,
-            &mut self.all,
-            &mut self.cache,
-            all,
-            &self.drawn,
-        );
-        (exe, scheduler)
+        let tracked = if all {
+            Tracked::All
+        } else {
+            Tracked::Vars(&self.drawn)
+        };
+        (tracked, scheduler)
+    }
+
+    /// The priority scheme.
+    pub fn scheme(&self) -> PriorityScheme {
+        self.scheme
     }
 }

@@ -8,8 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{PriorityStrategy, Sampling, SamplingScheduler, SamplingStrategy, Strategy};
-use crate::executable::Executable;
+use super::{PriorityStrategy, Sampling, SamplingScheduler, SamplingStrategy, Strategy, Tracked};
 use crate::id::ThreadId;
 use crate::priority::PriorityScheduler;
 use crate::scheduler::{Point, Scheduler};
@@ -103,7 +102,7 @@ impl Rotation {
 }
 
 /// Priority settings and sampling strategies in a fixed rotation.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct PortfolioStrategy {
     priority: PriorityStrategy,
     sampling: BTreeMap<Sampling, SamplingStrategy>,
@@ -195,18 +194,18 @@ impl Scheduler for PortfolioScheduler {
 impl Strategy for PortfolioStrategy {
     type Scheduler = PortfolioScheduler;
 
-    fn prepare(&mut self, run: u64, seed: u64) -> (&Executable, PortfolioScheduler) {
+    fn prepare(&mut self, run: u64, seed: u64) -> (Tracked<'_>, PortfolioScheduler) {
         match self.rotation.slot(run) {
             Slot::Setting(setting) => {
-                let (exe, scheduler) = self.priority.prepare_setting(setting, seed);
-                (exe, PortfolioScheduler::Priority(scheduler))
+                let (tracked, scheduler) = self.priority.prepare_setting(setting, seed);
+                (tracked, PortfolioScheduler::Priority(scheduler))
             }
             Slot::Sampling(sampling) => {
                 let Some(strategy) = self.sampling.get_mut(&sampling) else {
                     unreachable!("invariant: checked in PortfolioStrategy::new")
                 };
-                let (exe, scheduler) = strategy.prepare(run, seed);
-                (exe, PortfolioScheduler::Sampling(scheduler))
+                let (tracked, scheduler) = strategy.prepare(run, seed);
+                (tracked, PortfolioScheduler::Sampling(scheduler))
             }
         }
     }

@@ -1,13 +1,12 @@
 //! The sampling strategies that track every access and state no bound:
 //! partial order sampling ([`crate::pos`]), and the uniform random walks
 //! URW and SURW ([`crate::walk`]). They look at each thread's next
-//! operation, so they run the executable that observes every site.
+//! operation, so they track every variable.
 
 use std::sync::Arc;
 
-use crate::executable::{Executable, Instrumentation};
+use super::Tracked;
 use crate::id::{ThreadId, VarId};
-use crate::ir::Program;
 use crate::pos::PosScheduler;
 use crate::profile::Profile;
 use crate::scheduler::{Point, Scheduler};
@@ -40,10 +39,9 @@ impl Sampling {
 }
 
 /// POS, URW or SURW over one program.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct SamplingStrategy {
     sampling: Sampling,
-    exe: Arc<Executable>,
     /// URW's step counts per thread.
     steps: Arc<EventCounts>,
     /// SURW's targets with their draw weights and access counts.
@@ -51,10 +49,9 @@ pub struct SamplingStrategy {
 }
 
 impl SamplingStrategy {
-    /// `sampling` over `program`, with the thread and variable counts of
-    /// the preparatory runs in `profile`.
-    pub fn new(sampling: Sampling, program: Arc<Program>, profile: &Profile) -> SamplingStrategy {
-        let instrumentation = Instrumentation::all(&program);
+    /// `sampling`, with the thread and variable counts of the preparatory
+    /// runs in `profile`.
+    pub fn new(sampling: Sampling, profile: &Profile) -> SamplingStrategy {
         let targets = match sampling {
             Sampling::Surw => surw_targets(profile)
                 .into_iter()
@@ -68,7 +65,6 @@ impl SamplingStrategy {
         };
         SamplingStrategy {
             sampling,
-            exe: Arc::new(Executable::new(program, &instrumentation)),
             steps: Arc::new(steps),
             targets: Arc::new(targets),
         }
@@ -126,7 +122,7 @@ impl Scheduler for SamplingScheduler {
 impl super::Strategy for SamplingStrategy {
     type Scheduler = SamplingScheduler;
 
-    fn prepare(&mut self, _run: u64, seed: u64) -> (&Executable, SamplingScheduler) {
+    fn prepare(&mut self, _run: u64, seed: u64) -> (Tracked<'_>, SamplingScheduler) {
         let scheduler = match self.sampling {
             Sampling::Pos => SamplingScheduler::Pos(PosScheduler::new(seed)),
             Sampling::WeightedPos => {
@@ -148,6 +144,6 @@ impl super::Strategy for SamplingStrategy {
                 ))
             }
         };
-        (&self.exe, scheduler)
+        (Tracked::All, scheduler)
     }
 }

@@ -1,10 +1,12 @@
 //! What a run count proves: the per-run probability bound of each setting
-//! (docs/ALGORITHMS.md, PCT and PCTVB) and the confidence its clean runs reached.
+//! (docs/ALGORITHMS.md, PCT and PCTVB) and the confidence its clean runs
+//! reached. Both front ends (the command line and the Rust runtime) state
+//! their guarantees through here.
 
-use rankcheck_engine::explore::combinations;
-use rankcheck_engine::profile::Profile;
-use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
-use rankcheck_engine::{PriorityScheme, VarId};
+use crate::explore::combinations;
+use crate::profile::Profile;
+use crate::strategy::{PrioritySetting, VarSelection};
+use crate::{PriorityScheme, VarId};
 use rankcheck_stats::{
     confidence_after, miss_after, runs_needed, Probability, RunBound, RunCount, VariableChoice,
 };

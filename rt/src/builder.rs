@@ -1,0 +1,205 @@
+//! What a search is asked for: the command line's options, as a builder.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::report::Guarantee;
+use crate::search;
+
+/// The step limit of one run by default: operations of replacement types.
+pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
+
+/// The search strategy, as `--strategy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// The default: sampling strategies and PCT settings in a fixed cycle.
+    #[default]
+    Portfolio,
+    /// PCT with variable bounding.
+    Pctvb,
+    /// PCT, every variable tracked.
+    Pct,
+    /// Partial order sampling.
+    Pos,
+    /// Weighted partial order sampling.
+    Wpos,
+    /// Uniform random walk.
+    Urw,
+    /// Selectively uniform random walk.
+    Surw,
+    /// A random thread at every point.
+    Random,
+}
+
+impl Strategy {
+    /// The name reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Portfolio => "portfolio",
+            Strategy::Pctvb => "pctvb",
+            Strategy::Pct => "pct",
+            Strategy::Pos => "pos",
+            Strategy::Wpos => "wpos",
+            Strategy::Urw => "urw",
+            Strategy::Surw => "surw",
+            Strategy::Random => "random",
+        }
+    }
+}
+
+/// Which variables PCTVB tracks, as `--vars`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vars {
+    /// `v` variables drawn per run.
+    Count(usize),
+    /// Every variable.
+    All,
+    /// Mutexes, read-write locks, condition variables, barriers and
+    /// channels (CHESS's choice).
+    Sync,
+    /// None: only the thread order varies.
+    None,
+}
+
+/// Priorities, as `--priorities`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Priorities {
+    /// PCT's.
+    #[default]
+    Pct,
+    /// Thread bounding's permutations (no per-run bound is claimed).
+    ThreadBounded,
+}
+
+/// A search's settings; [`Builder::check`] runs it.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    pub(crate) strategy: Option<Strategy>,
+    pub(crate) depth: Option<u32>,
+    pub(crate) vars: Option<Vars>,
+    pub(crate) priorities: Priorities,
+    pub(crate) runs: Option<u64>,
+    pub(crate) time: Option<Duration>,
+    pub(crate) max_runs: u64,
+    pub(crate) seed: Option<u64>,
+    pub(crate) confidence: f64,
+    pub(crate) max_steps: u64,
+    pub(crate) profile_runs: u64,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder {
+            strategy: None,
+            depth: None,
+            vars: None,
+            priorities: Priorities::Pct,
+            runs: None,
+            time: None,
+            max_runs: 1_000_000,
+            seed: None,
+            confidence: 0.99,
+            max_steps: DEFAULT_MAX_STEPS,
+            profile_runs: 20,
+        }
+    }
+}
+
+impl Builder {
+    /// The command line's defaults.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// The strategy (default: the portfolio; PCTVB once a depth or
+    /// variables are given).
+    pub fn strategy(mut self, strategy: Strategy) -> Builder {
+        self.strategy = Some(strategy);
+        self
+    }
+
+    /// PCT's depth `d`: `d - 1` change points per run.
+    pub fn depth(mut self, depth: u32) -> Builder {
+        self.depth = Some(depth);
+        self
+    }
+
+    /// The variables PCTVB tracks.
+    pub fn vars(mut self, vars: Vars) -> Builder {
+        self.vars = Some(vars);
+        self
+    }
+
+    /// The priority scheme.
+    pub fn priorities(mut self, priorities: Priorities) -> Builder {
+        self.priorities = priorities;
+        self
+    }
+
+    /// Run exactly this many executions (fewer if one fails).
+    pub fn runs(mut self, runs: u64) -> Builder {
+        self.runs = Some(runs);
+        self
+    }
+
+    /// Run for this long.
+    pub fn time(mut self, time: Duration) -> Builder {
+        self.time = Some(time);
+        self
+    }
+
+    /// The most runs the confidence may ask for (default 1,000,000).
+    pub fn max_runs(mut self, runs: u64) -> Builder {
+        self.max_runs = runs;
+        self
+    }
+
+    /// The master seed (default: a fresh one, printed in every report).
+    pub fn seed(mut self, seed: u64) -> Builder {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// The confidence every setting's guarantee should reach when neither
+    /// runs nor time is given (default 0.99).
+    pub fn confidence(mut self, confidence: f64) -> Builder {
+        self.confidence = confidence;
+        self
+    }
+
+    /// The most operations of one run before it counts as non-terminating.
+    pub fn max_steps(mut self, steps: u64) -> Builder {
+        self.max_steps = steps;
+        self
+    }
+
+    /// The preparatory runs that measure `n`, `k` and `k_q` (default 20).
+    pub fn profile_runs(mut self, runs: u64) -> Builder {
+        self.profile_runs = runs;
+        self
+    }
+
+    /// Search `test`: panics with the report of the first failing run,
+    /// else returns the guarantee the clean runs earned.
+    ///
+    /// # Panics
+    /// Also on settings that cannot run (as the command refuses them).
+    pub fn check<F>(&self, test: F) -> Guarantee
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        match search::check(self, Arc::new(test)) {
+            Ok(guarantee) => guarantee,
+            Err(report) => panic!("{report}"),
+        }
+    }
+
+    /// The strategy in effect.
+    pub(crate) fn effective_strategy(&self) -> Strategy {
+        match self.strategy {
+            Some(s) => s,
+            None if self.depth.is_some() || self.vars.is_some() => Strategy::Pctvb,
+            None => Strategy::Portfolio,
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! A cell for data shared through unsafe code, on loom's model: reaching
+//! the data goes through [`UnsafeCell::with`] (a read) or
+//! [`UnsafeCell::with_mut`] (a write), so that each access is an access to
+//! the cell's variable, a scheduling point when it is tracked. The raw
+//! pointers are std's `UnsafeCell::get`; dereferencing them is the
+//! caller's unsafe code, as with std's cell.
+
+use std::fmt;
+use std::panic::Location;
+
+use crate::object::{Handle, SyncState};
+use crate::op;
+
+/// As loom's `UnsafeCell`.
+pub struct UnsafeCell<T: ?Sized> {
+    handle: Handle,
+    data: std::cell::UnsafeCell<T>,
+}
+
+impl<T> UnsafeCell<T> {
+    /// A new cell: a new variable, known by this call's site.
+    #[track_caller]
+    pub fn new(data: T) -> UnsafeCell<T> {
+        UnsafeCell {
+            handle: op::create("UnsafeCell", Location::caller(), SyncState::Memory),
+            data: std::cell::UnsafeCell::new(data),
+        }
+    }
+
+    /// The data, consuming the cell.
+    pub fn into_inner(self) -> T {
+        self.data.into_inner()
+    }
+}
+
+impl<T: ?Sized> UnsafeCell<T> {
+    /// Read through a const pointer to the data: a read of the cell.
+    #[track_caller]
+    pub fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        op::access(&self.handle, false, Location::caller());
+        f(self.data.get())
+    }
+
+    /// Write through a mutable pointer to the data: a write of the cell.
+    #[track_caller]
+    pub fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        op::access(&self.handle, true, Location::caller());
+        f(self.data.get())
+    }
+
+    /// The data, through exclusive access: no scheduling point.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.data.get_mut()
+    }
+}
+
+impl<T: Default> Default for UnsafeCell<T> {
+    #[track_caller]
+    fn default() -> UnsafeCell<T> {
+        UnsafeCell::new(T::default())
+    }
+}
+
+impl<T: ?Sized> fmt::Debug for UnsafeCell<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnsafeCell").finish_non_exhaustive()
+    }
+}

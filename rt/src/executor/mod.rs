@@ -1,0 +1,535 @@
+//! The executor: runs one execution of a test, its threads as coroutines on
+//! the calling OS thread, under one scheduler.
+//!
+//! Every replacement type's operation enters here ([`crate::op`]) before it
+//! acts. A thread runs until an operation ends its step (an access to a
+//! tracked variable, any synchronisation operation, docs/LANGUAGE.md,
+//! Steps and scheduling points); the scheduling point then comes when the
+//! thread reaches its next operation, so that the scheduler sees what every
+//! thread will do next (the code in between touches nothing shared). A
+//! point whose choice is the running thread costs no context switch.
+
+mod coroutine;
+pub mod point;
+mod suspend;
+pub mod threads;
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe, Location};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rankcheck_engine::{Event, Pending, Scheduler, ThreadId, VarId};
+
+use crate::failure::{Failure, FailureKind, SourceLocation};
+use crate::object::{Handle, Object, ObjectId, SyncState};
+use crate::panic_capture;
+use crate::trace::TraceLog;
+use crate::var::{Registry, MAIN_IDENTITY};
+use coroutine::{Job, Pool, Worker, Yield};
+use threads::{Status, ThreadState, Threads};
+
+/// A test: what one execution runs on its main thread.
+pub type Test = std::sync::Arc<dyn Fn() + Send + Sync + 'static>;
+
+/// A scheduler the executor can hand back after the run.
+pub trait RunScheduler: Scheduler {
+    /// Itself, to downcast.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+impl<S: Scheduler + 'static> RunScheduler for S {
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+/// Which variables a run tracks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tracking {
+    /// Every variable, also those first seen in this run.
+    All,
+    /// These variables, by id.
+    Vars(Vec<VarId>),
+    /// Objects of this run by creation order (a replay string's form).
+    Objects(Vec<ObjectId>),
+}
+
+/// How one execution is run.
+pub struct RunConfig {
+    /// What is tracked.
+    pub tracking: Tracking,
+    /// The most operations before the run counts as a step-limit failure.
+    pub max_steps: u64,
+    /// Whether to keep the trace (the failing run's rerun).
+    pub trace: bool,
+}
+
+/// How an execution ended.
+pub struct RunResult {
+    /// The failure, if it failed.
+    pub failure: Option<Failure>,
+    /// The thread chosen at every scheduling point.
+    pub schedule: Vec<ThreadId>,
+    /// The steps, when traced.
+    pub trace: Option<TraceLog>,
+    /// Threads the run created.
+    pub threads: usize,
+    /// The objects tracked (for a replay string), in creation order.
+    pub tracked_objects: Vec<ObjectId>,
+    /// The variable of each object, by [`ObjectId`].
+    pub objects: Vec<VarId>,
+    /// Each thread's name, by id.
+    pub thread_names: Vec<String>,
+}
+
+/// The state of the execution running on this OS thread, if any.
+pub struct Execution {
+    /// Unique in the process: objects of another execution are refused.
+    pub id: u64,
+    /// The test's variables, over all its runs.
+    pub registry: Registry,
+    /// This execution's threads.
+    pub threads: Threads,
+    /// This execution's objects.
+    pub objects: Vec<Object>,
+    /// The running thread.
+    pub current: ThreadId,
+    /// The thread the executor resumes next; `None` once the execution is
+    /// over.
+    pub next: Option<ThreadId>,
+    /// The event that ended the running thread's step, when its last
+    /// operation ended one: the next operation is then a scheduling point.
+    pub step_end: Option<Event>,
+    /// Scheduling points passed.
+    pub points: u64,
+    /// Operations done, for the step limit.
+    pub operations: u64,
+    max_steps: u64,
+    tracking: Tracking,
+    /// `tracked[var]` when tracking a set.
+    tracked: Vec<bool>,
+    tracked_objects: Vec<ObjectId>,
+    scheduler: Option<Box<dyn RunScheduler>>,
+    /// Each thread's next operation, when the scheduler wants them.
+    pub pending: Vec<Pending>,
+    /// Whether the scheduler wants them.
+    pub wants_pending: bool,
+    /// The choices so far.
+    pub schedule: Vec<ThreadId>,
+    /// The failure, once one happened: the execution then winds down.
+    pub failure: Option<Failure>,
+    /// Set while unfinished threads are unwound after the end: operations
+    /// then do nothing but their own bookkeeping, and never switch.
+    pub aborting: bool,
+    /// The trace, when kept.
+    pub trace: Option<TraceLog>,
+}
+
+thread_local! {
+    static EXECUTION: RefCell<Option<Box<Execution>>> = const { RefCell::new(None) };
+    static POOL: RefCell<Pool> = RefCell::new(Pool::default());
+}
+
+static NEXT_EXECUTION: AtomicU64 = AtomicU64::new(1);
+
+/// Run `f` on the execution of this OS thread.
+///
+/// # Panics
+/// With a message saying how to use the crate, outside `rankcheck::check`.
+pub fn with<R>(f: impl FnOnce(&mut Execution) -> R) -> R {
+    EXECUTION.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        match slot.as_deref_mut() {
+            Some(execution) => f(execution),
+            None => outside_check(),
+        }
+    })
+}
+
+#[cold]
+fn outside_check() -> ! {
+    panic!(
+        "rankcheck: a rankcheck thread or sync type was used outside a test run; \
+         create and use them only inside the closure given to rankcheck::check \
+         or rankcheck::replay (a `static` or a value kept from one run to the next \
+         is not supported)"
+    )
+}
+
+/// Whether an execution runs on this OS thread and is not unwinding.
+pub fn active() -> bool {
+    EXECUTION.with(|cell| {
+        cell.try_borrow()
+            .ok()
+            .and_then(|slot| slot.as_ref().map(|e| !e.aborting))
+            .unwrap_or(false)
+    })
+}
+
+/// Whether an execution is installed on this OS thread (running or
+/// unwinding) and not borrowed.
+pub fn present() -> bool {
+    EXECUTION.with(|cell| {
+        cell.try_borrow()
+            .map(|slot| slot.is_some())
+            .unwrap_or(false)
+    })
+}
+
+/// A test's session on this OS thread: it owns the registry between runs.
+pub struct Session {
+    registry: Option<Registry>,
+}
+
+impl Session {
+    /// Start a test on this OS thread.
+    ///
+    /// # Panics
+    /// When a test already runs here (`check` inside `check`).
+    pub fn new() -> Session {
+        let nested = EXECUTION.with(|cell| cell.try_borrow().map_or(true, |slot| slot.is_some()));
+        if nested {
+            panic!("rankcheck: rankcheck::check or replay was called inside a test run; runs cannot be nested");
+        }
+        panic_capture::install();
+        Session {
+            registry: Some(Registry::new()),
+        }
+    }
+
+    /// The variables seen so far.
+    pub fn registry(&self) -> &Registry {
+        self.registry
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("invariant: the registry is back after each run"))
+    }
+
+    /// Run `test` once under `scheduler`; the scheduler comes back with the
+    /// result.
+    pub fn run<S: Scheduler + 'static>(
+        &mut self,
+        test: &Test,
+        scheduler: S,
+        config: RunConfig,
+    ) -> (RunResult, S) {
+        let registry = self.registry.take().unwrap_or_default();
+        let execution = Execution::new(registry, Box::new(scheduler), config);
+        EXECUTION.with(|cell| *cell.borrow_mut() = Some(Box::new(execution)));
+        let test = test.clone();
+        drive(Box::new(move || test()));
+        let execution = EXECUTION
+            .with(|cell| cell.borrow_mut().take())
+            .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
+        let (result, registry, scheduler) = execution.finish();
+        self.registry = Some(registry);
+        let scheduler = scheduler
+            .into_any()
+            .downcast::<S>()
+            .unwrap_or_else(|_| unreachable!("invariant: the scheduler comes back as it went in"));
+        (result, *scheduler)
+    }
+}
+
+impl Default for Session {
+    fn default() -> Session {
+        Session::new()
+    }
+}
+
+impl Execution {
+    fn new(registry: Registry, scheduler: Box<dyn RunScheduler>, config: RunConfig) -> Execution {
+        let wants_pending = scheduler.wants_pending();
+        let mut tracked = Vec::new();
+        if let Tracking::Vars(vars) = &config.tracking {
+            for v in vars {
+                if tracked.len() <= v.index() {
+                    tracked.resize(v.index() + 1, false);
+                }
+                tracked[v.index()] = true;
+            }
+        }
+        Execution {
+            id: NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed),
+            registry,
+            threads: Threads::default(),
+            objects: Vec::new(),
+            current: ThreadId(0),
+            next: None,
+            step_end: None,
+            points: 0,
+            operations: 0,
+            max_steps: config.max_steps,
+            tracking: config.tracking,
+            tracked,
+            tracked_objects: Vec::new(),
+            scheduler: Some(scheduler),
+            wants_pending,
+            pending: Vec::new(),
+            schedule: Vec::new(),
+            failure: None,
+            aborting: false,
+            trace: config.trace.then(TraceLog::default),
+        }
+    }
+
+    fn finish(mut self) -> (RunResult, Registry, Box<dyn RunScheduler>) {
+        let scheduler = self
+            .scheduler
+            .take()
+            .unwrap_or_else(|| unreachable!("invariant: the scheduler is back after each point"));
+        let result = RunResult {
+            failure: self.failure,
+            schedule: self.schedule,
+            trace: self.trace,
+            threads: self.threads.all.len(),
+            tracked_objects: self.tracked_objects,
+            objects: self.objects.iter().map(|o| o.var).collect(),
+            thread_names: (0..self.threads.all.len())
+                .map(|i| self.threads.name(ThreadId(i as u32)))
+                .collect(),
+        };
+        (result, self.registry, scheduler)
+    }
+
+    /// The most operations a run may take.
+    pub fn max_steps(&self) -> u64 {
+        self.max_steps
+    }
+
+    /// Whether an access to `object` is tracked.
+    pub fn is_tracked(&self, object: ObjectId) -> bool {
+        let var = self.objects[object.index()].var;
+        match self.tracking {
+            Tracking::All => true,
+            _ => self.tracked.get(var.index()).copied().unwrap_or(false),
+        }
+    }
+
+    /// Create an object of kind `kind` at `site` for the running thread.
+    pub fn create(
+        &mut self,
+        kind: &'static str,
+        site: &'static Location<'static>,
+        sync: SyncState,
+    ) -> Handle {
+        let thread = self.threads.get_mut(self.current);
+        let index = match thread.created.iter_mut().find(|(s, _)| *s == site) {
+            Some((_, count)) => {
+                *count += 1;
+                *count - 1
+            }
+            None => {
+                thread.created.push((site, 1));
+                0
+            }
+        };
+        let identity = thread.identity;
+        let var = self.registry.var(kind, site, identity, index);
+        let object = ObjectId(self.objects.len() as u32);
+        self.objects.push(Object { var, sync });
+        if let Tracking::Objects(objects) = &self.tracking {
+            if objects.binary_search(&object).is_ok() {
+                if self.tracked.len() <= var.index() {
+                    self.tracked.resize(var.index() + 1, false);
+                }
+                self.tracked[var.index()] = true;
+            }
+        }
+        if self.is_tracked(object) && self.tracking != Tracking::All {
+            self.tracked_objects.push(object);
+        }
+        Handle {
+            execution: self.id,
+            object,
+            var,
+        }
+    }
+
+    /// Check that `handle` belongs to this execution.
+    ///
+    /// # Panics
+    /// When it does not: an object kept from another run.
+    pub fn check(&self, handle: &Handle) {
+        if handle.execution != self.id {
+            foreign_object(
+                self.registry
+                    .vars()
+                    .get(handle.var.index())
+                    .map(|v| v.name.as_str()),
+            );
+        }
+    }
+
+    /// Add a thread that will run `job`, named `name`, spawned by the
+    /// running thread (none: the main thread).
+    pub fn add_thread(
+        &mut self,
+        job: Job,
+        label: Option<String>,
+        spawner: Option<ThreadId>,
+        site: &'static Location<'static>,
+    ) -> ThreadId {
+        let (identity, ordinal) = match spawner {
+            None => (MAIN_IDENTITY, 0),
+            Some(parent) => {
+                let p = self.threads.get_mut(parent);
+                let index = p.children;
+                p.children += 1;
+                let parent_identity = p.identity;
+                let same = self
+                    .threads
+                    .all
+                    .iter()
+                    .filter(|t| {
+                        t.ordinal > 0
+                            && t.label == label
+                            && (label.is_some() || t.site.line() == site.line())
+                    })
+                    .count() as u32;
+                let named = || match &label {
+                    Some(l) => format!("{l}#{}", same + 1),
+                    None => format!("thread@{}#{}", site.line(), same + 1),
+                };
+                let identity = self.registry.child(parent_identity, index, named);
+                (identity, same + 1)
+            }
+        };
+        let id = self.threads.add(ThreadState {
+            status: Status::Runnable,
+            identity,
+            label,
+            ordinal,
+            site,
+            children: 0,
+            created: Vec::new(),
+            job: Some(job),
+            suspender: None,
+        });
+        if self.wants_pending {
+            self.pending.resize(self.threads.all.len(), Pending::LOCAL);
+        }
+        id
+    }
+
+    /// Record a failure of the running thread; the execution winds down.
+    pub fn fail(&mut self, kind: FailureKind, message: String, at: Option<SourceLocation>) {
+        if self.failure.is_some() {
+            return;
+        }
+        let thread = self.current;
+        self.failure = Some(Failure {
+            kind,
+            message,
+            location: at,
+            thread: self.threads.name(thread),
+            blocked: Vec::new(),
+        });
+    }
+}
+
+#[cold]
+fn foreign_object(name: Option<&str>) -> ! {
+    panic!(
+        "rankcheck: {} was created in another run of the test; every run must create \
+         its own (a `static` or a value kept from one run to the next is not supported)",
+        name.map_or("a rankcheck object".to_owned(), |n| format!(
+            "the object {n}"
+        ))
+    )
+}
+
+/// Run the execution installed on this OS thread to its end: the main
+/// thread runs `main`, then whichever thread the scheduler picks.
+fn drive(main: Job) {
+    let first = with(|ex| {
+        let main_thread = ex.add_thread(main, None, None, Location::caller());
+        point::start(ex, main_thread)
+    });
+    let mut workers: Vec<Option<Worker>> = Vec::new();
+    let mut next = first;
+    while let Some(thread) = next {
+        let mut worker = take_worker(&mut workers, thread);
+        let yielded = worker.resume();
+        match yielded {
+            Yield::Switched => workers[thread.index()] = Some(worker),
+            Yield::JobDone(_) => POOL.with(|pool| pool.borrow_mut().put(worker)),
+        }
+        next = with(|ex| {
+            if ex.failure.is_some() {
+                None
+            } else {
+                point::next_to_run(ex)
+            }
+        });
+    }
+    tear_down(workers);
+}
+
+/// The worker of `thread`: its own, or a pooled one started on its job.
+fn take_worker(workers: &mut Vec<Option<Worker>>, thread: ThreadId) -> Worker {
+    if workers.len() <= thread.index() {
+        workers.resize_with(thread.index() + 1, || None);
+    }
+    if let Some(worker) = workers[thread.index()].take() {
+        return worker;
+    }
+    let job = with(|ex| ex.threads.get_mut(thread).job.take())
+        .unwrap_or_else(|| unreachable!("invariant: a thread without a coroutine has its job"));
+    let worker = POOL.with(|pool| pool.borrow_mut().take(thread_body(thread, job)));
+    let suspender = worker.suspender();
+    with(|ex| ex.threads.get_mut(thread).suspender = Some(suspender));
+    worker
+}
+
+/// The body a coroutine runs for `thread`: its job, a panic caught as the
+/// execution's failure, then the thread's end.
+fn thread_body(thread: ThreadId, job: Job) -> Job {
+    Box::new(move || {
+        let outcome = panic::catch_unwind(AssertUnwindSafe(job));
+        if let Err(payload) = outcome {
+            if with(|ex| ex.aborting) {
+                // Teardown unwinds stopped threads: let it go through.
+                panic::resume_unwind(payload);
+            }
+            let (message, location) = panic_capture::take(payload.as_ref());
+            with(|ex| {
+                ex.current = thread;
+                ex.fail(FailureKind::Panic, message, location);
+            });
+            return;
+        }
+        crate::op::finish(thread);
+    })
+}
+
+/// Unwind the threads stopped in the middle of their bodies, so that what
+/// they hold is dropped; their operations do nothing meanwhile.
+fn tear_down(workers: Vec<Option<Worker>>) {
+    with(|ex| ex.aborting = true);
+    for worker in workers.into_iter().flatten() {
+        if worker.busy() {
+            worker.unwind();
+        } else {
+            POOL.with(|pool| pool.borrow_mut().put(worker));
+        }
+    }
+    with(|ex| {
+        for thread in &mut ex.threads.all {
+            // Bodies that never ran are dropped here, outside any coroutine.
+            drop(thread.job.take());
+        }
+    });
+}
+
+/// Give control back to the executor until `thread`, the thread running
+/// on this coroutine, is chosen again.
+pub fn suspend(thread: ThreadId) {
+    let suspender = with(|ex| ex.threads.get(thread).suspender);
+    match suspender {
+        Some(s) => s.suspend(),
+        None => unreachable!("invariant: a running thread has its coroutine"),
+    }
+}
+
+pub use point::{end_step, schedule_here};

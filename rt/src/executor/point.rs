@@ -1,0 +1,147 @@
+//! Scheduling points: asking the scheduler, and switching to its choice.
+
+use rankcheck_engine::{Event, EventKind, Pending, Point, ThreadId};
+
+use super::threads::Status;
+use super::{suspend, with, Execution};
+use crate::failure::{Blocked, FailureKind};
+
+/// The first point, before any thread ran: the scheduler picks among the
+/// initial threads (the main thread). `None` if the scheduler's choice
+/// does not fit (a replay string of another test).
+pub fn start(ex: &mut Execution, _main: ThreadId) -> Option<ThreadId> {
+    ex.step_end = None;
+    choose(ex, None, Event::START)
+}
+
+/// The running thread is about to do an operation whose effect is
+/// `pending`: if its last operation ended a step, this is a scheduling
+/// point, and another thread may run before it goes on.
+pub fn schedule_here(pending: Pending) {
+    let switched = with(|ex| {
+        let event = ex.step_end.take()?;
+        let running = ex.current;
+        if ex.wants_pending {
+            ex.pending[running.index()] = pending;
+        }
+        (choose(ex, Some(running), event) != Some(running)).then_some(running)
+    });
+    if let Some(running) = switched {
+        suspend(running);
+    }
+}
+
+/// The running thread's operation ended its step with `event`; the next
+/// operation it reaches is a scheduling point.
+pub fn end_step(ex: &mut Execution, event: Event) {
+    ex.step_end = Some(event);
+}
+
+/// The running thread cannot go on (blocked or finished): a scheduling
+/// point at once, among the others. Returns whether the thread must
+/// suspend (it always must, unless the execution is over for it).
+pub fn leave(ex: &mut Execution, event: Event) {
+    ex.step_end = None;
+    let running = ex.current;
+    choose(ex, Some(running), event);
+}
+
+/// The thread the executor resumes next, or `None` when the execution is
+/// over.
+pub fn next_to_run(ex: &mut Execution) -> Option<ThreadId> {
+    ex.next
+}
+
+/// Ask the scheduler at a point after `last`'s step ended with `event`;
+/// the choice becomes the running thread. `None` when no thread can run
+/// (the end, or a deadlock, recorded as the failure), or when the choice
+/// cannot run (a replay that does not fit).
+fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<ThreadId> {
+    if ex.threads.enabled.is_empty() {
+        if !ex.threads.all_finished() {
+            deadlock(ex);
+        }
+        ex.next = None;
+        return None;
+    }
+    let Some(mut scheduler) = ex.scheduler.take() else {
+        unreachable!("invariant: the scheduler is here between points")
+    };
+    let mut point = Point::new(
+        last,
+        event,
+        &ex.threads.enabled,
+        &ex.threads.newly_enabled,
+        &ex.threads.position,
+    );
+    point.step = ex.points;
+    point.threads = ex.threads.all.len();
+    if ex.wants_pending {
+        point.pending = &ex.pending;
+    }
+    let chosen = scheduler.choose(&point);
+    ex.scheduler = Some(scheduler);
+    ex.threads.newly_enabled.clear();
+    ex.points += 1;
+    ex.schedule.push(chosen);
+    if chosen.index() >= ex.threads.all.len() || !ex.threads.is_enabled(chosen) {
+        ex.fail(
+            FailureKind::Diverged,
+            format!(
+                "the replay string does not fit this test: at scheduling point {} it runs thread {}, which cannot run there",
+                ex.points, chosen.0
+            ),
+            None,
+        );
+        ex.next = None;
+        return None;
+    }
+    if let Some(trace) = &mut ex.trace {
+        trace.chosen(chosen, last, last.is_some_and(|t| ex.threads.is_enabled(t)));
+    }
+    ex.current = chosen;
+    ex.next = Some(chosen);
+    Some(chosen)
+}
+
+/// No thread can run and some have not finished: a deadlock, with what
+/// each blocked thread waits on.
+fn deadlock(ex: &mut Execution) {
+    let mut blocked = Vec::new();
+    for (i, thread) in ex.threads.all.iter().enumerate() {
+        if let Status::Blocked { wait, at } = thread.status {
+            blocked.push(Blocked {
+                thread: ex.threads.name(ThreadId(i as u32)),
+                waits_for: crate::failure::describe_wait(wait, ThreadId(i as u32), ex),
+                at: at.into(),
+                id: ThreadId(i as u32),
+            });
+        }
+    }
+    let first = blocked.first().map(|b| b.id).unwrap_or(ex.current);
+    ex.current = first;
+    let at = match ex.threads.get(first).status {
+        Status::Blocked { at, .. } => Some(at.into()),
+        _ => None,
+    };
+    let message = format!(
+        "deadlock: {} thread{} blocked, none can run",
+        blocked.len(),
+        if blocked.len() == 1 { "" } else { "s" }
+    );
+    ex.fail(FailureKind::Deadlock, message, at);
+    if let Some(failure) = &mut ex.failure {
+        failure.blocked = blocked;
+    }
+}
+
+/// An event of kind `kind`, about `var` when it touches one.
+pub fn event(kind: EventKind, var: Option<rankcheck_engine::VarId>, tracked: bool) -> Event {
+    Event {
+        kind,
+        site: None,
+        var,
+        tracked,
+        loc: None,
+    }
+}

@@ -1,0 +1,81 @@
+//! The objects of one execution: every instance of a replacement type, with
+//! the synchronisation state the executor keeps for it (a mutex's owner, a
+//! channel's length). The data itself stays in the instance.
+
+use rankcheck_engine::{ThreadId, VarId};
+
+/// An object of one execution: its place in creation order. Under the same
+/// schedule the same object gets the same id, which is what lets a replay
+/// string name tracked variables by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId(pub u32);
+
+impl ObjectId {
+    /// The id as an index into the execution's object table.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What an instance of a replacement type holds to reach its state: the
+/// execution it belongs to, its object id and its variable.
+#[derive(Clone, Copy, Debug)]
+pub struct Handle {
+    /// The execution that created it (a number unique in the process).
+    pub execution: u64,
+    /// Its id in that execution.
+    pub object: ObjectId,
+    /// Its variable.
+    pub var: VarId,
+}
+
+/// The synchronisation state of one object.
+#[derive(Clone, Debug)]
+pub enum SyncState {
+    /// Plain memory (atomics, cells): no state beyond the value.
+    Memory,
+    /// A mutex.
+    Mutex {
+        /// The thread that holds it.
+        owner: Option<ThreadId>,
+    },
+    /// A readers-writer lock.
+    RwLock {
+        /// The thread that holds the write lock.
+        writer: Option<ThreadId>,
+        /// How many read locks are held.
+        readers: u32,
+    },
+    /// A condition variable: its waiters, longest waiting first.
+    Condvar {
+        /// Threads waiting to be notified.
+        waiters: Vec<ThreadId>,
+    },
+    /// A barrier.
+    Barrier {
+        /// Threads it waits for.
+        parties: usize,
+        /// Threads waiting now.
+        arrived: Vec<ThreadId>,
+    },
+    /// A channel.
+    Channel {
+        /// Messages queued.
+        queued: usize,
+        /// Room for at most this many (`None`: unbounded).
+        capacity: Option<usize>,
+        /// Live senders.
+        senders: usize,
+        /// Whether the receiver is alive.
+        receiver: bool,
+    },
+}
+
+/// One object of the execution.
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// Its variable.
+    pub var: VarId,
+    /// Its state.
+    pub sync: SyncState,
+}

@@ -1,0 +1,141 @@
+//! The replay string a failure report ends with: what the failing run
+//! tracked and the thread chosen at every scheduling point, with a
+//! checksum. `rc1:TRACKED:SCHEDULE:CHECKSUM`, where TRACKED is `all` or the
+//! creation ordinals of the tracked objects (`o3,7`; an object's ordinal is
+//! the same in every run of the same schedule), and SCHEDULE the thread
+//! indices, `t*n` for `n` choices of thread `t` in a row.
+
+use rankcheck_engine::ThreadId;
+
+use crate::executor::Tracking;
+use crate::object::ObjectId;
+
+const VERSION: &str = "rc1";
+
+/// A failing run, as a replay string holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayString {
+    /// What was tracked.
+    pub tracking: Tracking,
+    /// The choices.
+    pub schedule: Vec<ThreadId>,
+}
+
+impl ReplayString {
+    /// The string.
+    pub fn encode(&self) -> String {
+        let tracked = match &self.tracking {
+            Tracking::All => "all".to_owned(),
+            Tracking::Objects(objects) => {
+                let ids: Vec<String> = objects.iter().map(|o| o.0.to_string()).collect();
+                format!("o{}", ids.join(","))
+            }
+            Tracking::Vars(_) => unreachable!("invariant: a replay string names objects"),
+        };
+        let body = format!("{VERSION}:{tracked}:{}", schedule_text(&self.schedule));
+        format!("{body}:{:08x}", checksum(&body))
+    }
+
+    /// Read a string back.
+    pub fn decode(text: &str) -> Result<ReplayString, String> {
+        let text = text.trim();
+        let (body, sum) = text
+            .rsplit_once(':')
+            .ok_or("it has no checksum (is it the whole string?)")?;
+        if u32::from_str_radix(sum, 16).ok() != Some(checksum(body)) {
+            return Err("its checksum does not match: it was cut or edited".to_owned());
+        }
+        let mut parts = body.split(':');
+        let (Some(version), Some(tracked), Some(schedule), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err("expected VERSION:TRACKED:SCHEDULE:CHECKSUM".to_owned());
+        };
+        if version != VERSION {
+            return Err(format!("version {version} is not {VERSION}"));
+        }
+        let tracking = match tracked {
+            "all" => Tracking::All,
+            t => Tracking::Objects(objects(t)?),
+        };
+        Ok(ReplayString {
+            tracking,
+            schedule: parse_schedule(schedule)?,
+        })
+    }
+}
+
+fn objects(text: &str) -> Result<Vec<ObjectId>, String> {
+    let list = text.strip_prefix('o').ok_or("bad tracked objects")?;
+    if list.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut ids: Vec<ObjectId> = list
+        .split(',')
+        .map(|n| {
+            n.parse()
+                .map(ObjectId)
+                .map_err(|_| format!("bad object {n}"))
+        })
+        .collect::<Result<_, _>>()?;
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+fn schedule_text(schedule: &[ThreadId]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < schedule.len() {
+        let t = schedule[i];
+        let run = schedule[i..].iter().take_while(|&&x| x == t).count();
+        parts.push(if run == 1 {
+            t.0.to_string()
+        } else {
+            format!("{}*{run}", t.0)
+        });
+        i += run;
+    }
+    parts.join("_")
+}
+
+fn parse_schedule(text: &str) -> Result<Vec<ThreadId>, String> {
+    let mut schedule = Vec::new();
+    for part in text.split('_').filter(|p| !p.is_empty()) {
+        let (thread, run) = part.split_once('*').unwrap_or((part, "1"));
+        let thread: u32 = thread.parse().map_err(|_| format!("bad thread {thread}"))?;
+        let run: usize = run.parse().map_err(|_| format!("bad count {run}"))?;
+        if run > 100_000_000 {
+            return Err(format!("count {run} is too large"));
+        }
+        schedule.extend(std::iter::repeat_n(ThreadId(thread), run));
+    }
+    Ok(schedule)
+}
+
+/// FNV-1a, 32 bits.
+fn checksum(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5, |h: u32, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_reads_back_and_refuses_edits() {
+        let replay = ReplayString {
+            tracking: Tracking::Objects(vec![ObjectId(1), ObjectId(4)]),
+            schedule: [0, 0, 0, 1, 2, 2, 0].map(ThreadId).to_vec(),
+        };
+        let text = replay.encode();
+        assert!(text.starts_with("rc1:o1,4:0*3_1_2*2_0:"), "{text}");
+        assert_eq!(ReplayString::decode(&text), Ok(replay));
+        let edited = text.replacen("1_2", "2_2", 1);
+        assert!(ReplayString::decode(&edited)
+            .unwrap_err()
+            .contains("checksum"));
+        assert!(ReplayString::decode("nonsense").is_err());
+    }
+}

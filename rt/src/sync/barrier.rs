@@ -1,0 +1,52 @@
+//! A drop-in `std::sync::Barrier`.
+
+use std::fmt;
+use std::panic::Location;
+
+use crate::object::{Handle, SyncState};
+use crate::op;
+
+/// As `std::sync::Barrier`.
+pub struct Barrier {
+    handle: Handle,
+}
+
+/// As `std::sync::BarrierWaitResult`.
+#[derive(Clone, Copy, Debug)]
+pub struct BarrierWaitResult(bool);
+
+impl BarrierWaitResult {
+    /// Whether this thread was the last to arrive.
+    pub fn is_leader(&self) -> bool {
+        self.0
+    }
+}
+
+impl Barrier {
+    /// A barrier for `n` threads: a new variable, known by this call's site.
+    #[track_caller]
+    pub fn new(n: usize) -> Barrier {
+        Barrier {
+            handle: op::create(
+                "Barrier",
+                Location::caller(),
+                SyncState::Barrier {
+                    parties: n,
+                    arrived: Vec::new(),
+                },
+            ),
+        }
+    }
+
+    /// Wait until `n` threads have arrived: a synchronisation operation.
+    #[track_caller]
+    pub fn wait(&self) -> BarrierWaitResult {
+        BarrierWaitResult(op::barrier(&self.handle, Location::caller()))
+    }
+}
+
+impl fmt::Debug for Barrier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Barrier").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,16 @@
+//! Drop-in replacements for `std::sync`. `Arc` and `Weak` are std's own:
+//! reference counts are no variable (see the README, What is intercepted).
+
+pub mod atomic;
+mod barrier;
+mod condvar;
+pub mod mpsc;
+mod mutex;
+mod rwlock;
+
+pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};
+
+pub use barrier::{Barrier, BarrierWaitResult};
+pub use condvar::{Condvar, WaitTimeoutResult};
+pub use mutex::{Mutex, MutexGuard};
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

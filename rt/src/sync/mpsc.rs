@@ -1,0 +1,223 @@
+//! Drop-in `std::sync::mpsc` channels. Every send and receive is a
+//! synchronisation operation on the channel's variable. A rendezvous
+//! channel (`sync_channel(0)`) is run as one of capacity 1: the sender does
+//! not wait for the receiver to take its message.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::panic::Location;
+use std::sync::{Arc, Mutex as StdMutex, PoisonError};
+
+pub use std::sync::mpsc::{RecvError, SendError, TryRecvError, TrySendError};
+
+use crate::object::{Handle, SyncState};
+use crate::op::{self, Received};
+
+struct Shared<T> {
+    handle: Handle,
+    /// Where the channel was made: a drop has no caller location, so a
+    /// disconnection is reported there.
+    site: op::Site,
+    queue: StdMutex<VecDeque<T>>,
+}
+
+impl<T> Shared<T> {
+    fn push(&self, value: T) {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(value);
+    }
+
+    fn pop(&self) -> Option<T> {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    }
+}
+
+/// As `std::sync::mpsc::Sender`.
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// As `std::sync::mpsc::SyncSender`.
+pub struct SyncSender<T> {
+    inner: Sender<T>,
+}
+
+/// As `std::sync::mpsc::Receiver`.
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+}
+
+fn make<T>(capacity: Option<usize>, site: op::Site) -> (Sender<T>, Receiver<T>) {
+    let handle = op::create(
+        "channel",
+        site,
+        SyncState::Channel {
+            queued: 0,
+            capacity,
+            senders: 1,
+            receiver: true,
+        },
+    );
+    let shared = Arc::new(Shared {
+        handle,
+        site,
+        queue: StdMutex::new(VecDeque::new()),
+    });
+    (
+        Sender {
+            shared: shared.clone(),
+        },
+        Receiver { shared },
+    )
+}
+
+/// An unbounded channel: a new variable, known by this call's site.
+#[track_caller]
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    make(None, Location::caller())
+}
+
+/// A channel of at most `bound` messages (`0` runs as `1`).
+#[track_caller]
+pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
+    let (inner, receiver) = make(Some(bound), Location::caller());
+    (SyncSender { inner }, receiver)
+}
+
+impl<T> Sender<T> {
+    /// Send `value`; an error when the receiver is gone.
+    #[track_caller]
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        if op::send(&self.shared.handle, Location::caller()) {
+            self.shared.push(value);
+            Ok(())
+        } else {
+            Err(SendError(value))
+        }
+    }
+}
+
+impl<T> Clone for Sender<T> {
+    #[track_caller]
+    fn clone(&self) -> Sender<T> {
+        op::channel_end(&self.shared.handle, 1, false, Location::caller());
+        Sender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        op::channel_end(&self.shared.handle, -1, false, self.shared.site);
+    }
+}
+
+impl<T> SyncSender<T> {
+    /// Send `value`, blocking while the channel is full.
+    #[track_caller]
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        self.inner.send(value)
+    }
+
+    /// Send `value` if there is room: a blocking send that waits is
+    /// refused as `Full` instead.
+    #[track_caller]
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        let full = op::channel_full(&self.inner.shared.handle);
+        if full {
+            return Err(TrySendError::Full(value));
+        }
+        self.inner
+            .send(value)
+            .map_err(|SendError(v)| TrySendError::Disconnected(v))
+    }
+}
+
+impl<T> Clone for SyncSender<T> {
+    #[track_caller]
+    fn clone(&self) -> SyncSender<T> {
+        SyncSender {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Receive a message, blocking while the channel is empty; an error
+    /// once it is empty and every sender is gone.
+    #[track_caller]
+    pub fn recv(&self) -> Result<T, RecvError> {
+        match op::recv(&self.shared.handle, true, Location::caller()) {
+            Received::Message => self.shared.pop().ok_or(RecvError),
+            _ => Err(RecvError),
+        }
+    }
+
+    /// Receive a message if one is there.
+    #[track_caller]
+    pub fn try_recv(&self) -> Result<T, TryRecvError> {
+        match op::recv(&self.shared.handle, false, Location::caller()) {
+            Received::Message => self.shared.pop().ok_or(TryRecvError::Empty),
+            Received::Empty => Err(TryRecvError::Empty),
+            Received::Disconnected => Err(TryRecvError::Disconnected),
+        }
+    }
+
+    /// The messages, until every sender is gone.
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter { receiver: self }
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        op::channel_end(&self.shared.handle, 0, true, self.shared.site);
+    }
+}
+
+/// As `std::sync::mpsc::Iter`.
+pub struct Iter<'a, T> {
+    receiver: &'a Receiver<T>,
+}
+
+impl<T> Iterator for Iter<'_, T> {
+    type Item = T;
+
+    #[track_caller]
+    fn next(&mut self) -> Option<T> {
+        self.receiver.recv().ok()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Receiver<T> {
+    type Item = T;
+    type IntoIter = Iter<'a, T>;
+
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for SyncSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SyncSender").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Receiver").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,149 @@
+//! A drop-in `std::sync::Mutex`: the lock is the executor's (who holds it,
+//! who waits), the data sits in a std mutex that is never contended, since
+//! the executor hands the lock to one thread at a time.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::panic::Location;
+use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+
+use crate::object::{Handle, SyncState};
+use crate::op;
+
+/// As `std::sync::Mutex`. Never poisoned: a panic fails the run.
+pub struct Mutex<T: ?Sized> {
+    handle: Handle,
+    data: std::sync::Mutex<T>,
+}
+
+/// As `std::sync::MutexGuard`: unlocks when dropped.
+pub struct MutexGuard<'a, T: ?Sized> {
+    mutex: &'a Mutex<T>,
+    inner: Option<std::sync::MutexGuard<'a, T>>,
+    /// Where it was locked: a drop has no caller location of its own, so
+    /// the unlock is reported there.
+    site: op::Site,
+}
+
+impl<T> Mutex<T> {
+    /// A new mutex: a new variable, known by this call's site.
+    #[track_caller]
+    pub fn new(value: T) -> Mutex<T> {
+        Mutex {
+            handle: op::create(
+                "Mutex",
+                Location::caller(),
+                SyncState::Mutex { owner: None },
+            ),
+            data: std::sync::Mutex::new(value),
+        }
+    }
+
+    /// The data, consuming the mutex.
+    pub fn into_inner(self) -> LockResult<T> {
+        Ok(self
+            .data
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl<T: ?Sized> Mutex<T> {
+    /// Lock it, blocking while another thread holds it: a synchronisation
+    /// operation. Locking a mutex the thread holds blocks forever (a
+    /// deadlock report says the thread waits for itself).
+    #[track_caller]
+    pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
+        op::lock(&self.handle, Location::caller());
+        Ok(self.guard(Location::caller()))
+    }
+
+    /// Lock it if it is free.
+    #[track_caller]
+    pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
+        if op::try_lock(&self.handle, Location::caller()) {
+            Ok(self.guard(Location::caller()))
+        } else {
+            Err(TryLockError::WouldBlock)
+        }
+    }
+
+    pub(crate) fn guard(&self, site: op::Site) -> MutexGuard<'_, T> {
+        let inner = self.data.lock().unwrap_or_else(PoisonError::into_inner);
+        MutexGuard {
+            mutex: self,
+            inner: Some(inner),
+            site,
+        }
+    }
+
+    /// Always `false`: a panic fails the run before anyone could see it.
+    pub fn is_poisoned(&self) -> bool {
+        false
+    }
+
+    /// The data, through exclusive access: no scheduling point.
+    pub fn get_mut(&mut self) -> LockResult<&mut T> {
+        Ok(self.data.get_mut().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub(crate) fn handle(&self) -> &Handle {
+        &self.handle
+    }
+}
+
+impl<'a, T: ?Sized> MutexGuard<'a, T> {
+    /// Release the data without the executor's unlock (a condition
+    /// variable's wait does that itself); the mutex it came from.
+    pub(crate) fn release(mut self) -> &'a Mutex<T> {
+        self.inner = None;
+        let mutex = self.mutex;
+        std::mem::forget(self);
+        mutex
+    }
+}
+
+impl<T: ?Sized> Deref for MutexGuard<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.inner
+            .as_deref()
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+    }
+}
+
+impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.inner
+            .as_deref_mut()
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+    }
+}
+
+impl<T: ?Sized> Drop for MutexGuard<'_, T> {
+    fn drop(&mut self) {
+        // The data first: the next holder may run as soon as we unlock.
+        self.inner = None;
+        op::unlock(&self.mutex.handle, self.site);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized> fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mutex").finish_non_exhaustive()
+    }
+}
+
+impl<T: Default> Default for Mutex<T> {
+    #[track_caller]
+    fn default() -> Mutex<T> {
+        Mutex::new(T::default())
+    }
+}

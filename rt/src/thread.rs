@@ -1,0 +1,173 @@
+//! Drop-in replacements for `std::thread`: threads of a test run, each a
+//! coroutine the scheduler switches between.
+
+use std::fmt;
+use std::panic::Location;
+use std::sync::{Arc, Mutex as StdMutex};
+
+use crate::executor::{self, with};
+use crate::op;
+
+/// A thread's result, as `std::thread::Result`. A panic in any thread fails
+/// the execution, so `join` never returns `Err`.
+pub type Result<T> = std::thread::Result<T>;
+
+/// A thread's identifier within one run, as `std::thread::ThreadId`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ThreadId(rankcheck_engine::ThreadId);
+
+/// A handle to a thread, as `std::thread::Thread`.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    id: ThreadId,
+    name: String,
+}
+
+impl Thread {
+    /// The thread's identifier.
+    pub fn id(&self) -> ThreadId {
+        self.id
+    }
+
+    /// The thread's name: the name given to [`Builder::name`], `main` for
+    /// the test's own thread, else the one reports use.
+    pub fn name(&self) -> Option<&str> {
+        Some(&self.name)
+    }
+}
+
+/// An owned permission to join a thread, as `std::thread::JoinHandle`.
+pub struct JoinHandle<T> {
+    id: ThreadId,
+    /// Made when asked for: most handles are only joined.
+    thread: std::sync::OnceLock<Thread>,
+    result: Arc<StdMutex<Option<T>>>,
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("thread", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> JoinHandle<T> {
+    /// Wait for the thread to finish and take what it returned: a
+    /// synchronisation operation, a scheduling point.
+    #[track_caller]
+    pub fn join(self) -> Result<T> {
+        op::join(self.id.0, Location::caller());
+        let value = self
+            .result
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        match value {
+            Some(value) => Ok(value),
+            // Only reachable while the execution unwinds after a failure.
+            None => Err(Box::new("rankcheck: the thread did not finish")),
+        }
+    }
+
+    /// The thread.
+    pub fn thread(&self) -> &Thread {
+        self.thread.get_or_init(|| Thread {
+            id: self.id,
+            name: with(|ex| ex.threads.name(self.id.0)),
+        })
+    }
+
+    /// Whether the thread finished.
+    pub fn is_finished(&self) -> bool {
+        with(|ex| ex.threads.get(self.id.0).status == executor::threads::Status::Finished)
+    }
+}
+
+/// Spawn a thread of the test, as `std::thread::spawn`: a synchronisation
+/// operation, a scheduling point.
+#[track_caller]
+pub fn spawn<F, T>(f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    spawn_named(f, None, Location::caller())
+}
+
+fn spawn_named<F, T>(f: F, name: Option<String>, site: op::Site) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let result = Arc::new(StdMutex::new(None));
+    let slot = result.clone();
+    let job = Box::new(move || {
+        let value = f();
+        *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
+    });
+    let id = op::spawn(job, name, site);
+    JoinHandle {
+        id: ThreadId(id),
+        thread: std::sync::OnceLock::new(),
+        result,
+    }
+}
+
+/// Thread factory, as `std::thread::Builder`: only the name is used.
+#[derive(Debug, Default)]
+pub struct Builder {
+    name: Option<String>,
+}
+
+impl Builder {
+    /// A builder with no name.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// Name the thread: reports call it `NAME#k`.
+    pub fn name(mut self, name: String) -> Builder {
+        self.name = Some(name);
+        self
+    }
+
+    /// Accepted and ignored: every thread runs on a coroutine stack.
+    pub fn stack_size(self, _size: usize) -> Builder {
+        self
+    }
+
+    /// Spawn the thread; never fails.
+    #[track_caller]
+    pub fn spawn<F, T>(self, f: F) -> std::io::Result<JoinHandle<T>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        Ok(spawn_named(f, self.name, Location::caller()))
+    }
+}
+
+/// Let another thread run, as `std::thread::yield_now`: a scheduling point.
+/// A spin loop must call it (or block): otherwise a scheduler that keeps the
+/// spinning thread running never lets the thread it waits for go on, and
+/// the run ends at the step limit. A thread that yields more than 100 times
+/// is lowered below the others by the priority schedulers.
+#[track_caller]
+pub fn yield_now() {
+    op::yield_now(Location::caller());
+}
+
+/// Sleeping is yielding: time does not pass in a test run.
+#[track_caller]
+pub fn sleep(_duration: std::time::Duration) {
+    op::yield_now(Location::caller());
+}
+
+/// The running thread, as `std::thread::current`.
+pub fn current() -> Thread {
+    with(|ex| Thread {
+        id: ThreadId(ex.current),
+        name: ex.threads.name(ex.current),
+    })
+}

@@ -1,0 +1,260 @@
+//! rankcheck-rt on the programs of `examples/`: each buggy one fails at its
+//! header's (d, v) = (c + 1, v) within 5,000 runs and replays from its
+//! string, each correct one passes, and the same seed gives the same
+//! result; plus what bad usage is told.
+
+mod programs;
+mod readme;
+
+use std::panic::{self, AssertUnwindSafe};
+
+use rankcheck::{Builder, Strategy, Vars};
+use rankcheck_rt as rankcheck;
+
+use programs::{Example, Expect, EXAMPLES};
+
+/// The master seed of every search here: results are fixed by it.
+const SEED: u64 = 7;
+
+/// The message a closure panicked with.
+fn panic_message(f: impl FnOnce()) -> Option<String> {
+    let outcome = panic::catch_unwind(AssertUnwindSafe(f));
+    outcome.err().map(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_default()
+    })
+}
+
+/// The report of `example` searched at its header's bounds.
+fn report_at_header(example: &Example, c: u32, v: usize) -> String {
+    let vars = if v == 0 { Vars::None } else { Vars::Count(v) };
+    let builder = Builder::new()
+        .seed(SEED)
+        .depth(c + 1)
+        .vars(vars)
+        .runs(5_000);
+    let body = example.body;
+    panic_message(|| {
+        builder.check(body);
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "{}: no failure in 5,000 runs at d = {}, v = {v}",
+            example.name,
+            c + 1
+        )
+    })
+}
+
+/// The replay string a report ends with.
+fn replay_string(report: &str) -> &str {
+    let line = report
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: rankcheck::replay(test, \""))
+        .expect("a report has a replay line");
+    line.trim_end_matches("\")")
+}
+
+/// A report up to its replay line: the failure and its interleaving.
+fn failure_part(report: &str) -> &str {
+    let end = report
+        .find("\nfound in")
+        .or_else(|| report.find("\nreplayed"))
+        .unwrap_or(report.len());
+    &report[..end]
+}
+
+#[test]
+fn every_buggy_example_fails_at_its_bounds_and_replays() {
+    for example in &EXAMPLES {
+        let Expect::Fails { kind, c, v } = example.expect else {
+            continue;
+        };
+        let report = report_at_header(example, c, v);
+        assert!(
+            report.starts_with(&format!("error[{kind}]")),
+            "{}: expected a {kind}:\n{report}",
+            example.name
+        );
+        assert!(
+            report.contains("interleaving ("),
+            "{}:\n{report}",
+            example.name
+        );
+        let replay = replay_string(&report).to_owned();
+        let body = example.body;
+        let replayed = panic_message(|| rankcheck::replay(body, &replay))
+            .unwrap_or_else(|| panic!("{}: the replay did not fail", example.name));
+        assert_eq!(
+            failure_part(&replayed),
+            failure_part(&report),
+            "{}: the replay differs",
+            example.name
+        );
+    }
+}
+
+#[test]
+fn the_correct_example_passes_and_states_its_guarantee() {
+    // The portfolio, as `rankcheck` checks by default, and PCTVB's rotation.
+    for strategy in [Strategy::Portfolio, Strategy::Pctvb] {
+        let guarantee = Builder::new()
+            .seed(SEED)
+            .strategy(strategy)
+            .runs(3_000)
+            .check(programs::locked_counter_ok);
+        assert_eq!(guarantee.runs, 3_000);
+        let text = guarantee.to_string();
+        assert!(
+            text.starts_with("no failure in 3000 runs of the test"),
+            "{text}"
+        );
+        assert!(
+            text.contains("no bug of depth 1 over no variable, with probability >="),
+            "{text}"
+        );
+        assert!(guarantee.confidence.is_some_and(|c| c > 0.0), "{text}");
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_result() {
+    let report = |seed: u64| {
+        panic_message(|| {
+            Builder::new()
+                .seed(seed)
+                .runs(5_000)
+                .check(|| programs::corner_variable(20));
+        })
+        .expect("the corner bug is found")
+    };
+    let (first, second) = (report(11), report(11));
+    assert_eq!(failure_part(&first), failure_part(&second));
+    assert_eq!(replay_string(&first), replay_string(&second));
+    let found = |r: &str| {
+        r.lines()
+            .find(|l| l.starts_with("found in"))
+            .map(|l| l.split(", seed").next().unwrap_or("").to_owned())
+    };
+    assert_eq!(found(&first), found(&second));
+}
+
+#[test]
+fn a_deadlock_names_what_each_thread_waits_for() {
+    let example = EXAMPLES
+        .iter()
+        .find(|e| e.name == "lock_order_deadlock")
+        .unwrap();
+    let report = report_at_header(example, 1, 1);
+    // Both workers wait for the mutex the other holds; main waits to join.
+    assert!(
+        report.starts_with("error[deadlock]: deadlock: 3 threads blocked"),
+        "{report}"
+    );
+    assert_eq!(report.matches("waits for Mutex@").count(), 2, "{report}");
+    assert_eq!(report.matches("(held by thread@").count(), 2, "{report}");
+    assert!(
+        report.contains("thread main waits to join thread@"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_panic_in_a_spawned_thread_is_reported_with_its_thread_and_place() {
+    let report = report_at_header(&EXAMPLES[2], 1, 1);
+    assert!(
+        report.starts_with("error[panic]: a changed between two reads"),
+        "{report}"
+    );
+    assert!(report.contains("programs.rs:"), "{report}");
+    assert!(report.contains("fails here"), "{report}");
+    assert!(
+        !report.contains("thread main fails here"),
+        "the reader fails:\n{report}"
+    );
+}
+
+#[test]
+fn the_corner_variable_is_found_by_pctvb_at_hot_400() {
+    // PCTVB d = 2, v = 1 draws `cold` in half the runs and then places its
+    // one change point among cold's 3 accesses: p >= 1/2 * 1/(3 * 3) per
+    // run once the thread order is right (results/rt_vs_shuttle.md).
+    let report = panic_message(|| {
+        Builder::new()
+            .seed(SEED)
+            .depth(2)
+            .vars(Vars::Count(1))
+            .profile_runs(5)
+            .runs(5_000)
+            .check(|| programs::corner_variable(400));
+    })
+    .expect("found");
+    assert!(
+        report.contains("cold changed between two reads"),
+        "{report}"
+    );
+}
+
+#[test]
+fn bad_usage_is_told_clearly() {
+    let outside = panic_message(|| {
+        let _ = rankcheck::sync::atomic::AtomicUsize::new(0);
+    })
+    .unwrap();
+    assert!(outside.contains("outside a test run"), "{outside}");
+
+    let corrupt =
+        panic_message(|| rankcheck::replay(programs::fig02, "rc1:all:0_1:deadbeef")).unwrap();
+    assert!(corrupt.contains("not a replay string"), "{corrupt}");
+
+    let main_panics = panic_message(|| {
+        Builder::new()
+            .seed(SEED)
+            .runs(10)
+            .check(|| panic!("the test itself panics"));
+    })
+    .unwrap();
+    assert!(
+        main_panics.starts_with("error[panic]: the test itself panics"),
+        "{main_panics}"
+    );
+    assert!(
+        main_panics.contains("thread main fails here"),
+        "{main_panics}"
+    );
+
+    let nested = panic_message(|| {
+        Builder::new().seed(SEED).runs(1).check(|| {
+            rankcheck::check(|| {});
+        });
+    })
+    .unwrap();
+    assert!(nested.contains("cannot be nested"), "{nested}");
+
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let keep = kept.clone();
+    let stale = panic_message(|| {
+        Builder::new()
+            .seed(SEED)
+            .runs(2)
+            .profile_runs(1)
+            .check(move || {
+                let mut slot = keep.lock().unwrap();
+                match slot.as_ref() {
+                    None => {
+                        *slot = Some(std::sync::Arc::new(
+                            rankcheck::sync::atomic::AtomicUsize::new(0),
+                        ))
+                    }
+                    Some(old) => {
+                        old.load(rankcheck::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+            });
+    })
+    .unwrap();
+    assert!(stale.contains("created in another run"), "{stale}");
+}
