@@ -8,7 +8,7 @@ mod readme;
 
 use std::panic::{self, AssertUnwindSafe};
 
-use rankcheck::{Builder, Strategy, Vars};
+use rankcheck::{Builder, Priorities, Strategy, Vars};
 use rankcheck_rt as rankcheck;
 
 use programs::{Example, Expect, EXAMPLES};
@@ -92,6 +92,52 @@ fn every_buggy_example_fails_at_its_bounds_and_replays() {
             failure_part(&replayed),
             failure_part(&report),
             "{}: the replay differs",
+            example.name
+        );
+    }
+}
+
+/// The (d, v) setting itself finds each bug, not a preparatory run: with
+/// one preparatory run, the first seed whose preparatory run passes
+/// leaves the bug to the search, which must find it within 5,000 runs.
+#[test]
+fn the_search_at_the_header_bounds_finds_each_bug_itself() {
+    for example in &EXAMPLES {
+        let Expect::Fails { c, v, .. } = example.expect else {
+            continue;
+        };
+        let vars = if v == 0 { Vars::None } else { Vars::Count(v) };
+        // Figure 10's bug needs thread bounding at c = 2 (its header's
+        // t = 3 of n = 3 fragments + change points), as the CLI's test of
+        // the examples at their bounds says too.
+        let priorities = if example.name.starts_with("fig10") {
+            Priorities::ThreadBounded
+        } else {
+            Priorities::Pct
+        };
+        let by_search = (0..64).find_map(|seed| {
+            let builder = Builder::new()
+                .seed(seed)
+                .profile_runs(1)
+                .depth(c + 1)
+                .vars(vars)
+                .priorities(priorities)
+                .runs(5_000);
+            let report = panic_message(|| {
+                builder.check(example.body);
+            })?;
+            let found = report.lines().find(|l| l.starts_with("found in"))?;
+            (!found.starts_with("found in preparatory")).then(|| found.to_owned())
+        });
+        let found = by_search.unwrap_or_else(|| {
+            panic!(
+                "{}: no seed of 64 left the bug to the search, or the search missed it",
+                example.name
+            )
+        });
+        assert!(
+            found.starts_with("found in run "),
+            "{}: {found}",
             example.name
         );
     }
