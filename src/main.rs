@@ -40,7 +40,6 @@ mod load;
 mod nightly;
 mod plan;
 mod plot;
-mod portfolio;
 mod progress;
 mod replay;
 mod replay_store;

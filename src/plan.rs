@@ -13,7 +13,7 @@ use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, Samplin
 use rankcheck_instr::{PointsTo, Tracking};
 
 use crate::cli::{CheckArgs, PrioritiesArg, StrategyArg, VarsArg};
-use crate::portfolio;
+use rankcheck_engine::strategy::default_search;
 
 /// The strategy a search runs.
 pub enum Plan {
@@ -235,9 +235,9 @@ pub fn plan(
     match strategy {
         StrategyArg::Random => Ok((Plan::Random(RandomStrategy::new()), Vec::new())),
         StrategyArg::Portfolio => {
-            let (settings, skipped) = runnable(portfolio::settings(profile), program, profile);
+            let (settings, skipped) = runnable(default_search::settings(profile), program, profile);
             let priority = priority_strategy(args, profile, settings);
-            let portfolio = portfolio::strategy(priority, profile);
+            let portfolio = default_search::portfolio(priority, profile);
             Ok((Plan::Portfolio(Box::new(portfolio)), skipped))
         }
         _ => {

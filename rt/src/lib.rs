@@ -42,9 +42,6 @@ mod object;
 mod op;
 mod panic_capture;
 mod plan;
-#[allow(missing_docs, dead_code)]
-#[path = "../../src/portfolio.rs"]
-mod portfolio;
 mod replay_string;
 mod report;
 mod search;

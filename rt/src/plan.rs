@@ -9,8 +9,8 @@ use rankcheck_engine::{
 };
 
 use crate::builder::{Builder, Priorities, Strategy, Vars};
-use crate::portfolio;
 use crate::var::Registry;
+use rankcheck_engine::strategy::default_search;
 
 /// The strategy a search runs.
 pub enum Plan {
@@ -82,8 +82,8 @@ pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result
     match strategy {
         Strategy::Random => Ok(Plan::Random(RandomStrategy::new())),
         Strategy::Portfolio => {
-            let settings = runnable(portfolio::settings(profile), profile);
-            Ok(Plan::Portfolio(portfolio::strategy(
+            let settings = runnable(default_search::settings(profile), profile);
+            Ok(Plan::Portfolio(default_search::portfolio(
                 priority(settings),
                 profile,
             )))

@@ -5,6 +5,7 @@
 //! Rust runtime (`rt/`) into the objects whose operations are scheduling
 //! points.
 
+pub mod default_search;
 mod executables;
 mod portfolio;
 mod sampling;

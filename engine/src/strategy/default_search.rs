@@ -1,5 +1,5 @@
-//! The default search: which strategies the portfolio rotates through,
-//! and in what order. The cycle comes from `rankcheck-bench strategies`
+//! The default search of both front ends (the command line and `rt`):
+//! which strategies the portfolio rotates through, and in what order. The cycle comes from `rankcheck-bench strategies`
 //! (results/strategies.md): among cycles of the measured components, the
 //! one whose expected executions to each corpus bug, computed from each
 //! strategy's measured per-run hit rate, stay closest to the fastest
@@ -9,11 +9,11 @@
 //! with no change point (depth 1) the ones that need only a thread order,
 //! and the depth-3 PCT setting earns a guarantee over every variable.
 
-use rankcheck_engine::profile::Profile;
-use rankcheck_engine::strategy::{
+use super::{
     PortfolioStrategy, PrioritySetting, PriorityStrategy, Rotation, Sampling, SamplingStrategy,
     Slot, VarSelection,
 };
+use crate::profile::Profile;
 
 /// One run's kind in the cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +77,7 @@ fn setting(depth: u32, all: bool, profile: &Profile) -> PrioritySetting {
 /// The portfolio over `priority` (whose settings are those of
 /// [`settings`] that can run) and the sampling strategies. A setting set
 /// aside loses its slots.
-pub fn strategy(priority: PriorityStrategy, profile: &Profile) -> PortfolioStrategy {
+pub fn portfolio(priority: PriorityStrategy, profile: &Profile) -> PortfolioStrategy {
     let kept = priority.settings().to_vec();
     let mut slots = Vec::new();
     let mut sampling: Vec<SamplingStrategy> = Vec::new();
