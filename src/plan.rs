@@ -6,26 +6,13 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::{accessed_vars, Profile};
-use rankcheck_engine::strategy::{
-    Instrumenter, PortfolioStrategy, PrioritySetting, Rotation, Slot, VarSelection,
-};
+use rankcheck_engine::strategy::{default_search, Instrumenter, PrioritySetting, VarSelection};
 use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, SamplingStrategy, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
 
 use crate::cli::{CheckArgs, PrioritiesArg, StrategyArg, VarsArg};
-use rankcheck_engine::strategy::default_search;
 
-/// The strategy a search runs.
-pub enum Plan {
-    /// The random scheduler.
-    Random(RandomStrategy),
-    /// PCT or PCTVB, possibly rotating through settings.
-    Priority(Box<PriorityStrategy>),
-    /// POS, URW or SURW.
-    Sampling(Box<SamplingStrategy>),
-    /// The default: sampling strategies and priority settings in turn.
-    Portfolio(Box<PortfolioStrategy>),
-}
+pub use rankcheck_engine::strategy::Plan;
 
 /// A setting the flags asked for that is not run, and why.
 #[derive(Clone, Debug)]
@@ -267,31 +254,6 @@ fn priority_strategy(
         profile.access_bounds(),
         settings,
     )
-}
-
-impl Plan {
-    /// The priority settings its runs earn guarantees in (none for the
-    /// random and sampling strategies).
-    pub fn settings(&self) -> &[PrioritySetting] {
-        match self {
-            Plan::Random(_) | Plan::Sampling(_) => &[],
-            Plan::Priority(strategy) => strategy.settings(),
-            Plan::Portfolio(strategy) => strategy.priority().settings(),
-        }
-    }
-
-    /// The cycle its runs go through.
-    pub fn rotation(&self) -> Rotation {
-        match self {
-            Plan::Portfolio(strategy) => strategy.rotation().clone(),
-            _ => Rotation::settings(self.settings().len()),
-        }
-    }
-
-    /// Runs of setting `index` among the runs `first..first + runs`.
-    pub fn setting_runs(&self, index: usize, first: u64, runs: u64) -> u64 {
-        self.rotation().runs_of(Slot::Setting(index), first, runs)
-    }
 }
 
 /// How a setting's variables read in reports: `1 of 5`, `all`, `cold, hot`.

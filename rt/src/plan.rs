@@ -3,45 +3,15 @@
 //! same settings for the same options.
 
 use rankcheck_engine::profile::{accessed_vars, Profile};
-use rankcheck_engine::strategy::{PortfolioStrategy, PrioritySetting, Rotation, VarSelection};
+use rankcheck_engine::strategy::{default_search, PrioritySetting, VarSelection};
 use rankcheck_engine::{
     PriorityScheme, PriorityStrategy, RandomStrategy, Sampling, SamplingStrategy, VarId,
 };
 
 use crate::builder::{Builder, Priorities, Strategy, Vars};
 use crate::var::Registry;
-use rankcheck_engine::strategy::default_search;
 
-/// The strategy a search runs.
-pub enum Plan {
-    /// The random scheduler.
-    Random(RandomStrategy),
-    /// PCT or PCTVB, possibly rotating through settings.
-    Priority(PriorityStrategy),
-    /// POS, URW or SURW.
-    Sampling(SamplingStrategy),
-    /// The default.
-    Portfolio(PortfolioStrategy),
-}
-
-impl Plan {
-    /// The priority settings whose runs earn a guarantee.
-    pub fn settings(&self) -> &[PrioritySetting] {
-        match self {
-            Plan::Random(_) | Plan::Sampling(_) => &[],
-            Plan::Priority(s) => s.settings(),
-            Plan::Portfolio(s) => s.priority().settings(),
-        }
-    }
-
-    /// The cycle runs go through.
-    pub fn rotation(&self) -> Rotation {
-        match self {
-            Plan::Portfolio(s) => s.rotation().clone(),
-            _ => Rotation::settings(self.settings().len()),
-        }
-    }
-}
+pub use rankcheck_engine::strategy::Plan;
 
 /// The priority scheme asked for.
 pub fn scheme(builder: &Builder) -> PriorityScheme {
@@ -69,7 +39,9 @@ pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result
         ));
     }
     if let Some(sampling) = sampling {
-        return Ok(Plan::Sampling(SamplingStrategy::new(sampling, profile)));
+        return Ok(Plan::Sampling(Box::new(SamplingStrategy::new(
+            sampling, profile,
+        ))));
     }
     let priority = |settings| {
         PriorityStrategy::new(
@@ -83,17 +55,17 @@ pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result
         Strategy::Random => Ok(Plan::Random(RandomStrategy::new())),
         Strategy::Portfolio => {
             let settings = runnable(default_search::settings(profile), profile);
-            Ok(Plan::Portfolio(default_search::portfolio(
+            Ok(Plan::Portfolio(Box::new(default_search::portfolio(
                 priority(settings),
                 profile,
-            )))
+            ))))
         }
         _ => {
             let settings = runnable(settings(builder, profile, registry)?, profile);
             if settings.is_empty() {
                 return Err("rankcheck: nothing to run: no setting can place a change point (the preparatory runs saw no access to its variables)".to_owned());
             }
-            Ok(Plan::Priority(priority(settings)))
+            Ok(Plan::Priority(Box::new(priority(settings))))
         }
     }
 }

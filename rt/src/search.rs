@@ -50,9 +50,33 @@ pub fn check(builder: &Builder, test: Test) -> Result<Guarantee, String> {
     let started = Instant::now();
     let outcome = match &plan {
         Plan::Random(s) => runs_of(&mut session, &test, builder, *s, seed, runs, started),
-        Plan::Priority(s) => runs_of(&mut session, &test, builder, s.clone(), seed, runs, started),
-        Plan::Sampling(s) => runs_of(&mut session, &test, builder, s.clone(), seed, runs, started),
-        Plan::Portfolio(s) => runs_of(&mut session, &test, builder, s.clone(), seed, runs, started),
+        Plan::Priority(s) => runs_of(
+            &mut session,
+            &test,
+            builder,
+            (**s).clone(),
+            seed,
+            runs,
+            started,
+        ),
+        Plan::Sampling(s) => runs_of(
+            &mut session,
+            &test,
+            builder,
+            (**s).clone(),
+            seed,
+            runs,
+            started,
+        ),
+        Plan::Portfolio(s) => runs_of(
+            &mut session,
+            &test,
+            builder,
+            (**s).clone(),
+            seed,
+            runs,
+            started,
+        ),
     };
     let elapsed = started.elapsed();
     let failed = outcome.failure.map(|(result, tracking, facts)| {

@@ -7,10 +7,12 @@
 
 pub mod default_search;
 mod executables;
+mod plan;
 mod portfolio;
 mod sampling;
 
 pub use executables::{Executables, Instrumenter};
+pub use plan::Plan;
 pub use portfolio::{PortfolioScheduler, PortfolioStrategy, Rotation, Slot};
 pub use sampling::{Sampling, SamplingScheduler, SamplingStrategy};
 
