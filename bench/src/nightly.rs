@@ -360,14 +360,14 @@ fn write_results(args: &NightlyArgs, rows: &[Row]) -> Result<()> {
     );
     let _ = writeln!(
         md,
-        "## Shards\n\nA night of {} runs of `examples/locked_counter_ok.rk` (its default rotation of four settings, \
+        "## Shards\n\nA night of {} runs of `examples/locked_counter_ok.rk` (its default streams, one per component of the portfolio, \
          chunks of 1,024), split into its 2 shards of one worker each: one after the other (1 core) against both \
          at once (2 cores); executions over the wall time until the last one ends (start-up, preparatory runs \
          and shard files included).\n\n\
          | shards at once | runs/s (median) |\n| ---: | ---: |\n| 1 | {one:.0} |\n| 2 | {two:.0} |\n\n\
          Speed-up: {:.2}x (target 1.8x).\n\n\
          The machine's ceiling, measured the same way in the same rounds: two plain `rankcheck check --jobs 1` \
-         searches of half the runs each (the default rotation) one after the other, {alone:.0} runs/s, against \
+         searches of half the runs each (the default portfolio) one after the other, {alone:.0} runs/s, against \
          both at once, {together:.0} runs/s: {:.2}x. The shards' speed-up is {:.0}% of what the machine gives \
          two processes.\n\n\
          Per round (each pair back to back), 2 shards against 1: {}; median {:.2}x, best {:.2}x. Two plain \

@@ -1,9 +1,9 @@
 //! The night's plan: the ordered list of chunks, each a range of runs of
 //! one stream, built greedily so that the time goes where evidence is
 //! thinnest. Every shard builds the same plan from the same inputs (the
-//! history before this night, this night's bounds), and takes chunk `j`
-//! when `j % shards` is its index: shards never overlap, and together they
-//! are exactly the unsharded night.
+//! history before this night, this night's bounds), and takes the chunks
+//! that a fixed mix of their index assigns to it (`ShardSpec::owns`):
+//! shards never overlap, and together they are exactly the unsharded night.
 //!
 //! Every stream gets its first chunk before the greedy order starts, so
 //! every program and setting is tried every night: a known failure is met

@@ -82,7 +82,7 @@ impl Share<'_> {
         let mut ln_miss = self.prior_ln_miss.clone();
         let lines = ProgressLines::new(self.programs);
         let shard = self.shard;
-        for chunk in plan.filter(|c| c.index % u64::from(shard.count) == u64::from(shard.index)) {
+        for chunk in plan.filter(|c| shard.owns(c.index)) {
             if interrupt::requested() {
                 done.interrupted = true;
                 break;

@@ -17,6 +17,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use rankcheck_engine::search::run_seed;
 use rankcheck_history::{parse_shard, Budget, Header, Record};
 
 /// The least time between two fsyncs of a shard file: an fsync costs a
@@ -33,6 +34,17 @@ pub struct ShardSpec {
 }
 
 impl ShardSpec {
+    /// Whether chunk `index` of the night's plan is this shard's: the
+    /// shard a fixed mix of the index names. The greedy plan often
+    /// alternates between streams, so `index % count` would hand each
+    /// shard whole streams, and streams differ in cost per run (sampling
+    /// looks ahead, PCT does not): shards then finish at different times.
+    /// A mix spreads every stream's chunks evenly.
+    pub fn owns(self, index: u64) -> bool {
+        // The seed is arbitrary and fixed: every shard must agree.
+        run_seed(0x5ba2_d5ee_d000_0001, index) % u64::from(self.count) == u64::from(self.index)
+    }
+
     /// Whether this process does the whole night.
     pub fn whole(self) -> bool {
         self.count == 1

@@ -4,7 +4,7 @@
 //! runs.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::Tracked;
 use crate::executable::{Executable, Instrumentation};
@@ -16,14 +16,25 @@ use crate::ir::Program;
 pub type Instrumenter = Arc<dyn Fn(&Program, &[VarId]) -> Instrumentation + Send + Sync>;
 
 /// The executables of one program by tracked set, built on first use.
-/// Each search worker has its own clone, so nothing here is shared between
-/// cores.
+/// Each search worker has its own clone and looks an executable up in its
+/// own map, so the per-run lookup takes no lock; an executable is built
+/// once for all clones (the first worker to need it builds it into the
+/// shared map), so searches in many short calls, such as a nightly
+/// campaign's chunks, do not instrument the program again each time.
 #[derive(Clone)]
 pub struct Executables {
     program: Arc<Program>,
     instrumenter: Option<Instrumenter>,
-    every: Option<Executable>,
-    by_set: BTreeMap<Vec<VarId>, Executable>,
+    every: Option<Arc<Executable>>,
+    by_set: BTreeMap<Vec<VarId>, Arc<Executable>>,
+    shared: Arc<Shared>,
+}
+
+/// What every clone of one [`Executables`] has built.
+#[derive(Default)]
+struct Shared {
+    every: OnceLock<Arc<Executable>>,
+    by_set: Mutex<BTreeMap<Vec<VarId>, Arc<Executable>>>,
 }
 
 impl Executables {
@@ -34,6 +45,7 @@ impl Executables {
             instrumenter: Some(instrumenter),
             every: None,
             by_set: BTreeMap::new(),
+            shared: Arc::default(),
         }
     }
 
@@ -45,6 +57,7 @@ impl Executables {
             instrumenter: None,
             every: None,
             by_set: BTreeMap::new(),
+            shared: Arc::default(),
         }
     }
 
@@ -62,21 +75,45 @@ impl Executables {
     pub fn get(&mut self, tracked: Tracked<'_>) -> &Executable {
         let vars = match tracked {
             Tracked::All => {
-                let program = &self.program;
+                let (program, shared) = (&self.program, &self.shared);
                 return self.every.get_or_insert_with(|| {
-                    Executable::new(program.clone(), &Instrumentation::all(program))
+                    shared
+                        .every
+                        .get_or_init(|| {
+                            Arc::new(Executable::new(
+                                program.clone(),
+                                &Instrumentation::all(program),
+                            ))
+                        })
+                        .clone()
                 });
             }
             Tracked::Vars(vars) => vars,
         };
         if !self.by_set.contains_key(vars) {
-            let Some(instrumenter) = &self.instrumenter else {
-                panic!("invariant: a strategy that tracks chosen variables has an instrumenter")
-            };
-            let instrumentation = instrumenter(&self.program, vars);
-            let exe = Executable::new(self.program.clone(), &instrumentation);
+            let exe = self.shared_for(vars);
             self.by_set.insert(vars.to_vec(), exe);
         }
         &self.by_set[vars]
+    }
+
+    /// The executable of `vars` from the map every clone shares, built
+    /// there if no clone has built it yet.
+    fn shared_for(&self, vars: &[VarId]) -> Arc<Executable> {
+        let mut built = self
+            .shared
+            .by_set
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(exe) = built.get(vars) {
+            return exe.clone();
+        }
+        let Some(instrumenter) = &self.instrumenter else {
+            panic!("invariant: a strategy that tracks chosen variables has an instrumenter")
+        };
+        let instrumentation = instrumenter(&self.program, vars);
+        let exe = Arc::new(Executable::new(self.program.clone(), &instrumentation));
+        built.insert(vars.to_vec(), exe.clone());
+        exe
     }
 }
