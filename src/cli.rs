@@ -610,6 +610,16 @@ impl StrategyArg {
         }
     }
 
+    /// The name of its priority settings' runs in reports, replay files
+    /// and stream keys: the portfolio's settings track every variable or
+    /// none, so they are plain PCT.
+    pub fn setting_name(self) -> &'static str {
+        match self {
+            StrategyArg::Portfolio => "pct",
+            strategy => strategy.name(),
+        }
+    }
+
     /// Whether its runs earn a per-run probability bound: only the
     /// priority searches' (the portfolio's priority settings) do.
     pub fn claims_bound(self) -> bool {

@@ -202,8 +202,19 @@ pub fn try_lock(handle: &Handle, site: Site) -> bool {
 
 /// Unlock a mutex the running thread holds.
 pub fn unlock(handle: &Handle, site: Site) {
+    release(handle, true, site, |sync| {
+        if let SyncState::Mutex { owner } = sync {
+            *owner = None;
+        }
+    });
+}
+
+/// Release a lock `handle` names (`write`: as a writer), with `clear`
+/// undoing the holder's share of its state: the scheduler sees an
+/// unlock, and the threads waiting for the lock look again.
+fn release(handle: &Handle, write: bool, site: Site, clear: impl FnOnce(&mut SyncState)) {
     let live = enter(
-        pending_on(handle, true, true),
+        pending_on(handle, write, true),
         Operation::Unlock(handle.object),
         site,
     );
@@ -214,9 +225,7 @@ pub fn unlock(handle: &Handle, site: Site) {
         if ex.id != handle.execution {
             return;
         }
-        if let SyncState::Mutex { owner } = &mut ex.objects[handle.object.index()].sync {
-            *owner = None;
-        }
+        clear(&mut ex.objects[handle.object.index()].sync);
         refresh_waiters(ex, handle.object);
         if live {
             sync_done(ex, EventKind::Unlock, handle);
@@ -270,28 +279,13 @@ pub fn rw_lock(handle: &Handle, write: bool, site: Site) {
 
 /// Release a read or write lock of a `RwLock`.
 pub fn rw_unlock(handle: &Handle, write: bool, site: Site) {
-    let live = enter(
-        pending_on(handle, write, true),
-        Operation::Unlock(handle.object),
-        site,
-    );
-    if !executor::present() {
-        return;
-    }
-    with(|ex| {
-        if ex.id != handle.execution {
-            return;
-        }
-        if let SyncState::RwLock { writer, readers } = &mut ex.objects[handle.object.index()].sync {
+    release(handle, write, site, |sync| {
+        if let SyncState::RwLock { writer, readers } = sync {
             if write {
                 *writer = None;
             } else {
                 *readers = readers.saturating_sub(1);
             }
-        }
-        refresh_waiters(ex, handle.object);
-        if live {
-            sync_done(ex, EventKind::Unlock, handle);
         }
     });
 }

@@ -48,35 +48,17 @@ pub fn check(builder: &Builder, test: Test) -> Result<Guarantee, String> {
         .collect();
     let runs = run_count(builder, &plan, &bounds);
     let started = Instant::now();
+    // `runs_of` is generic over the strategy: one call per kind.
+    macro_rules! search {
+        ($strategy:expr) => {
+            runs_of(&mut session, &test, builder, $strategy, seed, runs, started)
+        };
+    }
     let outcome = match &plan {
-        Plan::Random(s) => runs_of(&mut session, &test, builder, *s, seed, runs, started),
-        Plan::Priority(s) => runs_of(
-            &mut session,
-            &test,
-            builder,
-            (**s).clone(),
-            seed,
-            runs,
-            started,
-        ),
-        Plan::Sampling(s) => runs_of(
-            &mut session,
-            &test,
-            builder,
-            (**s).clone(),
-            seed,
-            runs,
-            started,
-        ),
-        Plan::Portfolio(s) => runs_of(
-            &mut session,
-            &test,
-            builder,
-            (**s).clone(),
-            seed,
-            runs,
-            started,
-        ),
+        Plan::Random(s) => search!(*s),
+        Plan::Priority(s) => search!((**s).clone()),
+        Plan::Sampling(s) => search!((**s).clone()),
+        Plan::Portfolio(s) => search!((**s).clone()),
     };
     let elapsed = started.elapsed();
     let failed = outcome.failure.map(|(result, tracking, facts)| {

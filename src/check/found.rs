@@ -28,7 +28,10 @@ struct RunFacts {
 /// The failure to report, if any, with its replay file written (a failure
 /// to write it is a warning, not an error).
 pub fn found(checked: &Checked) -> Result<Option<Report>> {
-    let (failure, found_by) = match (&checked.result.first_failure, &checked.profile.failure) {
+    let (failure, found_by) = match (
+        &checked.result.first_failure,
+        &checked.prepared.profile.failure,
+    ) {
         (Some(failure), _) => (failure, FoundBy::Search),
         (None, Some(failure)) => (failure, FoundBy::Preparatory),
         (None, None) => return Ok(None),
@@ -36,7 +39,7 @@ pub fn found(checked: &Checked) -> Result<Option<Report>> {
     let facts = match found_by {
         FoundBy::Search => rerun(checked, failure),
         _ => RunFacts {
-            instrumentation: Instrumentation::all(&checked.loaded.program),
+            instrumentation: Instrumentation::all(&checked.prepared.loaded.program),
             marks: Marks::Switches,
             depth: None,
             chosen: None,
@@ -45,16 +48,16 @@ pub fn found(checked: &Checked) -> Result<Option<Report>> {
         },
     };
     let traced = trace(
-        &checked.loaded.program,
+        &checked.prepared.loaded.program,
         facts.instrumentation.clone(),
         &[],
-        checked.limits,
+        checked.prepared.limits,
         &failure.schedule,
-        &checked.loaded.file,
+        &checked.prepared.loaded.file,
         &facts.marks,
     )
     .map_err(|_| anyhow::anyhow!("internal error: run {} did not fail again", failure.run))?;
-    let program = &checked.loaded.program;
+    let program = &checked.prepared.loaded.program;
     let mut report = Report {
         traced,
         run: failure.run,
@@ -83,27 +86,22 @@ pub fn found(checked: &Checked) -> Result<Option<Report>> {
 fn rerun(checked: &Checked, failure: &Failure) -> RunFacts {
     let run = failure.run - 1;
     let sampled = |strategy: &str| RunFacts {
-        instrumentation: Instrumentation::all(&checked.loaded.program),
+        instrumentation: Instrumentation::all(&checked.prepared.loaded.program),
         marks: Marks::Switches,
         depth: None,
         chosen: None,
         strategy: strategy.into(),
         priorities: "none".into(),
     };
-    match &checked.plan {
+    match &checked.prepared.plan {
         Plan::Random(_) | Plan::Sampling(_) => sampled(checked.args.strategy().name()),
         Plan::Priority(strategy) => {
             let setting = strategy.setting_of(run);
-            let name = checked.args.strategy().name();
-            priority_run(checked, strategy, setting, failure, name)
+            priority_run(checked, strategy, setting, failure)
         }
         Plan::Portfolio(portfolio) => match portfolio.rotation().slot(run) {
             Slot::Sampling(sampling) => sampled(sampling.name()),
-            Slot::Setting(setting) => {
-                // The portfolio's settings track every variable or none:
-                // plain PCT either way.
-                priority_run(checked, portfolio.priority(), setting, failure, "pct")
-            }
+            Slot::Setting(setting) => priority_run(checked, portfolio.priority(), setting, failure),
         },
     }
 }
@@ -115,25 +113,24 @@ fn priority_run(
     strategy: &PriorityStrategy,
     setting: usize,
     failure: &Failure,
-    name: &str,
 ) -> RunFacts {
-    let program = &checked.loaded.program;
+    let program = &checked.prepared.loaded.program;
     let choices = strategy.setting_choices(setting, failure.run_seed);
     let mut strategy = strategy.clone();
-    let mut executables = Executables::new(program.clone(), checked.instrumenter.clone());
+    let mut executables = Executables::new(program.clone(), checked.prepared.instrumenter.clone());
     let (tracked, mut scheduler) = strategy.prepare_setting(setting, failure.run_seed);
-    Vm::new(executables.get(tracked), checked.limits).run(&mut scheduler);
+    Vm::new(executables.get(tracked), checked.prepared.limits).run(&mut scheduler);
     let steps = scheduler.applied().iter().map(|c| c.step).collect();
     let instrumentation = match &choices.vars {
         None => Instrumentation::all(program),
-        Some(vars) => (checked.instrumenter)(program, vars),
+        Some(vars) => (checked.prepared.instrumenter)(program, vars),
     };
     RunFacts {
         instrumentation,
         marks: Marks::ChangePoints(steps),
-        depth: Some(checked.settings[setting].depth),
+        depth: Some(checked.prepared.settings[setting].depth),
         chosen: choices.vars,
-        strategy: name.to_string(),
+        strategy: checked.args.strategy().setting_name().to_string(),
         priorities: scheme(checked.args).name().to_string(),
     }
 }
@@ -145,7 +142,7 @@ fn write_replay(
     found_by: FoundBy,
     facts: &RunFacts,
 ) -> Result<std::path::PathBuf> {
-    let program = &checked.loaded.program;
+    let program = &checked.prepared.loaded.program;
     let defines = &checked.args.options.define;
     let preemptions = match &facts.marks {
         Marks::ChangePoints(steps) => steps.clone(),
@@ -153,14 +150,14 @@ fn write_replay(
     };
     let file = ReplayFile {
         program: checked.path.display().to_string(),
-        fingerprint: fingerprint(checked.loaded.file.source(), defines),
+        fingerprint: fingerprint(checked.prepared.loaded.file.source(), defines),
         defines: defines.clone(),
         found_by: found_by.name().to_string(),
         strategy: facts.strategy.clone(),
         priorities: facts.priorities.clone(),
         tracking: tracking_line(program, facts.chosen.as_deref(), &[]),
         depth: facts.depth.unwrap_or(0),
-        seed: checked.seed,
+        seed: checked.prepared.seed,
         run: failure.run,
         max_steps: checked.args.options.max_steps,
         kind: failure.bug.kind.name().to_string(),
@@ -168,8 +165,8 @@ fn write_replay(
         schedule: failure.schedule.clone(),
     };
     let suffix = match found_by {
-        FoundBy::Preparatory => format!("seed{}-preparatory{}", checked.seed, failure.run),
-        _ => format!("seed{}-run{}", checked.seed, failure.run),
+        FoundBy::Preparatory => format!("seed{}-preparatory{}", checked.prepared.seed, failure.run),
+        _ => format!("seed{}-run{}", checked.prepared.seed, failure.run),
     };
     save(&checked.args.replay_dir, checked.path, file, &suffix)
 }

@@ -100,7 +100,7 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
         (None, true) => Status::Incomplete,
         (None, false) => Status::Clean,
     };
-    let file = &checked.loaded.file;
+    let file = &checked.prepared.loaded.file;
     let plotted = match &args.plot {
         Some(path) => Some(plot_guarantee(&checked, path)?),
         None => None,
@@ -131,14 +131,19 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
 /// Draw the guarantee of each setting with the runs it got marked
 /// (`--plot`), and say where.
 fn plot_guarantee<'a>(checked: &Checked, path: &'a Path) -> Result<&'a Path> {
-    let settings = &checked.settings;
+    let settings = &checked.prepared.settings;
     let runs: Vec<u64> = (0..settings.len())
-        .map(|i| checked.plan.setting_runs(i, 0, checked.result.runs))
+        .map(|i| {
+            checked
+                .prepared
+                .plan
+                .setting_runs(i, 0, checked.result.runs)
+        })
         .collect();
     let guarantees = guarantee_figure(
         &checked.path.display().to_string(),
-        &checked.loaded.program,
-        &checked.profile,
+        &checked.prepared.loaded.program,
+        &checked.prepared.profile,
         settings,
         scheme(checked.args),
         &runs,
@@ -156,15 +161,15 @@ fn found_line(checked: &Checked, report: &Report) -> String {
         return format!(
             "found by preparatory random run {} (seed {}); the {} search's {} did not fail\n",
             report.run,
-            checked.seed,
+            checked.prepared.seed,
             args.strategy().name(),
             count(result.runs, "run", "runs")
         );
     }
-    let of = if checked.runs_target == u64::MAX {
+    let of = if checked.prepared.runs_target == u64::MAX {
         "a time budget".to_string()
     } else {
-        checked.runs_target.to_string()
+        checked.prepared.runs_target.to_string()
     };
     let failed = if args.keep_going {
         format!(
@@ -183,7 +188,7 @@ fn found_line(checked: &Checked, report: &Report) -> String {
     };
     format!(
         "found in run {} of {of} (strategy {strategy}, seed {}, {:.2}s){failed}\n",
-        report.run, checked.seed, checked.elapsed
+        report.run, checked.prepared.seed, checked.elapsed
     )
 }
 

@@ -30,32 +30,12 @@ pub struct Checked<'a> {
     pub args: &'a CheckArgs,
     /// The program's path as given.
     pub path: &'a Path,
-    /// The program.
-    pub loaded: Loaded,
-    /// The master seed.
-    pub seed: u64,
-    /// Limits of each execution.
-    pub limits: Limits,
-    /// What the preparatory runs measured.
-    pub profile: Profile,
-    /// The alias analysis's instrumentation of a tracked set.
-    pub instrumenter: Instrumenter,
-    /// The strategy.
-    pub plan: Plan,
-    /// The settings the search rotated through (none for random).
-    pub settings: Vec<PrioritySetting>,
-    /// Settings asked for but not run.
-    pub skipped: Vec<Skipped>,
-    /// Each setting's per-run bound.
-    pub bounds: Vec<Option<Probability>>,
+    /// The program, its preparatory runs, plan, bounds and run target.
+    pub prepared: Prepared,
     /// What the search did.
     pub result: SearchResult,
     /// Its wall time in seconds.
     pub elapsed: f64,
-    /// The runs it aimed for (`u64::MAX` with a time budget).
-    pub runs_target: u64,
-    /// Whether `--max-runs` cut the count the confidence asked for.
-    pub runs_capped: bool,
     /// Whether a signal stopped it.
     pub interrupted: bool,
 }
@@ -132,47 +112,34 @@ pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
 
 /// Check the program at `path`.
 pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<'a>> {
-    let Prepared {
-        loaded,
-        seed,
-        limits,
-        profile,
-        instrumenter,
-        plan,
-        settings,
-        skipped,
-        bounds,
-        runs_target,
-        runs_capped,
-    } = prepare(args, path)?;
+    let prepared = prepare(args, path)?;
     let config = SearchConfig {
         first_run: 0,
-        runs: runs_target,
-        seed,
-        limits,
+        runs: prepared.runs_target,
+        seed: prepared.seed,
+        limits: prepared.limits,
         keep_going: args.keep_going,
         jobs: args.options.jobs(),
     };
-    let executables = Executables::new(loaded.program.clone(), instrumenter.clone());
+    let executables = Executables::new(
+        prepared.loaded.program.clone(),
+        prepared.instrumenter.clone(),
+    );
     let started = Instant::now();
-    let result = search_with_progress(args, &plan, &executables, &bounds, &config);
+    let result = search_with_progress(
+        args,
+        &prepared.plan,
+        &executables,
+        &prepared.bounds,
+        &config,
+    );
     let elapsed = started.elapsed().as_secs_f64();
     Ok(Checked {
         args,
         path,
-        loaded,
-        seed,
-        limits,
-        profile,
-        instrumenter,
-        plan,
-        settings,
-        skipped,
-        bounds,
+        prepared,
         result,
         elapsed,
-        runs_target,
-        runs_capped,
         interrupted: interrupt::requested(),
     })
 }

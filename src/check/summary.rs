@@ -133,25 +133,29 @@ pub struct SummaryJson {
 
 /// The JSON of one setting's guarantee.
 fn setting_json(checked: &Checked, index: usize, setting: &PrioritySetting) -> SettingJson {
-    let program = &checked.loaded.program;
+    let program = &checked.prepared.loaded.program;
     let target = checked.args.confidence;
-    let runs = checked.plan.setting_runs(index, 0, checked.result.runs);
-    let bound = checked.bounds[index];
-    let per_set = per_set_bounds(setting, scheme(checked.args), &checked.profile).map(|sets| {
-        sets.into_iter()
-            .map(|set| SetJson {
-                vars: set
-                    .vars
-                    .iter()
-                    .map(|v| program.vars[v.index()].name.clone())
-                    .collect(),
-                bound: set.bound.value(),
-                bound_ln: set.bound.ln(),
-                confidence: confidence(set.bound, runs),
-                runs_needed: needed(set.bound, target),
-            })
-            .collect()
-    });
+    let runs = checked
+        .prepared
+        .plan
+        .setting_runs(index, 0, checked.result.runs);
+    let bound = checked.prepared.bounds[index];
+    let per_set =
+        per_set_bounds(setting, scheme(checked.args), &checked.prepared.profile).map(|sets| {
+            sets.into_iter()
+                .map(|set| SetJson {
+                    vars: set
+                        .vars
+                        .iter()
+                        .map(|v| program.vars[v.index()].name.clone())
+                        .collect(),
+                    bound: set.bound.value(),
+                    bound_ln: set.bound.ln(),
+                    confidence: confidence(set.bound, runs),
+                    runs_needed: needed(set.bound, target),
+                })
+                .collect()
+        });
     SettingJson {
         depth: setting.depth,
         vars: var_count(&setting.vars),
@@ -168,9 +172,10 @@ fn setting_json(checked: &Checked, index: usize, setting: &PrioritySetting) -> S
 /// The summary of a checked program, with its failure if there was one.
 pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJson {
     let args = checked.args;
-    let program = &checked.loaded.program;
+    let program = &checked.prepared.loaded.program;
     let result = &checked.result;
     let settings: Vec<SettingJson> = checked
+        .prepared
         .settings
         .iter()
         .enumerate()
@@ -187,7 +192,7 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
         .collect::<Option<Vec<f64>>>()
         .filter(|c| !c.is_empty())
         .map(|c| c.into_iter().fold(1.0, f64::min));
-    let sampling = match &checked.plan {
+    let sampling = match &checked.prepared.plan {
         Plan::Portfolio(portfolio) => Some(sampling_runs(portfolio.rotation(), result.runs)),
         _ => None,
     };
@@ -198,7 +203,7 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
         program: checked.path.display().to_string(),
         strategy: args.strategy().name().to_string(),
         priorities: scheme(args).name().to_string(),
-        seed: checked.seed,
+        seed: checked.prepared.seed,
         runs: result.runs,
         failures: result.failures,
         elapsed_s: checked.elapsed,
@@ -206,10 +211,11 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
         depth: args.depth,
         vars: args.vars.as_ref().map(ToString::to_string),
         threads: args.threads,
-        n: checked.profile.max_threads,
-        k: checked.profile.max_accesses,
+        n: checked.prepared.profile.max_threads,
+        k: checked.prepared.profile.max_accesses,
         q: program.n_vars(),
         k_q: checked
+            .prepared
             .profile
             .vars
             .iter()
@@ -222,9 +228,9 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
                 shared: v.shared(),
             })
             .collect(),
-        profile_runs: checked.profile.runs,
+        profile_runs: checked.prepared.profile.runs,
         target_confidence: args.confidence,
-        runs_capped: checked.runs_capped,
+        runs_capped: checked.prepared.runs_capped,
         interrupted: checked.interrupted,
         confidence: overall,
         sampling,
@@ -234,6 +240,7 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
             .flatten(),
         settings,
         skipped: checked
+            .prepared
             .skipped
             .iter()
             .map(|s| SkippedJson {

@@ -13,7 +13,6 @@ use rankcheck_engine::strategy::Strategy;
 use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
 use rankcheck_history::Signature;
 
-use crate::cli::StrategyArg;
 use crate::replay_store::{save, tracking_line};
 use crate::trace::{trace, Marks, StepView, TracedFailure};
 
@@ -75,12 +74,8 @@ pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Resu
         StreamStrategy::Sampling(strategy) => {
             (strategy.sampling().name().to_string(), "none".to_string())
         }
-        // The portfolio's settings are plain PCT.
         StreamStrategy::Priority(_) => (
-            match program.spec.strategy {
-                StrategyArg::Portfolio => "pct".to_string(),
-                strategy => strategy.name().to_string(),
-            },
+            program.spec.strategy.setting_name().to_string(),
             program.scheme.name().to_string(),
         ),
     };

@@ -120,9 +120,7 @@ pub fn program_run(spec: &SuiteProgram, suite_seed: u64, night_index: u64) -> Re
                 StreamStrategy::Sampling(strategy),
             )]
         }
-        Plan::Priority(strategy) => {
-            built.settings(&strategy, spec.strategy.name(), scheme, &profile)
-        }
+        Plan::Priority(strategy) => built.settings(&strategy, scheme, &profile),
         // The portfolio's components, each a stream: its sampling
         // strategies, and its PCT settings with their bounds.
         Plan::Portfolio(portfolio) => {
@@ -134,7 +132,7 @@ pub fn program_run(spec: &SuiteProgram, suite_seed: u64, night_index: u64) -> Re
                     built.unbounded(s.sampling().name(), strategy)
                 })
                 .collect();
-            streams.extend(built.settings(portfolio.priority(), "pct", scheme, &profile));
+            streams.extend(built.settings(portfolio.priority(), scheme, &profile));
             streams
         }
     };
@@ -174,11 +172,10 @@ impl Built<'_> {
     }
 
     /// A stream per setting of `strategy`, each a search of that setting
-    /// alone, keyed with `name`.
+    /// alone.
     fn settings(
         &self,
         strategy: &PriorityStrategy,
-        name: &str,
         scheme: PriorityScheme,
         profile: &Profile,
     ) -> Vec<Stream> {
@@ -188,7 +185,7 @@ impl Built<'_> {
             .map(|setting| {
                 let key = format!(
                     "{}{}",
-                    setting_key(self.spec, self.loaded, name, setting, scheme),
+                    setting_key(self.spec, self.loaded, setting, scheme),
                     self.steps
                 );
                 let single = PriorityStrategy::new(
@@ -237,14 +234,13 @@ fn check_args(spec: &SuiteProgram) -> CheckArgs {
     }
 }
 
-/// A setting's stable key: `name` (the strategy, `pct` for the
-/// portfolio's settings), depth, variables, priorities, as in
+/// A setting's stable key: the strategy (`pct` for the portfolio's
+/// settings), depth, variables, priorities, as in
 /// `pctvb d=2 v=1 pct`, `pct d=3 v=all pct`, `pctvb d=1 v=none pct`, and
 /// `track=a,b` when the entry restricts the variables.
 pub fn setting_key(
     spec: &SuiteProgram,
     loaded: &Loaded,
-    name: &str,
     setting: &PrioritySetting,
     scheme: PriorityScheme,
 ) -> String {
@@ -260,7 +256,8 @@ pub fn setting_key(
         format!(" track={}", spec.track.join(","))
     };
     format!(
-        "{name} d={} v={vars} {}{track}",
+        "{} d={} v={vars} {}{track}",
+        spec.strategy.setting_name(),
         setting.depth,
         scheme.name()
     )

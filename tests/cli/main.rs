@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use support::{
     buggy_programs, exhaustive, expectation, header_bounds, json, programs, rankcheck, root,
-    temp_dir,
+    search_under, temp_dir,
 };
 
 /// Every buggy example fails with the kind its header names within 10,000
@@ -41,29 +41,16 @@ pub fn examples_fail_and_replay_under(strategy: &str) {
     for path in programs("examples") {
         let expect = expectation(&path);
         let kind = expect[0].as_str();
-        let out = rankcheck(&[
-            "--strategy",
-            strategy,
-            "--runs",
-            "10000",
-            "--seed",
-            "7",
-            "--format",
-            "json",
-            "--replay-dir",
-            replays.to_str().unwrap(),
-            path.to_str().unwrap(),
-        ]);
-        let report = json(&out);
+        let (code, report) = search_under(strategy, "10000", "7", &replays, &path);
         let name = format!("{} under {strategy}", path.display());
         if kind == "ok" {
-            assert_eq!(out.status.code(), Some(0), "{name}: {report}");
+            assert_eq!(code, Some(0), "{name}: {report}");
             assert_eq!(report["runs"], 10_000, "{name}");
             assert_eq!(report["failures"], 0, "{name}");
             assert!(report["first_failure"].is_null(), "{name}");
             continue;
         }
-        assert_eq!(out.status.code(), Some(1), "{name} should fail: {report}");
+        assert_eq!(code, Some(1), "{name} should fail: {report}");
         let failure = &report["first_failure"];
         assert_eq!(failure["kind"], kind, "{name}: {report}");
         assert_eq!(

@@ -4,7 +4,7 @@
 //! any number of workers.
 
 use crate::examples_fail_and_replay_under;
-use crate::support::{expectation, json, programs, rankcheck, root, temp_dir};
+use crate::support::{expectation, json, programs, rankcheck, root, search_under, temp_dir};
 
 /// The sampling strategies and the portfolio that runs them.
 const STRATEGIES: [&str; 5] = ["pos", "wpos", "urw", "surw", "portfolio"];
@@ -42,22 +42,9 @@ fn sampling_finds_the_construct_bugs() {
     for path in programs("tests/bugs") {
         let kind = expectation(&path)[0].clone();
         for strategy in STRATEGIES {
-            let out = rankcheck(&[
-                "--strategy",
-                strategy,
-                "--runs",
-                "10000",
-                "--seed",
-                "3",
-                "--format",
-                "json",
-                "--replay-dir",
-                replays.to_str().unwrap(),
-                path.to_str().unwrap(),
-            ]);
-            let report = json(&out);
+            let (code, report) = search_under(strategy, "10000", "3", &replays, &path);
             let name = format!("{} under {strategy}", path.display());
-            assert_eq!(out.status.code(), Some(1), "{name}: {report}");
+            assert_eq!(code, Some(1), "{name}: {report}");
             assert_eq!(report["first_failure"]["kind"], kind.as_str(), "{name}");
         }
     }

@@ -88,3 +88,28 @@ pub fn buggy_programs() -> Vec<PathBuf> {
     all.extend(programs("tests/bugs"));
     all
 }
+
+/// A `check` under `--strategy strategy` with `--runs`, `--seed` and
+/// replay files in `replays`: its exit status and JSON report.
+pub fn search_under(
+    strategy: &str,
+    runs: &str,
+    seed: &str,
+    replays: &Path,
+    program: &Path,
+) -> (Option<i32>, Value) {
+    let out = rankcheck(&[
+        "--strategy",
+        strategy,
+        "--runs",
+        runs,
+        "--seed",
+        seed,
+        "--format",
+        "json",
+        "--replay-dir",
+        replays.to_str().unwrap(),
+        program.to_str().unwrap(),
+    ]);
+    (out.status.code(), json(&out))
+}
