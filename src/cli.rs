@@ -568,9 +568,9 @@ impl CheckArgs {
 /// Search strategies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum StrategyArg {
-    /// The default: runs rotate through partial order sampling (plain and
-    /// weighted), URW, SURW and the priority settings (1, none) and
-    /// (3, all), each setting's runs earning its guarantee.
+    /// The default: runs rotate through partial order sampling (plain,
+    /// weighted and sticky), URW, SURW and the priority settings (1, none)
+    /// and (3, all), each setting's runs earning its guarantee.
     Portfolio,
     /// PCT with variable bounding: change points only at accesses to v
     /// variables drawn for each run.
@@ -586,6 +586,10 @@ pub enum StrategyArg {
     /// Partial order sampling with priorities weighted by the steps each
     /// thread has left (as URW weighs threads).
     Wpos,
+    /// Sticky weighted partial order sampling: as wpos, but the thread
+    /// that ran keeps its priority with a chance drawn per run, from fine
+    /// interleaving to whole threads in a random order.
+    Swpos,
     /// Uniform random walk: threads picked in proportion to the steps
     /// they have left.
     Urw,
@@ -605,6 +609,7 @@ impl StrategyArg {
             StrategyArg::Random => "random",
             StrategyArg::Pos => "pos",
             StrategyArg::Wpos => "wpos",
+            StrategyArg::Swpos => "swpos",
             StrategyArg::Urw => "urw",
             StrategyArg::Surw => "surw",
         }
@@ -640,6 +645,7 @@ impl StrategyArg {
         match self {
             StrategyArg::Pos => Some(Sampling::Pos),
             StrategyArg::Wpos => Some(Sampling::WeightedPos),
+            StrategyArg::Swpos => Some(Sampling::StickyPos),
             StrategyArg::Urw => Some(Sampling::Urw),
             StrategyArg::Surw => Some(Sampling::Surw),
             _ => None,

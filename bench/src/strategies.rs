@@ -36,7 +36,7 @@ pub struct Line {
 }
 
 /// The lines compared, the default first.
-pub const LINES: [Line; 14] = [
+pub const LINES: [Line; 15] = [
     Line {
         strategy: "default",
         parameters: "",
@@ -96,6 +96,11 @@ pub const LINES: [Line; 14] = [
         strategy: "wpos",
         parameters: "",
         flags: &["--strategy", "wpos"],
+    },
+    Line {
+        strategy: "swpos",
+        parameters: "",
+        flags: &["--strategy", "swpos"],
     },
     Line {
         strategy: "urw",

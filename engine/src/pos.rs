@@ -10,6 +10,9 @@
 //! ran. Redrawing at races is what makes POS sample partial orders far more
 //! evenly than a random walk: operations that commute keep their relative
 //! order, so only orders that differ in a race are told apart.
+//!
+//! Sticky POS keeps a thread's priority for its next operation with a
+//! probability drawn once per run: see [`PosScheduler::sticky`].
 
 use std::sync::Arc;
 
@@ -30,6 +33,9 @@ pub struct PosScheduler {
     /// Weighted POS: each thread's remaining steps, and the steps taken.
     weights: Option<Arc<EventCounts>>,
     done: Vec<f64>,
+    /// The chance that the thread that ran keeps its priority for its next
+    /// operation (0 in POS: it always draws a new one).
+    stickiness: f64,
 }
 
 impl PosScheduler {
@@ -40,6 +46,7 @@ impl PosScheduler {
             priorities: Vec::new(),
             weights: None,
             done: Vec::new(),
+            stickiness: 0.0,
         }
     }
 
@@ -54,6 +61,21 @@ impl PosScheduler {
             weights: Some(counts),
             ..PosScheduler::new(seed)
         }
+    }
+
+    /// Sticky weighted POS: weighted POS in which, after a thread's
+    /// operation runs, its next operation keeps the thread's priority with
+    /// probability `s`, drawn uniformly once per run, and draws a new one
+    /// otherwise; the operations racing with it redraw as in POS. At `s`
+    /// near 0 this is weighted POS, which interleaves threads finely; near
+    /// 1 a thread runs until a race re-ranks it, so whole threads run in a
+    /// random order, as in PCT with no change point (bugs that need only
+    /// an order of threads, which fine interleaving rarely produces).
+    /// Drawing `s` per run spreads the runs over that range.
+    pub fn sticky(seed: u64, counts: Arc<EventCounts>) -> PosScheduler {
+        let mut scheduler = PosScheduler::weighted(seed, counts);
+        scheduler.stickiness = scheduler.rng.random::<f64>();
+        scheduler
     }
 
     /// The priority of `thread`'s next operation, if it has one yet.
@@ -117,7 +139,7 @@ impl PosScheduler {
 
     /// `chosen` runs its next operation: the enabled threads whose next
     /// operations race with it draw new priorities, and its own next
-    /// operation will draw one once it is known.
+    /// operation will draw one once it is known (unless it sticks).
     pub fn ran(&mut self, point: &Point<'_>, chosen: ThreadId) {
         let operation = point.pending(chosen).copied().unwrap_or(Pending::LOCAL);
         for &thread in point.enabled {
@@ -127,6 +149,9 @@ impl PosScheduler {
             if thread != chosen && races {
                 self.redraw(thread, point.threads);
             }
+        }
+        if self.stickiness > 0.0 && self.rng.random::<f64>() < self.stickiness {
+            return;
         }
         if let Some(priority) = self.priorities.get_mut(chosen.index()) {
             *priority = None;
@@ -208,6 +233,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Sticky POS: the thread that ran keeps its priority with the run's
+    /// stickiness (always at 1, never at 0); the operations racing with
+    /// its operation draw new ones whatever the stickiness.
+    #[test]
+    fn a_sticky_thread_keeps_its_priority_and_racing_operations_redraw() {
+        let enabled: Vec<ThreadId> = (0..3).map(ThreadId).collect();
+        let position = positions(&enabled, 3);
+        // Thread 0 writes x, thread 1 reads x (races), thread 2 writes y.
+        let pending = [write(0), read(0), write(1)];
+        for seed in 0..64 {
+            for stickiness in [0.0, 1.0] {
+                let mut pos = PosScheduler::sticky(seed, Arc::default());
+                pos.stickiness = stickiness;
+                let mut point = Point::new(None, Event::START, &enabled, &enabled, &position);
+                point.pending = &pending;
+                let before: Vec<f64> = enabled.iter().map(|&t| pos.priority_of(t, 3)).collect();
+                let chosen = pos.choose(&point).index();
+                let after: Vec<Option<f64>> = enabled.iter().map(|&t| pos.priority(t)).collect();
+                let kept = if stickiness == 1.0 {
+                    Some(before[chosen])
+                } else {
+                    None
+                };
+                assert_eq!(after[chosen], kept, "seed {seed}, stickiness {stickiness}");
+                for t in (0..3).filter(|&t| t != chosen) {
+                    let races = pending[t].races_with(&pending[chosen]);
+                    assert_eq!(
+                        after[t] != Some(before[t]),
+                        races,
+                        "seed {seed}: thread {t}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Each run draws its stickiness afresh, uniformly.
+    #[test]
+    fn the_stickiness_is_drawn_per_run() {
+        let draws: Vec<f64> = (0..1000)
+            .map(|seed| PosScheduler::sticky(seed, Arc::default()).stickiness)
+            .collect();
+        assert!(draws.iter().all(|s| (0.0..1.0).contains(s)));
+        let below_half = draws.iter().filter(|&&s| s < 0.5).count();
+        assert!(
+            (400..600).contains(&below_half),
+            "{below_half} of 1000 below 1/2"
+        );
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub enum Strategy {
     Pos,
     /// Weighted partial order sampling.
     Wpos,
+    /// Sticky weighted partial order sampling.
+    Swpos,
     /// Uniform random walk.
     Urw,
     /// Selectively uniform random walk.
@@ -40,6 +42,7 @@ impl Strategy {
             Strategy::Pct => "pct",
             Strategy::Pos => "pos",
             Strategy::Wpos => "wpos",
+            Strategy::Swpos => "swpos",
             Strategy::Urw => "urw",
             Strategy::Surw => "surw",
             Strategy::Random => "random",

@@ -27,6 +27,7 @@ pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result
     let sampling = match strategy {
         Strategy::Pos => Some(Sampling::Pos),
         Strategy::Wpos => Some(Sampling::WeightedPos),
+        Strategy::Swpos => Some(Sampling::StickyPos),
         Strategy::Urw => Some(Sampling::Urw),
         Strategy::Surw => Some(Sampling::Surw),
         _ => None,

@@ -1,4 +1,4 @@
-//! The sampling strategies (`--strategy pos|wpos|urw|surw`) and the
+//! The sampling strategies (`--strategy pos|wpos|swpos|urw|surw`) and the
 //! default portfolio through the binary: they find every example's bug and
 //! replay it, pass every correct program, and give the same results for
 //! any number of workers.
@@ -7,7 +7,7 @@ use crate::examples_fail_and_replay_under;
 use crate::support::{expectation, json, programs, rankcheck, root, search_under, temp_dir};
 
 /// The sampling strategies and the portfolio that runs them.
-const STRATEGIES: [&str; 5] = ["pos", "wpos", "urw", "surw", "portfolio"];
+const STRATEGIES: [&str; 6] = ["pos", "wpos", "swpos", "urw", "surw", "portfolio"];
 
 #[test]
 fn pos_finds_every_example_and_replays() {
@@ -17,6 +17,11 @@ fn pos_finds_every_example_and_replays() {
 #[test]
 fn wpos_finds_every_example_and_replays() {
     examples_fail_and_replay_under("wpos");
+}
+
+#[test]
+fn swpos_finds_every_example_and_replays() {
+    examples_fail_and_replay_under("swpos");
 }
 
 #[test]
@@ -141,7 +146,7 @@ fn sampling_strategies_refuse_bound_flags() {
 }
 
 /// The default search is the portfolio: its runs split into the sampling
-/// strategies' and the PCT settings' as its cycle of 9 says, the counts
+/// strategies' and the PCT settings' as its cycle of 10 says, the counts
 /// add up to the runs done, and each PCT setting states the guarantee of
 /// its own runs.
 #[test]
@@ -149,7 +154,7 @@ fn the_default_portfolio_accounts_for_every_run() {
     let program = root().join("examples/locked_counter_ok.rk");
     let out = rankcheck(&[
         "--runs",
-        "9001",
+        "10001",
         "--seed",
         "2",
         "--format",
@@ -170,8 +175,14 @@ fn the_default_portfolio_accounts_for_every_run() {
             )
         })
         .collect();
-    // 1000 cycles of 9, and run 9001 is the cycle's first: weighted POS.
-    let expected = [("wpos", 2001), ("pos", 2000), ("surw", 3000)];
+    // 1000 cycles of 10, and run 10001 is the cycle's first: URW.
+    let expected = [
+        ("urw", 1001),
+        ("swpos", 2000),
+        ("pos", 1000),
+        ("surw", 2000),
+        ("wpos", 2000),
+    ];
     let expected: Vec<(String, u64)> = expected.iter().map(|(s, n)| (s.to_string(), *n)).collect();
     assert_eq!(sampling, expected);
     let settings = report["settings"].as_array().unwrap();

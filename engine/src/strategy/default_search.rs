@@ -1,13 +1,17 @@
 //! The default search of both front ends (the command line and `rt`):
-//! which strategies the portfolio rotates through, and in what order. The cycle comes from `rankcheck-bench strategies`
-//! (results/strategies.md): among cycles of the measured components, the
+//! which strategies the portfolio rotates through, and in what order. The
+//! cycle comes from `rankcheck-bench strategies` (results/strategies.md),
+//! with 100 more seeds per strategy where one finds a bug within 300
+//! runs: among cycles of the measured components, the
 //! one whose expected executions to each corpus bug, computed from each
 //! strategy's measured per-run hit rate, stay closest to the fastest
-//! strategy's on every program. Partial order sampling finds the bugs
-//! where a thread must stay behind the others for long, its weighted
-//! variant and SURW the ones where a spawning thread must run ahead, PCT
-//! with no change point (depth 1) the ones that need only a thread order,
-//! and the depth-3 PCT setting earns a guarantee over every variable.
+//! strategy's on every program. URW finds the bugs that need the finest
+//! interleaving in a run or two, partial order sampling the ones where a
+//! thread must stay behind the others for long, its weighted variant and
+//! SURW the ones where a spawning thread must run ahead, sticky POS and
+//! PCT with no change point (depth 1) the ones that need only an order of
+//! whole threads, and the depth-3 PCT setting earns a guarantee over
+//! every variable.
 
 use super::{
     PortfolioStrategy, PrioritySetting, PriorityStrategy, Rotation, Sampling, SamplingStrategy,
@@ -30,23 +34,24 @@ enum Component {
 use Component::{Sampling as S, Setting};
 
 /// The cycle: sampling runs first, since most bugs fall to them in a
-/// few runs; the PCT settings get 2 runs of 9.
-const CYCLE: [Component; 9] = [
-    S(Sampling::WeightedPos),
+/// few runs; the PCT settings get 2 runs of 10.
+const CYCLE: [Component; 10] = [
+    S(Sampling::Urw),
+    S(Sampling::StickyPos),
     S(Sampling::Pos),
     S(Sampling::Surw),
+    S(Sampling::Surw),
+    S(Sampling::StickyPos),
+    S(Sampling::WeightedPos),
+    S(Sampling::WeightedPos),
     Setting {
         depth: 1,
         all: false,
     },
-    S(Sampling::WeightedPos),
-    S(Sampling::Pos),
-    S(Sampling::Surw),
     Setting {
         depth: 3,
         all: true,
     },
-    S(Sampling::Surw),
 ];
 
 /// The priority settings of the cycle, in order of first appearance.

@@ -20,6 +20,9 @@ pub enum Sampling {
     /// Partial order sampling with priorities weighted by the steps each
     /// thread has left, as URW weighs threads.
     WeightedPos,
+    /// Weighted partial order sampling in which the thread that ran keeps
+    /// its priority with a chance drawn per run.
+    StickyPos,
     /// Uniform random walk over every step.
     Urw,
     /// Selectively uniform random walk over one target variable's accesses.
@@ -32,6 +35,7 @@ impl Sampling {
         match self {
             Sampling::Pos => "pos",
             Sampling::WeightedPos => "wpos",
+            Sampling::StickyPos => "swpos",
             Sampling::Urw => "urw",
             Sampling::Surw => "surw",
         }
@@ -60,7 +64,9 @@ impl SamplingStrategy {
             _ => Vec::new(),
         };
         let steps = match sampling {
-            Sampling::Urw | Sampling::WeightedPos | Sampling::Surw => EventCounts::steps(profile),
+            Sampling::Urw | Sampling::WeightedPos | Sampling::StickyPos | Sampling::Surw => {
+                EventCounts::steps(profile)
+            }
             _ => EventCounts::default(),
         };
         SamplingStrategy {
@@ -127,6 +133,9 @@ impl super::Strategy for SamplingStrategy {
             Sampling::Pos => SamplingScheduler::Pos(PosScheduler::new(seed)),
             Sampling::WeightedPos => {
                 SamplingScheduler::Pos(PosScheduler::weighted(seed, self.steps.clone()))
+            }
+            Sampling::StickyPos => {
+                SamplingScheduler::Pos(PosScheduler::sticky(seed, self.steps.clone()))
             }
             Sampling::Urw => SamplingScheduler::Urw(UrwScheduler::new(seed, self.steps.clone())),
             Sampling::Surw => {

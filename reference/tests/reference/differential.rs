@@ -257,8 +257,8 @@ fn check_replays(subject: &Subject, tally: &mut Tally) -> Result<(), Skip> {
     Ok(())
 }
 
-/// (a) for the schedulers that look ahead at pending operations (POS,
-/// URW, SURW): looking ahead leaves no trace, so the schedule they pick
+/// (a) for the schedulers that look ahead at pending operations (POS
+/// and its weighted and sticky variants, URW, SURW): looking ahead leaves no trace, so the schedule they pick
 /// replays in the reference to the same end; and each step a thread takes
 /// does what its pending operation said it would.
 fn check_sampling(subject: &Subject, all: &Executable, seed: u64) -> Result<(), Skip> {
@@ -275,6 +275,9 @@ fn check_sampling(subject: &Subject, all: &Executable, seed: u64) -> Result<(), 
     let mut wpos = Audited::new(PosScheduler::weighted(seed, steps.clone()));
     replay_matches(subject, all, &Tracked::All, &mut wpos, &what("wpos"))?;
     wpos.verdict(subject, "wpos");
+    let mut swpos = Audited::new(PosScheduler::sticky(seed, steps.clone()));
+    replay_matches(subject, all, &Tracked::All, &mut swpos, &what("swpos"))?;
+    swpos.verdict(subject, "swpos");
     let mut urw = Audited::new(UrwScheduler::new(seed, steps.clone()));
     replay_matches(subject, all, &Tracked::All, &mut urw, &what("urw"))?;
     urw.verdict(subject, "urw");
