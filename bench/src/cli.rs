@@ -35,6 +35,9 @@ pub enum Command {
     /// Every strategy against every buggy program of the corpus and the
     /// examples, 20 seeds each (`results/strategies.*`).
     Strategies(StrategiesArgs),
+    /// Choose the default search's cycle from the strategies' measured
+    /// per-run hit rates (`results/cycle.md`).
+    Cycle(CycleArgs),
     /// Rebuild every SVG figure of `results/` from the CSV beside it
     /// (`corner_variable.svg`, `table2.svg`, `strategies.svg`), skipping
     /// CSVs not written yet.
@@ -104,6 +107,25 @@ pub struct StrategiesArgs {
     /// (`strategies_confirm.csv`; 0: no confirmation).
     #[arg(long, default_value_t = 200)]
     pub confirm_seeds: u64,
+}
+
+/// Options of `cycle`.
+#[derive(Debug, Args)]
+pub struct CycleArgs {
+    /// More seeds for each strategy on each program where it finds the
+    /// bug within 300 executions on average (`results/cycle_extra.csv`;
+    /// 0: use the file as it is).
+    #[arg(long, default_value_t = 100)]
+    pub extra_seeds: u64,
+    /// Executions a trial may run, and the horizon of the model.
+    #[arg(long, default_value_t = 10_000)]
+    pub cap: u64,
+    /// Trials run at once.
+    #[arg(long, default_value_t = crate::workload::cores())]
+    pub jobs: usize,
+    /// The seed of the search over cycles.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
 }
 
 /// Options of `corner`.

@@ -3,6 +3,10 @@
 //! `scaling` measures memory over a million executions and the cost of
 //! growing thread counts (`results/scaling.*`);
 //!
+//! `strategies` compares every search strategy on the corpus
+//! (`results/strategies.*`), and `cycle` chooses the default's cycle from
+//! those measurements (`results/cycle.md`);
+//!
 //! `figures` rebuilds every SVG of `results/` from its CSV;
 //!
 //! `corner` measures executions until the bug in corner_variable.rk for
@@ -20,6 +24,7 @@
 mod baseline;
 mod cli;
 mod corner;
+mod cycle;
 mod figures;
 mod jobs;
 mod nightly;
@@ -46,6 +51,7 @@ fn main() -> ExitCode {
         Command::Table3(args) => table3::run(args),
         Command::Scaling(args) => scaling::run(args),
         Command::Strategies(args) => strategies::run(args),
+        Command::Cycle(args) => cycle::run(args),
         Command::Figures => figures::run(),
         Command::Nightly(args) => nightly::run(args),
     };

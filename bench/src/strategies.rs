@@ -116,8 +116,8 @@ pub const LINES: [Line; 15] = [
 
 /// A buggy benchmark program.
 #[derive(Clone)]
-struct Program {
-    name: String,
+pub struct Program {
+    pub name: String,
     group: &'static str,
     path: PathBuf,
 }
@@ -175,7 +175,7 @@ fn buggy(dir: &str, group: &'static str) -> Result<Vec<Program>> {
     Ok(found)
 }
 
-fn programs() -> Result<Vec<Program>> {
+pub fn programs() -> Result<Vec<Program>> {
     let mut all = buggy("bench/corpus", "corpus")?;
     all.extend(buggy("bench/corpus/trivial", "trivial")?);
     all.extend(buggy("examples", "examples")?);
@@ -263,23 +263,24 @@ fn measure(args: &StrategiesArgs, csv_path: &Path) -> Result<()> {
             }
         }
     }
-    run_all(&binary, &todo, args, csv_path)
+    run_all(&binary, &todo, args.cap, args.jobs, csv_path)
 }
 
-/// Run `todo`'s trials on `args.jobs` workers, appending each row to
-/// `csv_path` as it finishes.
-fn run_all(
+/// Run `todo`'s trials, at most `cap` executions each, on `jobs`
+/// workers, appending each row to `csv_path` as it finishes.
+pub fn run_all(
     binary: &Path,
     todo: &[(Program, &Line, u64)],
-    args: &StrategiesArgs,
+    cap: u64,
+    jobs: usize,
     csv_path: &Path,
 ) -> Result<()> {
-    eprintln!("{} trials to run on {} workers", todo.len(), args.jobs);
+    eprintln!("{} trials to run on {} workers", todo.len(), jobs);
     let next = AtomicUsize::new(0);
     let out = Mutex::new(OpenOptions::new().append(true).open(csv_path)?);
     let scratch = std::env::temp_dir().join(format!("rankcheck-strategies-{}", std::process::id()));
     std::thread::scope(|scope| -> Result<()> {
-        let workers: Vec<_> = (0..args.jobs.max(1))
+        let workers: Vec<_> = (0..jobs.max(1))
             .map(|_| {
                 scope.spawn(|| -> Result<()> {
                     loop {
@@ -287,8 +288,7 @@ fn run_all(
                         let Some((program, line, seed)) = todo.get(i) else {
                             return Ok(());
                         };
-                        let Some(trial) =
-                            run_trial(binary, program, line, *seed, args.cap, &scratch)?
+                        let Some(trial) = run_trial(binary, program, line, *seed, cap, &scratch)?
                         else {
                             continue;
                         };
@@ -344,14 +344,19 @@ fn confirm(args: &StrategiesArgs, trials: &[Trial], confirm_path: &Path) -> Resu
             }
         }
     }
-    let mut writer = csv::Writer::from_path(confirm_path)?;
-    writer.write_record(COLUMNS)?;
-    writer.flush()?;
-    drop(writer);
+    start_csv(confirm_path)?;
     if todo.is_empty() {
         return Ok(());
     }
-    run_all(&build_current()?, &todo, args, confirm_path)
+    run_all(&build_current()?, &todo, args.cap, args.jobs, confirm_path)
+}
+
+/// An empty trials CSV at `path`: the header only.
+pub fn start_csv(path: &Path) -> Result<()> {
+    let mut writer = csv::Writer::from_path(path)?;
+    writer.write_record(COLUMNS)?;
+    writer.flush()?;
+    Ok(())
 }
 
 /// One trial: the binary searches `program` with `line`'s flags and

@@ -1,8 +1,8 @@
 //! The default search of both front ends (the command line and `rt`):
 //! which strategies the portfolio rotates through, and in what order. The
-//! cycle comes from `rankcheck-bench strategies` (results/strategies.md),
-//! with 100 more seeds per strategy where one finds a bug within 300
-//! runs: among cycles of the measured components, the
+//! cycle comes from `rankcheck-bench cycle` (results/cycle.md), which reads
+//! the trials of `rankcheck-bench strategies` and 100 more seeds per
+//! strategy where one finds a bug within 300 runs: among cycles of the measured components, the
 //! one whose expected executions to each corpus bug, computed from each
 //! strategy's measured per-run hit rate, stay closest to the fastest
 //! strategy's on every program. URW finds the bugs that need the finest
@@ -53,6 +53,18 @@ const CYCLE: [Component; 10] = [
         all: true,
     },
 ];
+
+/// The cycle as the lines of `rankcheck-bench strategies` name its
+/// components (`urw`, `pct d=1`, ...), for the benchmark that chooses it.
+pub fn cycle_lines() -> Vec<String> {
+    CYCLE
+        .iter()
+        .map(|component| match component {
+            S(s) => s.name().to_string(),
+            Setting { depth, .. } => format!("pct d={depth}"),
+        })
+        .collect()
+}
 
 /// The priority settings of the cycle, in order of first appearance.
 pub fn settings(profile: &Profile) -> Vec<PrioritySetting> {
