@@ -2,16 +2,16 @@
 //! which strategies the portfolio rotates through, and in what order. The
 //! cycle comes from `rankcheck-bench cycle` (results/cycle.md), which reads
 //! the trials of `rankcheck-bench strategies` and 100 more seeds per
-//! strategy where one finds a bug within 300 runs: among cycles of the measured components, the
-//! one whose expected executions to each corpus bug, computed from each
-//! strategy's measured per-run hit rate, stay closest to the fastest
-//! strategy's on every program. URW finds the bugs that need the finest
-//! interleaving in a run or two, partial order sampling the ones where a
-//! thread must stay behind the others for long, its weighted variant and
-//! SURW the ones where a spawning thread must run ahead, sticky POS and
-//! PCT with no change point (depth 1) the ones that need only an order of
-//! whole threads, and the depth-3 PCT setting earns a guarantee over
-//! every variable.
+//! strategy where one finds a bug within 300 runs: among cycles of the
+//! measured components, the one whose expected executions to each corpus
+//! bug, computed from each strategy's measured per-run hit rate, stay
+//! closest to the fastest strategy's on every program. URW finds the bugs
+//! that need the finest interleaving in a run or two, partial order
+//! sampling the ones where a thread must stay behind the others for long,
+//! its weighted variant and SURW the ones where a spawning thread must run
+//! ahead, sticky POS and PCT with no change point (depth 1) the ones that
+//! need only an order of whole threads, and the depth-3 PCT setting earns
+//! a guarantee over every variable.
 
 use super::{
     PortfolioStrategy, PrioritySetting, PriorityStrategy, Rotation, Sampling, SamplingStrategy,
