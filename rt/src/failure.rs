@@ -107,6 +107,12 @@ pub fn describe_wait(wait: Wait, waiting: ThreadId, ex: &Execution) -> String {
         Wait::Barrier(b) => format!("waits at {}", name(b)),
         Wait::Recv(c) => format!("waits to receive on {}", name(c)),
         Wait::Send(c) => format!("waits to send on {}", name(c)),
+        Wait::Handoff { channel, .. } => {
+            format!(
+                "waits for a receiver to take its message on {}",
+                name(channel)
+            )
+        }
     }
 }
 

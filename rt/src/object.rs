@@ -68,6 +68,10 @@ pub enum SyncState {
         senders: usize,
         /// Whether the receiver is alive.
         receiver: bool,
+        /// Messages sent, ever.
+        sent: u64,
+        /// Messages received, ever.
+        taken: u64,
     },
 }
 

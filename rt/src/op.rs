@@ -427,11 +427,76 @@ pub fn barrier(handle: &Handle, site: Site) -> bool {
     leader
 }
 
-/// Send on a channel: `false` when the receiver is gone. The caller
-/// queues the message after `true`.
-pub fn send(handle: &Handle, site: Site) -> bool {
+/// What a send did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sent {
+    /// The message is queued: the caller queues it.
+    Queued,
+    /// The receiver is gone.
+    Disconnected,
+    /// On a rendezvous channel, the message is the channel's `n`-th: the
+    /// caller queues it, then waits in [`handoff`] for a receiver to take
+    /// it.
+    Waiting(u64),
+}
+
+/// Send on a channel, blocking while a bounded one is full.
+pub fn send(handle: &Handle, site: Site) -> Sent {
     if !enter(
         pending_on(handle, true, true),
+        Operation::Send(handle.object),
+        site,
+    ) {
+        return Sent::Queued;
+    }
+    loop {
+        let state = with(|ex| {
+            ex.check(handle);
+            let SyncState::Channel {
+                queued,
+                capacity,
+                receiver,
+                sent,
+                ..
+            } = &mut ex.objects[handle.object.index()].sync
+            else {
+                unreachable!("invariant: a channel's object is a channel")
+            };
+            if !*receiver {
+                sync_done(ex, EventKind::Write, handle);
+                return Some(Sent::Disconnected);
+            }
+            if capacity.is_some_and(|c| *queued >= c.max(1)) {
+                return None;
+            }
+            *queued += 1;
+            *sent += 1;
+            let handoff = (*capacity == Some(0)).then_some(*sent);
+            refresh_waiters(ex, handle.object);
+            sync_done(ex, EventKind::Write, handle);
+            Some(match handoff {
+                Some(ticket) => Sent::Waiting(ticket),
+                None => Sent::Queued,
+            })
+        });
+        match state {
+            Some(sent) => return sent,
+            None => block(
+                Wait::Send(handle.object),
+                Operation::Send(handle.object),
+                site,
+                Some(handle.var),
+            ),
+        }
+    }
+}
+
+/// Wait until a receiver took the `ticket`-th message of a rendezvous
+/// channel: `true` once it did, `false` if the receiver is gone first (the
+/// message was not delivered).
+pub fn handoff(handle: &Handle, ticket: u64, site: Site) -> bool {
+    if !enter(
+        pending_on(handle, false, true),
         Operation::Send(handle.object),
         site,
     ) {
@@ -441,30 +506,25 @@ pub fn send(handle: &Handle, site: Site) -> bool {
         let state = with(|ex| {
             ex.check(handle);
             let SyncState::Channel {
-                queued,
-                capacity,
-                receiver,
-                ..
-            } = &mut ex.objects[handle.object.index()].sync
+                taken, receiver, ..
+            } = ex.objects[handle.object.index()].sync
             else {
                 unreachable!("invariant: a channel's object is a channel")
             };
-            if !*receiver {
-                sync_done(ex, EventKind::Write, handle);
-                return Some(false);
-            }
-            if capacity.is_some_and(|c| *queued >= c.max(1)) {
+            let done = taken >= ticket;
+            if !done && receiver {
                 return None;
             }
-            *queued += 1;
-            refresh_waiters(ex, handle.object);
-            sync_done(ex, EventKind::Write, handle);
-            Some(true)
+            sync_done(ex, EventKind::Read, handle);
+            Some(done)
         });
         match state {
-            Some(sent) => return sent,
+            Some(taken) => return taken,
             None => block(
-                Wait::Send(handle.object),
+                Wait::Handoff {
+                    channel: handle.object,
+                    ticket,
+                },
                 Operation::Send(handle.object),
                 site,
                 Some(handle.var),
@@ -498,13 +558,17 @@ pub fn recv(handle: &Handle, blocking: bool, site: Site) -> Received {
         let state = with(|ex| {
             ex.check(handle);
             let SyncState::Channel {
-                queued, senders, ..
+                queued,
+                senders,
+                taken,
+                ..
             } = &mut ex.objects[handle.object.index()].sync
             else {
                 unreachable!("invariant: a channel's object is a channel")
             };
             let found = if *queued > 0 {
                 *queued -= 1;
+                *taken += 1;
                 Received::Message
             } else if *senders == 0 {
                 Received::Disconnected
@@ -660,6 +724,10 @@ fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
                 SyncState::Channel { queued, capacity, receiver, .. }
                     if !receiver || capacity.is_none_or(|c| queued < c.max(1))
             ),
+            Wait::Handoff { channel, ticket } if channel == object => matches!(
+                ex.objects[channel.index()].sync,
+                SyncState::Channel { taken, receiver, .. } if !receiver || taken >= ticket
+            ),
             _ => continue,
         };
         ex.threads
@@ -667,13 +735,33 @@ fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
     }
 }
 
-/// Whether a bounded channel is full now (a `try_send` that would block).
+/// Whether a bounded channel is full now (a `try_send` that would block):
+/// a rendezvous channel is full unless a receiver waits on it with nothing
+/// queued.
 pub fn channel_full(handle: &Handle) -> bool {
     with(|ex| {
         ex.check(handle);
-        matches!(
-            ex.objects[handle.object.index()].sync,
-            SyncState::Channel { queued, capacity: Some(c), receiver: true, .. } if queued >= c.max(1)
-        )
+        let object = handle.object;
+        match ex.objects[object.index()].sync {
+            SyncState::Channel {
+                receiver: true,
+                capacity: Some(0),
+                queued,
+                ..
+            } => {
+                queued > 0
+                    || ex
+                        .threads
+                        .blocked_on(|w| w == Wait::Recv(object))
+                        .is_empty()
+            }
+            SyncState::Channel {
+                receiver: true,
+                capacity: Some(c),
+                queued,
+                ..
+            } => queued >= c,
+            _ => false,
+        }
     })
 }

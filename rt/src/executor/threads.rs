@@ -33,6 +33,14 @@ pub enum Wait {
     Recv(ObjectId),
     /// Room in a bounded channel, or the receiver gone.
     Send(ObjectId),
+    /// A receiver taking the message this thread sent on a rendezvous
+    /// channel (the channel's `ticket`-th), or the receiver gone.
+    Handoff {
+        /// The channel.
+        channel: ObjectId,
+        /// How many messages must have been taken.
+        ticket: u64,
+    },
 }
 
 /// Where a thread is.

@@ -1,7 +1,7 @@
 //! Drop-in `std::sync::mpsc` channels. Every send and receive is a
-//! synchronisation operation on the channel's variable. A rendezvous
-//! channel (`sync_channel(0)`) is run as one of capacity 1: the sender does
-//! not wait for the receiver to take its message.
+//! synchronisation operation on the channel's variable. On a rendezvous
+//! channel (`sync_channel(0)`) a send returns once a receiver took the
+//! message: the sender queues it, then waits for the handoff.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 pub use std::sync::mpsc::{RecvError, SendError, TryRecvError, TrySendError};
 
 use crate::object::{Handle, SyncState};
-use crate::op::{self, Received};
+use crate::op::{self, Received, Sent};
 
 struct Shared<T> {
     handle: Handle,
@@ -27,6 +27,13 @@ impl<T> Shared<T> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push_back(value);
+    }
+
+    fn pop_last(&self) -> Option<T> {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_back()
     }
 
     fn pop(&self) -> Option<T> {
@@ -61,6 +68,8 @@ fn make<T>(capacity: Option<usize>, site: op::Site) -> (Sender<T>, Receiver<T>) 
             capacity,
             senders: 1,
             receiver: true,
+            sent: 0,
+            taken: 0,
         },
     );
     let shared = Arc::new(Shared {
@@ -93,11 +102,29 @@ impl<T> Sender<T> {
     /// Send `value`; an error when the receiver is gone.
     #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        if op::send(&self.shared.handle, Location::caller()) {
-            self.shared.push(value);
-            Ok(())
-        } else {
-            Err(SendError(value))
+        self.deliver(value, true)
+    }
+
+    /// Send `value`; on a rendezvous channel, wait for a receiver to take
+    /// it only when `handoff` asks (a `try_send` went ahead because a
+    /// receiver was waiting, so it will take the message).
+    #[track_caller]
+    fn deliver(&self, value: T, handoff: bool) -> Result<(), SendError<T>> {
+        let site = Location::caller();
+        let ticket = match op::send(&self.shared.handle, site) {
+            Sent::Disconnected => return Err(SendError(value)),
+            Sent::Queued => None,
+            Sent::Waiting(ticket) => Some(ticket).filter(|_| handoff),
+        };
+        self.shared.push(value);
+        match ticket {
+            Some(ticket) if !op::handoff(&self.shared.handle, ticket, site) => {
+                // The receiver went away first: at most one message waits on
+                // a rendezvous channel, and it is this one.
+                let value = self.shared.pop_last();
+                Err(SendError(value.expect("invariant: the message waits")))
+            }
+            _ => Ok(()),
         }
     }
 }
@@ -134,7 +161,7 @@ impl<T> SyncSender<T> {
             return Err(TrySendError::Full(value));
         }
         self.inner
-            .send(value)
+            .deliver(value, false)
             .map_err(|SendError(v)| TrySendError::Disconnected(v))
     }
 }
