@@ -10,6 +10,8 @@ use rankcheck_engine::profile::Profile;
 use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
 use rankcheck_engine::{PriorityScheme, Program};
 use rankcheck_plot::{bound_svg, BoundCurve, BoundFigure, BoundPanel, CurveKind};
+use rankcheck_report::summary::{describe_selection, var_count};
+use rankcheck_report::words::count;
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
@@ -17,8 +19,6 @@ use crate::check::prepare;
 use crate::cli::{CheckArgs, Format, PlotBoundArgs, PrioritiesArg, DEFAULT_REPLAY_DIR};
 use crate::exit::Status;
 use crate::guarantee::{confidence, needed, per_run_bound, per_set_bounds, show, show_confidence};
-use crate::plan::{describe_selection, var_count};
-use crate::words::count;
 
 use super::write_svg;
 
