@@ -51,11 +51,12 @@ mod trace;
 mod var;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
-pub use report::Guarantee;
+pub use report::{Guarantee, SettingGuarantee};
 
 /// Search `test` with the command line's defaults (the portfolio, runs
 /// until every setting's guarantee reaches 0.99, a fresh seed): panics with
 /// the report of the first failing run, else returns the guarantee.
+#[track_caller]
 pub fn check<F>(test: F) -> Guarantee
 where
     F: Fn() + Send + Sync + 'static,

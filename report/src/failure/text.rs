@@ -178,3 +178,87 @@ fn touches(touched: &[Touched]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::failure::{change_points, observe};
+
+    /// A step of thread `thread` ending in `operation` on `var`.
+    fn step(number: usize, thread: &str, operation: &str, var: Option<&str>) -> StepView {
+        StepView {
+            step: number,
+            thread: thread.into(),
+            line: Some(number * 10),
+            location: None,
+            operation: operation.into(),
+            var: var.map(Into::into),
+            touched: var
+                .map(|v| Touched {
+                    var: v.into(),
+                    read: true,
+                    write: false,
+                })
+                .into_iter()
+                .collect(),
+            preemption: false,
+            switch: false,
+            tracked: var.is_some(),
+        }
+    }
+
+    /// A failure with `trace`, under priorities at depth 2.
+    fn failure(trace: Vec<StepView>) -> FailureJson {
+        FailureJson {
+            run: 1,
+            kind: "assert".into(),
+            message: "m".into(),
+            line: 0,
+            column: 0,
+            file: None,
+            thread: "t".into(),
+            replay: None,
+            change_points: change_points(&trace),
+            observed: observe(&trace),
+            trace,
+            found_by: "search",
+            strategy: "pctvb".into(),
+            depth: Some(2),
+            chosen_vars: Some(vec!["x".into()]),
+            printed: Vec::new(),
+            priorities: true,
+        }
+    }
+
+    #[test]
+    fn the_marks_give_the_change_points_and_what_the_interleaving_took() {
+        let mut trace = vec![
+            step(1, "a", "read x", Some("x")),
+            step(2, "b", "read x", Some("x")),
+            step(3, "a", "assertion fails", None),
+        ];
+        trace[1].preemption = true;
+        let text = failure_text(&failure(trace), "HEAD\n", None);
+        assert!(text.starts_with("HEAD\ninterleaving (3 steps, 1 preemption;"));
+        assert!(text.contains("\n>     2  b          20  read x           x r\n"));
+        assert!(text.contains(
+            "the interleaving took 1 preemption, after accesses to x, among 2 threads\n"
+        ));
+        assert!(text.ends_with(
+            "depth 2 run tracking x; change points: #1 after tracked access 1 (step 1, thread a, x)\n"
+        ));
+    }
+
+    #[test]
+    fn a_location_takes_the_line_s_place_and_widens_its_column() {
+        let mut trace = vec![step(1, "main", "spawn", None)];
+        trace[0].location = Some("lib.rs:12".into());
+        let mut failure = failure(trace);
+        failure.priorities = false;
+        failure.depth = None;
+        let text = failure_text(&failure, "", Some("ask"));
+        assert!(text.contains("\n   step  thread       line  operation  touches\n"));
+        assert!(text.contains("\n      1  main    lib.rs:12  spawn\n"));
+        assert!(text.contains("without priorities a switch is not a preemption: ask\n"));
+    }
+}

@@ -3,6 +3,7 @@
 //! string, each correct one passes, and the same seed gives the same
 //! result; plus what bad usage is told.
 
+mod json;
 mod programs;
 mod readme;
 
@@ -154,8 +155,9 @@ fn the_correct_example_passes_and_states_its_guarantee() {
             .check(programs::locked_counter_ok);
         assert_eq!(guarantee.runs, 3_000);
         let text = guarantee.to_string();
+        // The summary names the test by where it called `check`.
         assert!(
-            text.starts_with("no failure in 3000 runs of the test"),
+            text.starts_with(&format!("no failure in 3000 runs of {}:", file!())),
             "{text}"
         );
         assert!(
