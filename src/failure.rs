@@ -8,43 +8,13 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use rankcheck_engine::BugKind;
-use rankcheck_report::failure::{change_points, failure_text, observe, FailureJson, PrintedJson};
+use rankcheck_report::failure::{
+    change_points, failure_text, observe, FailureJson, FoundBy, PrintedJson,
+};
 
 use crate::diagnostics::SourceFile;
 use crate::invocation::command_line;
 use crate::trace::TracedFailure;
-
-/// What found a failure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FoundBy {
-    /// A run of the search.
-    Search,
-    /// One of the preparatory random runs.
-    Preparatory,
-    /// Exhaustive search.
-    Explore,
-}
-
-impl FoundBy {
-    /// The name JSON and replay files use.
-    pub fn name(self) -> &'static str {
-        match self {
-            FoundBy::Search => "search",
-            FoundBy::Preparatory => "preparatory",
-            FoundBy::Explore => "explore",
-        }
-    }
-
-    /// Read a name back.
-    pub fn from_name(name: &str) -> Option<FoundBy> {
-        match name {
-            "search" => Some(FoundBy::Search),
-            "preparatory" => Some(FoundBy::Preparatory),
-            "explore" => Some(FoundBy::Explore),
-            _ => None,
-        }
-    }
-}
 
 /// A failure with everything its report shows.
 pub struct Report {

@@ -12,12 +12,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use rankcheck_report::failure::FoundBy;
 use rankcheck_report::summary::{summary_rows, summary_text, SUMMARY_COLUMNS};
 use rankcheck_report::words::count;
 
 use crate::cli::{CheckArgs, Format};
 use crate::exit::Status;
-use crate::failure::{FoundBy, Report};
+use crate::failure::Report;
 use crate::interrupt;
 use crate::plan::scheme;
 use crate::plot::{guarantee_figure, write_svg};

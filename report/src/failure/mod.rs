@@ -3,11 +3,13 @@
 //! tracked. [`FailureJson`] is the model and the JSON (`first_failure`);
 //! [`failure_text`] renders it as text.
 
+mod found_by;
 mod steps;
 mod text;
 
 use serde::Serialize;
 
+pub use self::found_by::FoundBy;
 pub use self::steps::{change_points, observe, Observed, StepView, Touched};
 pub use self::text::failure_text;
 
@@ -64,7 +66,7 @@ pub struct FailureJson {
     pub replay: Option<String>,
     /// The interleaving.
     pub trace: Vec<StepView>,
-    /// `search`, `preparatory` or `explore`.
+    /// `search`, `preparatory` or `explore` ([`FoundBy::name`]).
     pub found_by: &'static str,
     /// The strategy of the failing run: for the portfolio, the component
     /// that ran it (`surw`, `pos`, `pct`, ...).

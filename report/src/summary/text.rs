@@ -115,16 +115,14 @@ pub fn summary_text(json: &SummaryJson) -> String {
     out
 }
 
-/// `1 variable (1 of 3)`, `any variables`, `no variable`.
-fn over(setting: &SettingJson) -> String {
-    match setting.vars {
+/// What a setting tracks, as its line says after `depth d over`: `1
+/// variable (1 of 3)`, `any variables`, `no variable`, from its `v` and
+/// how it chooses them.
+pub fn over_vars(vars: Option<usize>, tracking: &str) -> String {
+    match vars {
         None => "any variables".to_string(),
         Some(0) => "no variable".to_string(),
-        Some(v) => format!(
-            "{} ({})",
-            count(v as u64, "variable", "variables"),
-            setting.tracking
-        ),
+        Some(v) => format!("{} ({tracking})", count(v as u64, "variable", "variables")),
     }
 }
 
@@ -139,7 +137,7 @@ fn setting_text(out: &mut String, s: &SettingJson, target: f64, failed: bool) {
             out,
             "depth {} over {}: each run finds such a bug with p >= {} ({runs})",
             s.depth,
-            over(s),
+            over_vars(s.vars, &s.tracking),
             show(bound)
         );
     } else {
@@ -147,7 +145,7 @@ fn setting_text(out: &mut String, s: &SettingJson, target: f64, failed: bool) {
             out,
             "no bug of depth {} over {}, with probability >= {} ({runs}, each finding one with p >= {}{})",
             s.depth,
-            over(s),
+            over_vars(s.vars, &s.tracking),
             show_confidence(bound, s.runs),
             show(bound),
             s.runs_needed

@@ -16,7 +16,7 @@ use std::path::Path;
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::strategy::Slot;
 use rankcheck_engine::VarId;
-use rankcheck_report::failure::{failure_text, observe, FailureJson};
+use rankcheck_report::failure::{failure_text, observe, FailureJson, FoundBy};
 use rankcheck_report::summary::{summary_text, SummaryJson, VarNames};
 
 use crate::builder::Builder;
@@ -26,28 +26,6 @@ use crate::var::Registry;
 
 pub use self::guarantee::{Guarantee, SettingGuarantee};
 pub use self::summary::Searched;
-
-/// What found a failure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FoundBy {
-    /// A run of the search.
-    Search,
-    /// One of the preparatory random runs.
-    Preparatory,
-    /// `rankcheck::replay`.
-    Replay,
-}
-
-impl FoundBy {
-    /// The name JSON uses, as the command's.
-    fn name(self) -> &'static str {
-        match self {
-            FoundBy::Search => "search",
-            FoundBy::Preparatory => "preparatory",
-            FoundBy::Replay => "replay",
-        }
-    }
-}
 
 /// What the failing run's strategy did.
 #[derive(Clone, Debug)]

@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use rankcheck::{Builder, Strategy, Vars};
+use rankcheck::{Builder, Strategy};
 use rankcheck_rt as rankcheck;
 use serde_json::Value;
 
-use super::{panic_message, programs, SEED};
+use super::{panic_message, pctvb_at_the_corner, programs, SEED};
 
 /// A file for one test's JSON, under Cargo's scratch directory for tests.
 fn json_path(name: &str) -> PathBuf {
@@ -43,14 +43,9 @@ fn a_failing_search_writes_what_its_panic_reports() {
     let path = json_path("failing");
     let _ = std::fs::remove_file(&path);
     // PCTVB finds the corner bug in a search run, under priorities: the
-    // trace marks its change points (as in the corner test in main.rs).
+    // trace marks its change points.
     let report = panic_message(|| {
-        Builder::new()
-            .seed(SEED)
-            .depth(2)
-            .vars(Vars::Count(1))
-            .profile_runs(5)
-            .runs(5_000)
+        pctvb_at_the_corner()
             .json(&path)
             .check(|| programs::corner_variable(400));
     })
