@@ -28,7 +28,9 @@
 //! `rankcheck` command). A failing run (a panic in any thread, a deadlock,
 //! the step limit) panics with the report the command prints, ending with a
 //! string that [`replay`] reruns exactly; a clean search returns the
-//! [`Guarantee`] it earned.
+//! [`Guarantee`] it earned. Both are the command's own report, rendered by
+//! the same crate (`rankcheck-report`), and [`Builder::json`] writes the
+//! JSON document the command's `--format json` prints.
 //!
 //! Every instance of a replacement type is a variable, known across runs
 //! by its type, its creation site, the thread that created it and its
