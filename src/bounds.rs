@@ -8,6 +8,7 @@ use anyhow::Result;
 use rankcheck_engine::profile::{accessed_vars, profile, Profile};
 use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
 use rankcheck_engine::{Executable, Instrumentation, Limits, PriorityScheme, Program};
+use rankcheck_report::words::count;
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
@@ -16,7 +17,6 @@ use crate::exit::Status;
 use crate::guarantee::{needed, per_run_bound, per_set_bounds, show};
 use crate::load::load;
 use crate::plan::{resolve_vars, sync_vars};
-use crate::words::count;
 
 /// One strategy's numbers.
 #[derive(Debug, Serialize)]

@@ -45,7 +45,6 @@ mod replay;
 mod replay_store;
 mod sites;
 mod trace;
-mod words;
 
 use std::process::ExitCode;
 

@@ -9,6 +9,7 @@ use rankcheck_engine::profile::{accessed_vars, Profile};
 use rankcheck_engine::strategy::{default_search, Instrumenter, PrioritySetting, VarSelection};
 use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, SamplingStrategy, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
+use rankcheck_report::summary::describe_selection;
 
 use crate::cli::{CheckArgs, PrioritiesArg, StrategyArg, VarsArg};
 
@@ -256,29 +257,10 @@ fn priority_strategy(
     )
 }
 
-/// How a setting's variables read in reports: `1 of 5`, `all`, `cold, hot`.
-pub fn describe_selection(program: &Program, selection: &VarSelection) -> String {
-    match selection {
-        VarSelection::All { .. } => "all".into(),
-        VarSelection::Fixed(vars) if vars.is_empty() => "none".into(),
-        VarSelection::Fixed(vars) => names(program, vars),
-        VarSelection::Drawn { pool, count } => format!("{count} of {}", pool.len()),
-    }
-}
-
 /// The names of `vars`, comma-separated.
 pub fn names(program: &Program, vars: &[VarId]) -> String {
     vars.iter()
         .map(|v| program.vars[v.index()].name.as_str())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// `v`, the number of variables a setting tracks (`None` for all).
-pub fn var_count(selection: &VarSelection) -> Option<usize> {
-    match selection {
-        VarSelection::All { .. } => None,
-        VarSelection::Fixed(vars) => Some(vars.len()),
-        VarSelection::Drawn { count, .. } => Some(*count),
-    }
 }

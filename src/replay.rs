@@ -6,10 +6,11 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::{Instrumentation, Limits, ReplayFile};
+use rankcheck_report::failure::FoundBy;
 
 use crate::cli::{Format, ReplayArgs};
 use crate::exit::Status;
-use crate::failure::{FoundBy, Report};
+use crate::failure::Report;
 use crate::load::load;
 use crate::plan::instrumenter;
 use crate::replay_store::{parse_tracking, program_of};

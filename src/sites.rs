@@ -9,13 +9,13 @@ use anyhow::Result;
 use rankcheck_engine::profile::profile;
 use rankcheck_engine::{Executable, Instrumentation, Limits, SiteId};
 use rankcheck_instr::{PointsTo, Tracking};
+use rankcheck_report::words::count;
 use serde::Serialize;
 
 use crate::cli::{Format, SitesArgs};
 use crate::exit::Status;
 use crate::load::load;
 use crate::plan::resolve_vars;
-use crate::words::count;
 
 /// One variable.
 #[derive(Serialize)]

@@ -19,7 +19,7 @@ use rankcheck_engine::{
     Access, BugKind, Event, EventKind, Executable, InstanceKey, Instrumentation, Limits, Outcome,
     ReplayScheduler, ThreadId, Tracer, Vm,
 };
-use serde::Serialize;
+use rankcheck_report::failure::{StepView, Touched};
 
 use crate::diagnostics::SourceFile;
 
@@ -33,44 +33,6 @@ pub enum Marks {
     /// bound): switches away from a thread that could have gone on are
     /// marked.
     Switches,
-}
-
-/// One variable a step touched.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Touched {
-    /// The variable's name.
-    pub var: String,
-    /// Whether the step read it.
-    pub read: bool,
-    /// Whether the step wrote it (or, for a mutex or condition variable,
-    /// operated on it).
-    pub write: bool,
-}
-
-/// One line of an interleaving.
-#[derive(Clone, Debug, Serialize)]
-pub struct StepView {
-    /// 1-based step number.
-    pub step: usize,
-    /// The thread's name.
-    pub thread: String,
-    /// The source line of the operation that ended the step.
-    pub line: Option<usize>,
-    /// What the operation did, such as `read a` or `lock m`.
-    pub operation: String,
-    /// The variable the operation touched, if any.
-    pub var: Option<String>,
-    /// Every shared variable the step touched, in the order first touched.
-    pub touched: Vec<Touched>,
-    /// Whether a preemption (a priority change point) came right before
-    /// this step.
-    pub preemption: bool,
-    /// Whether this thread was chosen away from one that could have gone on.
-    pub switch: bool,
-    /// Whether the step ended with a tracked access: a place where a
-    /// change point may go.
-    #[serde(skip)]
-    pub tracked: bool,
 }
 
 /// A failing execution replayed with a trace.
@@ -193,6 +155,7 @@ fn view(
             .event
             .loc
             .map(|loc| file.line(program.span_at(loc.func, loc.pc as usize))),
+        location: None,
         operation: describe(&step.event, program),
         var: step.event.var.map(|v| program.vars[v.index()].name.clone()),
         touched: touched(&step.accesses, program),
@@ -266,48 +229,5 @@ pub fn describe(event: &Event, program: &Program) -> String {
                 _ => "blocks".into(),
             }
         }
-    }
-}
-
-/// The bug as its trace shows it: the preemptions it took (change points,
-/// under priorities), the variables whose accesses they followed, the
-/// switches away from a thread that could have gone on, and the threads
-/// that ran (docs/ALGORITHMS.md, bug characteristics: upper bounds on the
-/// bug's `c`, `v` and `t`).
-#[derive(Clone, Debug, Serialize)]
-pub struct Observed {
-    /// Change points that fired (0 without priorities).
-    pub preemptions: usize,
-    /// The variables whose accesses the preempted threads had just made.
-    pub variables: Vec<String>,
-    /// Switches away from a thread that could have gone on, preemptions or
-    /// not.
-    pub switches: usize,
-    /// The threads that ran.
-    pub threads: usize,
-}
-
-/// Count what a trace's interleaving took.
-pub fn observe(steps: &[StepView]) -> Observed {
-    let mut variables: Vec<String> = Vec::new();
-    let mut preemptions = 0;
-    for pair in steps.windows(2) {
-        if pair[1].preemption {
-            preemptions += 1;
-            if let Some(var) = &pair[0].var {
-                if !variables.contains(var) {
-                    variables.push(var.clone());
-                }
-            }
-        }
-    }
-    let mut threads: Vec<&str> = steps.iter().map(|s| s.thread.as_str()).collect();
-    threads.sort_unstable();
-    threads.dedup();
-    Observed {
-        preemptions,
-        variables,
-        switches: steps.iter().filter(|s| s.switch).count(),
-        threads: threads.len(),
     }
 }

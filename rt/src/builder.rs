@@ -1,9 +1,11 @@
 //! What a search is asked for: the command line's options, as a builder.
 
+use std::panic::Location;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::report::Guarantee;
+use crate::report::{write_json, Guarantee, Reported};
 use crate::search;
 
 /// The step limit of one run by default: operations of replacement types.
@@ -88,6 +90,7 @@ pub struct Builder {
     pub(crate) confidence: f64,
     pub(crate) max_steps: u64,
     pub(crate) profile_runs: u64,
+    pub(crate) json: Option<PathBuf>,
 }
 
 impl Default for Builder {
@@ -104,6 +107,7 @@ impl Default for Builder {
             confidence: 0.99,
             max_steps: DEFAULT_MAX_STEPS,
             profile_runs: 20,
+            json: None,
         }
     }
 }
@@ -182,18 +186,55 @@ impl Builder {
         self
     }
 
+    /// Also write the search's summary to `path` as JSON, whether it
+    /// fails or not: the document `rankcheck check --format json` prints
+    /// (README, JSON output), its `program` being where the test called
+    /// `check`, and `first_failure` the failing run when there is one
+    /// (its `trace[].location` and `file` say where in the test's files,
+    /// and `replay` is the replay string). Without it nothing is written.
+    pub fn json(mut self, path: impl Into<PathBuf>) -> Builder {
+        self.json = Some(path.into());
+        self
+    }
+
     /// Search `test`: panics with the report of the first failing run,
     /// else returns the guarantee the clean runs earned.
     ///
     /// # Panics
-    /// Also on settings that cannot run (as the command refuses them).
+    /// Also on settings that cannot run (as the command refuses them), and
+    /// when the JSON asked for with [`Builder::json`] cannot be written.
+    #[track_caller]
     pub fn check<F>(&self, test: F) -> Guarantee
     where
         F: Fn() + Send + Sync + 'static,
     {
-        match search::check(self, Arc::new(test)) {
-            Ok(guarantee) => guarantee,
-            Err(report) => panic!("{report}"),
+        let caller = Location::caller();
+        let program = format!("{}:{}", caller.file(), caller.line());
+        let reported = match search::check(self, Arc::new(test), &program) {
+            Ok(reported) => reported,
+            Err(refused) => panic!("{refused}"),
+        };
+        self.conclude(reported)
+    }
+
+    /// Write the JSON if asked, then return the guarantee or panic with
+    /// the failure's report.
+    #[track_caller]
+    fn conclude(&self, reported: Reported) -> Guarantee {
+        let written = match &self.json {
+            Some(path) => write_json(path, &reported.summary).map_err(|error| {
+                format!(
+                    "rankcheck: cannot write the JSON report to {}: {error}",
+                    path.display()
+                )
+            }),
+            None => Ok(()),
+        };
+        match (reported.verdict, written) {
+            (Ok(guarantee), Ok(())) => guarantee,
+            (Ok(_), Err(unwritten)) => panic!("{unwritten}"),
+            (Err(report), Ok(())) => panic!("{report}"),
+            (Err(report), Err(unwritten)) => panic!("{report}\n{unwritten}"),
         }
     }
 

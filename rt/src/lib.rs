@@ -28,7 +28,9 @@
 //! `rankcheck` command). A failing run (a panic in any thread, a deadlock,
 //! the step limit) panics with the report the command prints, ending with a
 //! string that [`replay`] reruns exactly; a clean search returns the
-//! [`Guarantee`] it earned.
+//! [`Guarantee`] it earned. Both are the command's own report, rendered by
+//! the same crate (`rankcheck-report`), and [`Builder::json`] writes the
+//! JSON document the command's `--format json` prints.
 //!
 //! Every instance of a replacement type is a variable, known across runs
 //! by its type, its creation site, the thread that created it and its
@@ -51,11 +53,12 @@ mod trace;
 mod var;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
-pub use report::Guarantee;
+pub use report::{Guarantee, SettingGuarantee};
 
 /// Search `test` with the command line's defaults (the portfolio, runs
 /// until every setting's guarantee reaches 0.99, a fresh seed): panics with
 /// the report of the first failing run, else returns the guarantee.
+#[track_caller]
 pub fn check<F>(test: F) -> Guarantee
 where
     F: Fn() + Send + Sync + 'static,

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rankcheck_engine::guarantee::{needed, per_run_bound};
+use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::profile::{Profile, Profiler, RunEnd};
 use rankcheck_engine::search::run_seed;
 use rankcheck_engine::strategy::{PortfolioScheduler, Strategy, Tracked};
@@ -15,29 +16,28 @@ use crate::builder::Builder;
 use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
-use crate::report::{self, FoundBy, Guarantee, RunFacts, Searched};
+use crate::report::{self, Reported, RunFacts, Searched};
 
 /// Runs when neither runs nor time is given and no setting claims a
 /// bound (random and sampling strategies), as the command's default.
 const DEFAULT_RUNS: u64 = 10_000;
 
-/// Search `test` as `builder` asks: the guarantee, or the failure report.
-pub fn check(builder: &Builder, test: Test) -> Result<Guarantee, String> {
+/// Search `test` as `builder` asks, `program` naming where the test
+/// called `check`: the report (the guarantee or the failure, and the
+/// summary), or why the settings cannot run.
+pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, String> {
     let seed = builder.seed.unwrap_or_else(fresh_seed);
     let mut session = Session::new();
     let (profile, failed) = profile(&mut session, &test, builder, seed);
     if let Some((run, result)) = failed {
-        let facts = RunFacts::random(run, run_seed(run_seed(seed, u64::MAX), run - 1));
         let (traced, replay) = retrace(&mut session, &test, builder, result, Tracking::All);
-        let searched = Searched::preparatory(builder, seed, &profile, session.registry());
         let registry = session.registry();
-        return Err(report::failure(
+        let searched = Searched::preparatory(builder, program, seed, &profile, registry);
+        return Ok(report::failed(
             &traced,
-            &facts,
-            FoundBy::Search,
-            Some(&searched),
+            &RunFacts::preparatory(run),
             &replay,
-            registry,
+            &searched,
         ));
     }
     let plan = plan(builder, &profile, session.registry())?;
@@ -46,7 +46,7 @@ pub fn check(builder: &Builder, test: Test) -> Result<Guarantee, String> {
         .iter()
         .map(|s| per_run_bound(s, scheme(builder), &profile))
         .collect();
-    let runs = run_count(builder, &plan, &bounds);
+    let (runs, runs_capped) = run_count(builder, &plan, &bounds);
     let started = Instant::now();
     // `runs_of` is generic over the strategy: one call per kind.
     macro_rules! search {
@@ -61,7 +61,8 @@ pub fn check(builder: &Builder, test: Test) -> Result<Guarantee, String> {
         Plan::Portfolio(s) => search!((**s).clone()),
     };
     let elapsed = started.elapsed();
-    let failed = outcome.failure.map(|(result, tracking, facts)| {
+    let failed = outcome.failure.map(|(result, tracking, changes)| {
+        let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
         (
             retrace(&mut session, &test, builder, result, tracking),
             facts,
@@ -69,25 +70,20 @@ pub fn check(builder: &Builder, test: Test) -> Result<Guarantee, String> {
     });
     let searched = Searched {
         builder,
+        program,
         seed,
         profile: &profile,
         registry: session.registry(),
         plan: Some(&plan),
         bounds: &bounds,
         runs: outcome.runs,
+        runs_capped,
         elapsed,
     };
-    match failed {
-        None => Ok(report::guarantee(&searched)),
-        Some(((traced, replay), facts)) => Err(report::failure(
-            &traced,
-            &facts,
-            FoundBy::Search,
-            Some(&searched),
-            &replay,
-            session.registry(),
-        )),
-    }
+    Ok(match failed {
+        None => report::clean(&searched),
+        Some(((traced, replay), facts)) => report::failed(&traced, &facts, &replay, &searched),
+    })
 }
 
 /// The preparatory runs: random, every variable tracked. Also the first
@@ -129,10 +125,11 @@ fn config(builder: &Builder, tracking: Tracking) -> RunConfig {
     }
 }
 
-/// What the runs did.
+/// What the runs did: how many, and the failing one with what it tracked
+/// and, under priorities, the change points it fired.
 struct Outcome {
     runs: u64,
-    failure: Option<(RunResult, Tracking, RunFacts)>,
+    failure: Option<(RunResult, Tracking, Option<Vec<AppliedChange>>)>,
 }
 
 /// The runs of the search, until one fails, the count is done or the time
@@ -166,10 +163,9 @@ where
         };
         let (result, scheduler) = session.run(test, scheduler, config(builder, tracking.clone()));
         if result.failure.is_some() {
-            let facts = scheduler.facts(run + 1, run_seed, &tracking);
             return Outcome {
                 runs: run + 1,
-                failure: Some((result, tracking, facts)),
+                failure: Some((result, tracking, scheduler.changes())),
             };
         }
     }
@@ -179,62 +175,50 @@ where
     }
 }
 
-/// What a failing run's scheduler tells the report.
+/// What a failing run's scheduler tells the report: the change points
+/// that fired, under priorities.
 pub trait Explained: Scheduler {
-    /// The facts of run `run` (from 1) seeded `seed`.
-    fn facts(&self, run: u64, seed: u64, tracking: &Tracking) -> RunFacts;
-}
-
-impl Explained for rankcheck_engine::RandomScheduler {
-    fn facts(&self, run: u64, seed: u64, _: &Tracking) -> RunFacts {
-        RunFacts::sampled(run, seed, "random")
+    /// The change points of the run, or `None` without priorities.
+    fn changes(&self) -> Option<Vec<AppliedChange>> {
+        None
     }
 }
 
-impl Explained for rankcheck_engine::strategy::SamplingScheduler {
-    fn facts(&self, run: u64, seed: u64, _: &Tracking) -> RunFacts {
-        use rankcheck_engine::strategy::SamplingScheduler as S;
-        let name = match self {
-            S::Pos(_) => "pos",
-            S::Urw(_) => "urw",
-            S::Surw(_) => "surw",
-        };
-        RunFacts::sampled(run, seed, name)
-    }
-}
+impl Explained for rankcheck_engine::RandomScheduler {}
+
+impl Explained for rankcheck_engine::strategy::SamplingScheduler {}
 
 impl Explained for PriorityScheduler {
-    fn facts(&self, run: u64, seed: u64, tracking: &Tracking) -> RunFacts {
-        RunFacts::priority(run, seed, self.applied().to_vec(), tracking, "pctvb")
+    fn changes(&self) -> Option<Vec<AppliedChange>> {
+        Some(self.applied().to_vec())
     }
 }
 
 impl Explained for PortfolioScheduler {
-    fn facts(&self, run: u64, seed: u64, tracking: &Tracking) -> RunFacts {
+    fn changes(&self) -> Option<Vec<AppliedChange>> {
         match self {
-            PortfolioScheduler::Priority(s) => {
-                RunFacts::priority(run, seed, s.applied().to_vec(), tracking, "pct")
-            }
-            PortfolioScheduler::Sampling(s) => s.facts(run, seed, tracking),
+            PortfolioScheduler::Priority(s) => s.changes(),
+            PortfolioScheduler::Sampling(s) => s.changes(),
         }
     }
 }
 
-/// Runs to aim for, as the command decides.
-fn run_count(builder: &Builder, plan: &Plan, bounds: &[Option<Probability>]) -> u64 {
+/// Runs to aim for, as the command decides, and whether `max_runs` cut
+/// the count the confidence asks for.
+fn run_count(builder: &Builder, plan: &Plan, bounds: &[Option<Probability>]) -> (u64, bool) {
     match (builder.runs, builder.time) {
-        (Some(runs), _) => runs,
-        (None, Some(_)) => u64::MAX,
-        (None, None) if bounds.is_empty() => DEFAULT_RUNS,
+        (Some(runs), _) => (runs, false),
+        (None, Some(_)) => (u64::MAX, false),
+        (None, None) if bounds.is_empty() => (DEFAULT_RUNS, false),
         (None, None) => {
             let needed: Option<Vec<u64>> = bounds
                 .iter()
                 .map(|b| b.and_then(|b| needed(b, builder.confidence)))
                 .collect();
-            needed
+            let total = needed
                 .and_then(|needed| plan.rotation().runs_for(&needed))
-                .unwrap_or(u64::MAX)
-                .min(builder.max_runs)
+                .unwrap_or(u64::MAX);
+            (total.min(builder.max_runs), total > builder.max_runs)
         }
     }
 }
@@ -290,15 +274,7 @@ pub fn replay(test: Test, text: &str, max_steps: u64) {
             replay.schedule.len()
         );
     }
-    let facts = RunFacts::replayed();
-    let report = report::failure(
-        &result,
-        &facts,
-        FoundBy::Replay,
-        None,
-        text.trim(),
-        session.registry(),
-    );
+    let report = report::replayed(&result, text.trim(), session.registry());
     panic!("{report}");
 }
 

@@ -91,7 +91,7 @@ impl Registry {
             return id;
         }
         let id = VarId(self.vars.len() as u32);
-        let name = self.name(&key, site);
+        let name = self.new_name(&key, site);
         self.vars.push(VarInfo { name, kind, site });
         self.ids.insert(key, id);
         id
@@ -100,7 +100,7 @@ impl Registry {
     /// `Kind@line:column`, with the file when it is not the first
     /// variable's, the instance when it is not the first, and the creating
     /// thread when it is not `main`.
-    fn name(&self, key: &VarKey, site: &'static Location<'static>) -> String {
+    fn new_name(&self, key: &VarKey, site: &'static Location<'static>) -> String {
         let first_file = self.vars.first().map_or(site.file(), |v| v.site.file());
         let mut name = if site.file() == first_file {
             format!("{}@{}:{}", key.kind, site.line(), site.column())

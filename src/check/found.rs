@@ -7,8 +7,9 @@ use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::Failure;
 use rankcheck_engine::strategy::{Executables, PriorityStrategy, Slot};
 use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
+use rankcheck_report::failure::FoundBy;
 
-use crate::failure::{FoundBy, Report};
+use crate::failure::Report;
 use crate::plan::{scheme, Plan};
 use crate::replay_store::{save, tracking_line};
 use crate::trace::{trace, Marks};

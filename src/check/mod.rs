@@ -12,18 +12,20 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use rankcheck_report::failure::FoundBy;
+use rankcheck_report::summary::{summary_rows, summary_text, SUMMARY_COLUMNS};
+use rankcheck_report::words::count;
 
 use crate::cli::{CheckArgs, Format};
 use crate::exit::Status;
-use crate::failure::{FoundBy, Report};
+use crate::failure::Report;
 use crate::interrupt;
 use crate::plan::scheme;
 use crate::plot::{guarantee_figure, write_svg};
-use crate::words::count;
 
 use self::found::found;
 use self::run::{check_program, Checked};
-use self::summary::{summary_json, summary_rows, summary_text, SUMMARY_COLUMNS};
+use self::summary::summary_json;
 
 /// Check every program `args` names, one after the other. With several, a
 /// program that does not compile is reported and the others still run;
@@ -118,7 +120,7 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
                 text.push_str(&report.replay_line().unwrap_or_default());
                 text.push('\n');
             }
-            text.push_str(&summary_text(&json, scheme(args), report.is_some()));
+            text.push_str(&summary_text(&json));
             if let Some(path) = plotted {
                 text.push_str(&format!("guarantee plotted in {}\n", path.display()));
             }

@@ -8,14 +8,15 @@ use anyhow::Result;
 use rankcheck_engine::explore::{FoundBug, Stop};
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::{Instrumentation, ReplayFile};
+use rankcheck_report::failure::{FailureJson, FoundBy};
+use rankcheck_report::words::count;
 use serde::Serialize;
 
 use crate::cli::{ExhaustiveArgs, Format};
 use crate::exit::Status;
-use crate::failure::{FailureJson, FoundBy, Report};
+use crate::failure::Report;
 use crate::replay_store::{save, tracking_line};
 use crate::trace::{trace, Marks};
-use crate::words::count;
 
 use rankcheck_engine::explore::Round;
 

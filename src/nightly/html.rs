@@ -8,8 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use rankcheck_plot::{page_html, Figure, Page, Section, Table};
-
-use crate::words::count;
+use rankcheck_report::words::count;
 
 use super::history_figure::HistoryFigure;
 use super::report::{

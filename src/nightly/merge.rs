@@ -9,10 +9,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use rankcheck_history::{parse_shard, History, Ingested};
+use rankcheck_report::words::count;
 
 use crate::cli::MergeArgs;
 use crate::exit::Status;
-use crate::words::count;
 
 use super::HISTORY_FILE;
 

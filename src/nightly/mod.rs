@@ -26,10 +26,10 @@ use rankcheck_history::{
     Budget, EndRecord, EndStatus, Evidence, Header, History, ProgramRecord, Record, StreamRecord,
     SHARD_FORMAT,
 };
+use rankcheck_report::words::count;
 
 use crate::cli::{NightlyArgs, ReportFormat};
 use crate::exit::Status;
-use crate::words::count;
 
 use self::night_plan::{NightPlan, StreamStart};
 use self::run::{Share, ShareDone, StreamIndex};

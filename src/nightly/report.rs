@@ -353,7 +353,7 @@ fn human(report: &MorningReport) -> String {
         "morning report: night {} (index {}, {} in {})\n",
         report.night,
         report.night_index,
-        crate::words::count(report.nights, "night", "nights"),
+        rankcheck_report::words::count(report.nights, "night", "nights"),
         report.history
     );
     for (title, failures, _) in sections(report) {
@@ -365,7 +365,7 @@ fn human(report: &MorningReport) -> String {
                 "    first seen {}, last seen {}, {}",
                 f.first_night,
                 f.last_night,
-                crate::words::count(f.count, "failing chunk", "failing chunks")
+                rankcheck_report::words::count(f.count, "failing chunk", "failing chunks")
             );
             if let Some(command) = &f.replay_command {
                 let _ = writeln!(out, "    replay: {command}");
@@ -411,7 +411,7 @@ fn markdown(report: &MorningReport) -> String {
         "# Morning report: night {}\n\nNight index {}, {} in `{}`.\n",
         report.night,
         report.night_index,
-        crate::words::count(report.nights, "night", "nights"),
+        rankcheck_report::words::count(report.nights, "night", "nights"),
         report.history
     );
     for (title, failures, _) in sections(report) {

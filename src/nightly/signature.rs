@@ -12,9 +12,10 @@ use rankcheck_engine::search::Failure;
 use rankcheck_engine::strategy::Strategy;
 use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
 use rankcheck_history::Signature;
+use rankcheck_report::failure::StepView;
 
 use crate::replay_store::{save, tracking_line};
-use crate::trace::{trace, Marks, StepView, TracedFailure};
+use crate::trace::{trace, Marks, TracedFailure};
 
 use super::stream::{ProgramRun, Stream, StreamStrategy};
 

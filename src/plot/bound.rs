@@ -10,6 +10,8 @@ use rankcheck_engine::profile::Profile;
 use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
 use rankcheck_engine::{PriorityScheme, Program};
 use rankcheck_plot::{bound_svg, BoundCurve, BoundFigure, BoundPanel, CurveKind};
+use rankcheck_report::summary::{describe_selection, over_vars, var_count};
+use rankcheck_report::words::count;
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
@@ -17,8 +19,6 @@ use crate::check::prepare;
 use crate::cli::{CheckArgs, Format, PlotBoundArgs, PrioritiesArg, DEFAULT_REPLAY_DIR};
 use crate::exit::Status;
 use crate::guarantee::{confidence, needed, per_run_bound, per_set_bounds, show, show_confidence};
-use crate::plan::{describe_selection, var_count};
-use crate::words::count;
 
 use super::write_svg;
 
@@ -68,15 +68,10 @@ pub struct Guarantees {
 
 /// `depth 2 over 1 variable (1 of 2)`, as the summary says it.
 fn panel_title(program: &Program, setting: &PrioritySetting) -> String {
-    let over = match var_count(&setting.vars) {
-        None => "any variables".to_string(),
-        Some(0) => "no variable".to_string(),
-        Some(v) => format!(
-            "{} ({})",
-            count(v as u64, "variable", "variables"),
-            describe_selection(program, &setting.vars)
-        ),
-    };
+    let over = over_vars(
+        var_count(&setting.vars),
+        &describe_selection(program, &setting.vars),
+    );
     format!("depth {} over {over}", setting.depth)
 }
 

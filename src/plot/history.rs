@@ -9,13 +9,13 @@ use anyhow::{bail, Result};
 use std::f64::consts::LN_10;
 
 use rankcheck_history::{confidence, History};
+use rankcheck_report::words::count;
 
 use crate::cli::PlotHistoryArgs;
 use crate::exit::Status;
 use crate::guarantee::show_guarantee;
 use crate::nightly::history_figure::{history_figures, HistoryFigure};
 use crate::nightly::history_path;
-use crate::words::count;
 
 use super::write_svg;
 

@@ -8,9 +8,11 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use rankcheck_engine::search::run_seed;
-use rankcheck_engine::{search, Executables, SearchConfig};
+use rankcheck_engine::{search, Executables, Program, SearchConfig};
 use rankcheck_plot::hits::{bound_median, checkpoint_runs, gap_sentence};
 use rankcheck_plot::{hits_svg, Checkpoint, HitsFigure};
+use rankcheck_report::summary::{describe_selection, var_count};
+use rankcheck_report::words::count;
 use serde::Serialize;
 
 use crate::check::{prepare, Prepared};
@@ -18,8 +20,7 @@ use crate::cli::{CheckArgs, Format, PlotHitsArgs, PrioritiesArg, StrategyArg, DE
 use crate::exit::Status;
 use crate::guarantee::show;
 use crate::interrupt;
-use crate::plan::{describe_selection, var_count, Plan};
-use crate::words::count;
+use crate::plan::Plan;
 
 use super::write_svg;
 
@@ -125,7 +126,7 @@ pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
         .get(half.saturating_sub(1))
         .copied()
         .filter(|_| found_at.len() >= half);
-    let program = &prepared.loaded.program;
+    let program: &Program = &prepared.loaded.program;
     let name = args.program.display().to_string();
     let setting_name = format!(
         "{}, depth {} over {}",

@@ -1,0 +1,89 @@
+//! A failure as every report shows it: where it failed, the interleaving,
+//! what the program printed, the preemptions it took and what its run
+//! tracked. [`FailureJson`] is the model and the JSON (`first_failure`);
+//! [`failure_text`] renders it as text.
+
+mod found_by;
+mod steps;
+mod text;
+
+use serde::Serialize;
+
+pub use self::found_by::FoundBy;
+pub use self::steps::{change_points, observe, Observed, StepView, Touched};
+pub use self::text::failure_text;
+
+/// A priority change point that fired, as reports show it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChangeJson {
+    /// Which change point (1-based).
+    pub index: usize,
+    /// The tracked access it followed (1-based count of tracked accesses).
+    pub access: u64,
+    /// The step (1-based) whose end it followed.
+    pub step: u64,
+    /// The thread whose priority changed.
+    pub thread: String,
+    /// The variable whose access it followed.
+    pub var: Option<String>,
+}
+
+/// One line the program printed.
+#[derive(Clone, Debug, Serialize)]
+pub struct PrintedJson {
+    /// The printing thread.
+    pub thread: String,
+    /// The text.
+    pub text: String,
+}
+
+/// A failure in JSON (README, JSON output: `first_failure`). Fields are
+/// added, never renamed; those only one front end has are left out of the
+/// other's JSON rather than written as null, so that each front end's
+/// JSON stays what its documentation lists.
+#[derive(Debug, Serialize)]
+pub struct FailureJson {
+    /// The execution's number, from 1.
+    pub run: u64,
+    /// `assert`, `deadlock`, `error` or `step-limit` for a `.rk` program;
+    /// `panic`, `deadlock` or `step-limit` for a Rust test.
+    pub kind: String,
+    /// The message.
+    pub message: String,
+    /// The 1-based source line (0: unknown).
+    pub line: usize,
+    /// The 1-based column (0: unknown).
+    pub column: usize,
+    /// The source file of `line`, for a Rust test, whose code spans files;
+    /// absent for a `.rk` program, which is one file (the summary's
+    /// `program`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The failing thread's name.
+    pub thread: String,
+    /// What replays it: the replay file's path (null if it could not be
+    /// written), or a Rust test's replay string.
+    pub replay: Option<String>,
+    /// The interleaving.
+    pub trace: Vec<StepView>,
+    /// `search`, `preparatory` or `explore` ([`FoundBy::name`]).
+    pub found_by: &'static str,
+    /// The strategy of the failing run: for the portfolio, the component
+    /// that ran it (`surw`, `pos`, `pct`, ...).
+    pub strategy: String,
+    /// The failing run's depth, under priority scheduling.
+    pub depth: Option<u32>,
+    /// The variables the failing run tracked; null when every variable.
+    pub chosen_vars: Option<Vec<String>>,
+    /// The change points that fired.
+    pub change_points: Vec<ChangeJson>,
+    /// What the interleaving took.
+    pub observed: Observed,
+    /// What the program printed.
+    pub printed: Vec<PrintedJson>,
+    /// Whether the run scheduled by priorities, so that the trace marks
+    /// preemptions (change points), not switches. Not in the JSON, which
+    /// has the marks themselves (`trace[].preemption`, `trace[].switch`).
+    #[serde(skip)]
+    pub priorities: bool,
+}

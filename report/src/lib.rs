@@ -1,0 +1,14 @@
+//! rankcheck's report, one implementation for both front ends: the
+//! `rankcheck` command line (`.rk` programs) and `rankcheck-rt` (Rust
+//! tests).
+//!
+//! A front end builds the model from its own facts (the summary of a search
+//! in [`summary`], a failure with its interleaving in [`failure`]) and this
+//! crate renders it: as the text the command prints, as the JSON of
+//! `--format json` (the models are that JSON), and as CSV rows. What only a
+//! front end knows how to show (the source excerpt at a failure, which
+//! command replays it) it renders itself and hands over as text.
+
+pub mod failure;
+pub mod summary;
+pub mod words;

@@ -1,0 +1,69 @@
+//! The guarantee a clean search returns: the summary's numbers, and its
+//! text as the command prints it.
+
+use std::fmt;
+
+use rankcheck_report::summary::{summary_text, SummaryJson};
+
+/// The guarantee of a clean search: what the command prints, and its
+/// numbers.
+#[derive(Clone, Debug)]
+pub struct Guarantee {
+    /// Executions run.
+    pub runs: u64,
+    /// The master seed.
+    pub seed: u64,
+    /// The strategy's name.
+    pub strategy: &'static str,
+    /// Per priority setting: its statement.
+    pub settings: Vec<SettingGuarantee>,
+    /// The lowest confidence over the settings (`None`: some setting
+    /// claims no bound).
+    pub confidence: Option<f64>,
+    text: String,
+}
+
+/// What one (depth, variables) setting's clean runs proved.
+#[derive(Clone, Debug)]
+pub struct SettingGuarantee {
+    /// Its depth.
+    pub depth: u32,
+    /// `v` (`None`: every variable).
+    pub vars: Option<usize>,
+    /// Its runs.
+    pub runs: u64,
+    /// The per-run bound, if one is claimed.
+    pub bound: Option<f64>,
+    /// The probability that no bug of the class was missed.
+    pub confidence: Option<f64>,
+}
+
+impl Guarantee {
+    /// The guarantee `summary` states, of a search by `strategy`.
+    pub(crate) fn of(summary: &SummaryJson, strategy: &'static str) -> Guarantee {
+        Guarantee {
+            runs: summary.runs,
+            seed: summary.seed,
+            strategy,
+            settings: summary
+                .settings
+                .iter()
+                .map(|s| SettingGuarantee {
+                    depth: s.depth,
+                    vars: s.vars,
+                    runs: s.runs,
+                    bound: s.bound,
+                    confidence: s.confidence,
+                })
+                .collect(),
+            confidence: summary.confidence,
+            text: summary_text(summary),
+        }
+    }
+}
+
+impl fmt::Display for Guarantee {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}

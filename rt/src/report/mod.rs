@@ -1,0 +1,236 @@
+//! What a search says, through the shared report (`rankcheck-report`) that
+//! the command line prints too: a failure (where, the interleaving with
+//! `file.rs:line` places, the preemptions and tracked variables), how it
+//! was found and the replay string, then the summary of the runs; or the
+//! guarantee a clean search earned. This module builds the report's models
+//! from the runtime's facts; what is only the runtime's (its head with
+//! `file:line:column`, the found line, the replay call) it writes itself.
+
+mod guarantee;
+mod steps;
+mod summary;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use rankcheck_engine::priority::AppliedChange;
+use rankcheck_engine::strategy::Slot;
+use rankcheck_engine::VarId;
+use rankcheck_report::failure::{failure_text, observe, FailureJson, FoundBy};
+use rankcheck_report::summary::{summary_text, SummaryJson, VarNames};
+
+use crate::builder::Builder;
+use crate::executor::{RunResult, Tracking};
+use crate::plan::Plan;
+use crate::var::Registry;
+
+pub use self::guarantee::{Guarantee, SettingGuarantee};
+pub use self::summary::Searched;
+
+/// What the failing run's strategy did.
+#[derive(Clone, Debug)]
+pub struct RunFacts {
+    /// Its number, from 1 (`None` for a replay).
+    run: Option<u64>,
+    found_by: FoundBy,
+    /// The strategy that ran it: for the portfolio, the component.
+    strategy: &'static str,
+    /// Its depth, under priorities.
+    depth: Option<u32>,
+    /// The change points that fired, under priorities.
+    changes: Option<Vec<AppliedChange>>,
+    /// The variables it tracked, under priorities (`None`: every one).
+    tracked: Option<Vec<VarId>>,
+}
+
+impl RunFacts {
+    /// Preparatory run `run` (random).
+    pub fn preparatory(run: u64) -> RunFacts {
+        RunFacts {
+            run: Some(run),
+            found_by: FoundBy::Preparatory,
+            strategy: "random",
+            depth: None,
+            changes: None,
+            tracked: None,
+        }
+    }
+
+    /// Run `run` (from 1) of `plan`, which tracked `tracking` and, under
+    /// priorities, fired `changes`.
+    pub fn search(
+        run: u64,
+        plan: &Plan,
+        builder: &Builder,
+        changes: Option<Vec<AppliedChange>>,
+        tracking: &Tracking,
+    ) -> RunFacts {
+        let (strategy, setting) = what_ran(plan, builder, run - 1);
+        RunFacts {
+            run: Some(run),
+            found_by: FoundBy::Search,
+            strategy,
+            depth: setting.map(|i| plan.settings()[i].depth),
+            changes,
+            tracked: match tracking {
+                Tracking::Vars(vars) if setting.is_some() => Some(vars.clone()),
+                _ => None,
+            },
+        }
+    }
+
+    /// A replayed run.
+    pub fn replayed() -> RunFacts {
+        RunFacts {
+            run: None,
+            found_by: FoundBy::Replay,
+            strategy: "replay",
+            depth: None,
+            changes: None,
+            tracked: None,
+        }
+    }
+}
+
+/// The strategy that ran run `run` (from 0) of `plan`, and its priority
+/// setting if it had one: the portfolio's settings are PCT's.
+fn what_ran(plan: &Plan, builder: &Builder, run: u64) -> (&'static str, Option<usize>) {
+    let asked = builder.effective_strategy().name();
+    match plan {
+        Plan::Random(_) | Plan::Sampling(_) => (asked, None),
+        Plan::Priority(strategy) => (asked, Some(strategy.setting_of(run))),
+        Plan::Portfolio(portfolio) => match portfolio.rotation().slot(run) {
+            Slot::Sampling(sampling) => (sampling.name(), None),
+            Slot::Setting(setting) => ("pct", Some(setting)),
+        },
+    }
+}
+
+/// What a search reports.
+pub struct Reported {
+    /// Its summary, with the failure if there was one: the document
+    /// `Builder::json` writes.
+    pub summary: SummaryJson,
+    /// The guarantee of a clean search, or the report of its failure.
+    pub verdict: Result<Guarantee, String>,
+}
+
+/// The report of a clean search.
+pub fn clean(searched: &Searched<'_>) -> Reported {
+    let summary = searched.summary(None);
+    let guarantee = Guarantee::of(&summary, searched.builder.effective_strategy().name());
+    Reported {
+        summary,
+        verdict: Ok(guarantee),
+    }
+}
+
+/// The report of a search whose run `result` (traced, replayed by
+/// `replay`) failed.
+pub fn failed(
+    result: &RunResult,
+    facts: &RunFacts,
+    replay: &str,
+    searched: &Searched<'_>,
+) -> Reported {
+    let failure = failure_json(result, facts, replay, searched.registry);
+    let mut text = failure_part(result, &failure, &found_line(facts, searched), replay);
+    let summary = searched.summary(Some(failure));
+    text.push('\n');
+    text.push_str(&summary_text(&summary));
+    Reported {
+        summary,
+        verdict: Err(text),
+    }
+}
+
+/// The report of a replayed failing run.
+pub fn replayed(result: &RunResult, replay: &str, registry: &Registry) -> String {
+    let failure = failure_json(result, &RunFacts::replayed(), replay, registry);
+    failure_part(result, &failure, "replayed\n", replay)
+}
+
+/// The failure in the shared text, then how it was found and the replay
+/// call.
+fn failure_part(result: &RunResult, failure: &FailureJson, found: &str, replay: &str) -> String {
+    let head = result
+        .failure
+        .as_ref()
+        .map(|f| f.head())
+        .unwrap_or_default();
+    let mut out = failure_text(failure, &format!("{head}\n"), None);
+    out.push('\n');
+    out.push_str(found);
+    let _ = writeln!(out, "replay: rankcheck::replay(test, \"{replay}\")");
+    out
+}
+
+/// `found in run 15 of 15 (strategy portfolio, a pct run, seed 7, 0.01s)`.
+fn found_line(facts: &RunFacts, s: &Searched<'_>) -> String {
+    let run = facts.run.unwrap_or(0);
+    let which = match facts.found_by {
+        FoundBy::Preparatory => format!("preparatory run {run} (random, every variable tracked"),
+        _ => {
+            let asked = s.builder.effective_strategy().name();
+            let component = if asked == facts.strategy {
+                String::new()
+            } else {
+                format!(", a {} run", facts.strategy)
+            };
+            format!(
+                "run {run} of {} (strategy {asked}{component}",
+                s.runs.max(run)
+            )
+        }
+    };
+    format!(
+        "found in {which}, seed {}, {:.2}s)\n",
+        s.seed,
+        s.elapsed.as_secs_f64()
+    )
+}
+
+/// The failure of `result` as the shared model: where, the steps, the
+/// change points, what the run tracked.
+fn failure_json(
+    result: &RunResult,
+    facts: &RunFacts,
+    replay: &str,
+    registry: &Registry,
+) -> FailureJson {
+    let Some(failure) = &result.failure else {
+        unreachable!("invariant: only a failed run is reported")
+    };
+    let trace = steps::steps(result, facts.changes.as_deref(), registry);
+    let at = failure.location.as_ref();
+    FailureJson {
+        run: facts.run.unwrap_or(0),
+        kind: failure.kind.name().to_owned(),
+        message: failure.message.clone(),
+        line: at.map_or(0, |l| l.line as usize),
+        column: at.map_or(0, |l| l.column as usize),
+        file: at.map(|l| l.file.clone()),
+        thread: failure.thread.clone(),
+        replay: Some(replay.to_owned()),
+        found_by: facts.found_by.name(),
+        strategy: facts.strategy.to_owned(),
+        depth: facts.depth,
+        chosen_vars: facts
+            .tracked
+            .as_ref()
+            .map(|vars| vars.iter().map(|&v| registry.name(v).to_owned()).collect()),
+        change_points: facts.changes.as_deref().map_or_else(Vec::new, |changes| {
+            steps::change_points(changes, result, registry)
+        }),
+        observed: observe(&trace),
+        trace,
+        printed: Vec::new(),
+        priorities: facts.changes.is_some(),
+    }
+}
+
+/// Write `summary` to `path` as the command's `--format json` prints it.
+pub fn write_json(path: &Path, summary: &SummaryJson) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
+    std::fs::write(path, text + "\n")
+}

@@ -1,0 +1,163 @@
+//! `Builder::json`: the summary the command's `--format json` prints,
+//! written for a Rust test. Its failure says what the panic's report says,
+//! and a clean search's settings and confidence are the `Guarantee`'s.
+
+use std::path::PathBuf;
+
+use rankcheck::{Builder, Strategy};
+use rankcheck_rt as rankcheck;
+use serde_json::Value;
+
+use super::{panic_message, pctvb_at_the_corner, programs, SEED};
+
+/// A file for one test's JSON, under Cargo's scratch directory for tests.
+fn json_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("rt-{name}.json"))
+}
+
+/// The JSON written at `path`.
+fn read_json(path: &PathBuf) -> Value {
+    let text = std::fs::read_to_string(path).expect("the JSON was written");
+    serde_json::from_str(&text).expect("the JSON parses")
+}
+
+/// The rows of a report's interleaving table, without its header.
+fn table_rows(report: &str) -> Vec<&str> {
+    report
+        .lines()
+        .skip_while(|l| !l.starts_with("interleaving ("))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect()
+}
+
+/// The number `after` starts with in `line`.
+fn number_after(line: &str, after: &str) -> u64 {
+    let rest = &line[line.find(after).expect(after) + after.len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().expect("a number")
+}
+
+#[test]
+fn a_failing_search_writes_what_its_panic_reports() {
+    let path = json_path("failing");
+    let _ = std::fs::remove_file(&path);
+    // PCTVB finds the corner bug in a search run, under priorities: the
+    // trace marks its change points.
+    let report = panic_message(|| {
+        pctvb_at_the_corner()
+            .json(&path)
+            .check(|| programs::corner_variable(400));
+    })
+    .expect("found");
+    let json = read_json(&path);
+    assert_eq!(json["failures"], 1, "{json}");
+    assert!(
+        json["program"].as_str().unwrap().starts_with(file!()),
+        "{json}"
+    );
+    let failure = &json["first_failure"];
+    let kind = failure["kind"].as_str().unwrap();
+    assert!(
+        report.starts_with(&format!(
+            "error[{kind}]: {}",
+            failure["message"].as_str().unwrap()
+        )),
+        "{kind}:\n{report}"
+    );
+    let found = report
+        .lines()
+        .find(|l| l.starts_with("found in run "))
+        .unwrap();
+    assert_eq!(
+        failure["run"],
+        number_after(found, "found in run "),
+        "{found}"
+    );
+    assert_eq!(failure["strategy"], "pctvb");
+    assert!(found.contains("(strategy pctvb, seed"), "{found}");
+    assert_eq!(failure["depth"], 2);
+    let replay = report
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: rankcheck::replay(test, \""))
+        .unwrap();
+    assert_eq!(failure["replay"], replay.trim_end_matches("\")"));
+    the_trace_is_the_table(&failure["trace"], &report);
+}
+
+/// Every step of `trace` is the table's row of the same number: thread,
+/// place, operation and mark.
+fn the_trace_is_the_table(trace: &Value, report: &str) {
+    let steps = trace.as_array().expect("a trace");
+    let rows = table_rows(report);
+    assert_eq!(steps.len(), rows.len(), "{report}");
+    let header = report
+        .lines()
+        .find(|l| l.starts_with("interleaving ("))
+        .unwrap();
+    assert_eq!(steps.len() as u64, number_after(header, "interleaving ("));
+    let preempted = steps.iter().filter(|s| s["preemption"] == true).count();
+    assert!(
+        preempted > 0,
+        "a priority run's trace marks its preemptions"
+    );
+    for (step, row) in steps.iter().zip(rows) {
+        let cells: Vec<&str> = row[1..]
+            .split("  ")
+            .filter(|c| !c.trim().is_empty())
+            .collect();
+        assert_eq!(cells[0].trim(), step["step"].to_string(), "{row}");
+        assert_eq!(cells[1].trim(), step["thread"].as_str().unwrap(), "{row}");
+        assert_eq!(cells[2].trim(), step["location"].as_str().unwrap(), "{row}");
+        assert_eq!(
+            cells[3].trim(),
+            step["operation"].as_str().unwrap(),
+            "{row}"
+        );
+        assert_eq!(row.starts_with('>'), step["preemption"] == true, "{row}");
+    }
+}
+
+#[test]
+fn a_clean_search_writes_the_guarantee_it_returns() {
+    let path = json_path("clean");
+    let _ = std::fs::remove_file(&path);
+    let guarantee = Builder::new()
+        .seed(SEED)
+        .strategy(Strategy::Pctvb)
+        .runs(3_000)
+        .json(&path)
+        .check(programs::locked_counter_ok);
+    let json = read_json(&path);
+    assert_eq!(json["first_failure"], Value::Null);
+    assert_eq!(json["runs"], guarantee.runs);
+    assert_eq!(json["seed"], guarantee.seed);
+    assert_eq!(json["strategy"], guarantee.strategy);
+    assert_eq!(json["confidence"].as_f64(), guarantee.confidence);
+    let settings = json["settings"].as_array().unwrap();
+    assert_eq!(settings.len(), guarantee.settings.len());
+    assert!(settings.len() > 1, "PCTVB rotates through settings");
+    for (json, setting) in settings.iter().zip(&guarantee.settings) {
+        assert_eq!(json["depth"], setting.depth);
+        assert_eq!(json["vars"].as_u64(), setting.vars.map(|v| v as u64));
+        assert_eq!(json["runs"], setting.runs);
+        assert_eq!(json["bound"].as_f64(), setting.bound);
+        assert_eq!(json["confidence"].as_f64(), setting.confidence);
+    }
+}
+
+#[test]
+fn a_json_that_cannot_be_written_fails_the_test() {
+    let message = panic_message(|| {
+        Builder::new()
+            .seed(SEED)
+            .runs(10)
+            .json("/nonexistent-directory/rankcheck.json")
+            .check(programs::locked_counter_ok);
+    })
+    .expect("the check panics");
+    assert!(
+        message.starts_with("rankcheck: cannot write the JSON report to /nonexistent-directory"),
+        "{message}"
+    );
+}
