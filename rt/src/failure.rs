@@ -104,6 +104,7 @@ pub fn describe_wait(wait: Wait, waiting: ThreadId, ex: &Execution) -> String {
         Wait::WriteLock(m) => format!("waits to write-lock {}", name(m)),
         Wait::Condvar { condvar, .. } => format!("waits on {}, never notified", name(condvar)),
         Wait::Join(t) => format!("waits to join {}", ex.threads.name(t)),
+        Wait::Park => "waits to be unparked (thread::park)".to_owned(),
         Wait::Barrier(b) => format!("waits at {}", name(b)),
         Wait::Recv(c) => format!("waits to receive on {}", name(c)),
         Wait::Send(c) => format!("waits to send on {}", name(c)),

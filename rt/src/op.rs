@@ -665,6 +665,53 @@ pub fn yield_now(site: Site) {
     with(|ex| end_step(ex, event(EventKind::Yield, None, false)));
 }
 
+/// Park the running thread until its token is set (`thread::park`): it
+/// returns at once, taking the token, if an unpark came first. No
+/// spurious wakeup is ever made. Without `blocking` (`park_timeout`) it
+/// never waits: the timeout may fire at any point, so returning at once is
+/// one of the behaviours std allows; it is a scheduling point like a yield.
+pub fn park(blocking: bool, site: Site) {
+    if !enter(Pending::LOCAL, Operation::Park, site) {
+        return;
+    }
+    let has_token = with(|ex| ex.threads.get(ex.current).unparked);
+    if blocking && !has_token {
+        block(Wait::Park, Operation::Park, site, None);
+    }
+    with(|ex| {
+        let running = ex.current;
+        ex.threads.get_mut(running).unparked = false;
+        let kind = if blocking {
+            EventKind::Woken
+        } else {
+            EventKind::Yield
+        };
+        end_step(ex, event(kind, None, false));
+    });
+}
+
+/// Set `thread`'s park token (`Thread::unpark`), waking it if it is
+/// parked.
+pub fn unpark(thread: ThreadId, site: Site) {
+    if !enter(Pending::LOCAL, Operation::Unpark(thread), site) {
+        return;
+    }
+    with(|ex| {
+        let target = ex.threads.get_mut(thread);
+        target.unparked = true;
+        if matches!(
+            target.status,
+            Status::Blocked {
+                wait: Wait::Park,
+                ..
+            }
+        ) {
+            ex.threads.enable(thread);
+        }
+        end_step(ex, event(EventKind::Signal, None, false));
+    });
+}
+
 /// The running thread `thread` finished its body.
 pub fn finish(thread: ThreadId) {
     let site = with(|ex| ex.threads.get(thread).site);

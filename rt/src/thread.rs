@@ -29,6 +29,14 @@ impl Thread {
         self.id
     }
 
+    /// Set the thread's park token, waking it if it is parked, as
+    /// `std::thread::Thread::unpark`: a synchronisation operation, a
+    /// scheduling point.
+    #[track_caller]
+    pub fn unpark(&self) {
+        op::unpark(self.id.0, Location::caller());
+    }
+
     /// The thread's name: the name given to [`Builder::name`], `main` for
     /// the test's own thread, else the one reports use.
     pub fn name(&self) -> Option<&str> {
@@ -162,6 +170,22 @@ pub fn yield_now() {
 #[track_caller]
 pub fn sleep(_duration: std::time::Duration) {
     op::yield_now(Location::caller());
+}
+
+/// Block until the running thread's park token is set, then take it, as
+/// `std::thread::park`; returns at once if an unpark came first. Never
+/// wakes spuriously (std may; code correct under std stays correct).
+#[track_caller]
+pub fn park() {
+    op::park(true, Location::caller());
+}
+
+/// As `std::thread::park_timeout`: takes the park token if it is set, and
+/// otherwise returns as if the timeout fired (time does not pass in a test
+/// run, so it may fire at once); a scheduling point, like a yield.
+#[track_caller]
+pub fn park_timeout(_timeout: std::time::Duration) {
+    op::park(false, Location::caller());
 }
 
 /// The running thread, as `std::thread::current`.

@@ -44,6 +44,10 @@ pub enum Operation {
     Join(ThreadId),
     /// `yield_now`.
     Yield,
+    /// `thread::park`.
+    Park,
+    /// `Thread::unpark` of a thread.
+    Unpark(ThreadId),
     /// The end of the thread.
     Finish,
 }
@@ -71,7 +75,12 @@ impl Operation {
             | Operation::Send(o)
             | Operation::Recv(o)
             | Operation::Disconnect(o) => Some((o, true)),
-            Operation::Spawn | Operation::Join(_) | Operation::Yield | Operation::Finish => None,
+            Operation::Spawn
+            | Operation::Join(_)
+            | Operation::Yield
+            | Operation::Park
+            | Operation::Unpark(_)
+            | Operation::Finish => None,
         }
     }
 }

@@ -405,6 +405,7 @@ impl Execution {
             created: Vec::new(),
             job: Some(job),
             suspender: None,
+            unparked: false,
         });
         if self.wants_pending {
             self.pending.resize(self.threads.all.len(), Pending::LOCAL);

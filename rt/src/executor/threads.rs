@@ -33,6 +33,8 @@ pub enum Wait {
     Recv(ObjectId),
     /// Room in a bounded channel, or the receiver gone.
     Send(ObjectId),
+    /// Its park token, from `Thread::unpark`.
+    Park,
     /// A receiver taking the message this thread sent on a rendezvous
     /// channel (the channel's `ticket`-th), or the receiver gone.
     Handoff {
@@ -81,6 +83,8 @@ pub struct ThreadState {
     pub job: Option<Job>,
     /// What suspends it, once it runs on a coroutine.
     pub suspender: Option<Suspender>,
+    /// Its park token: set by `Thread::unpark`, taken by `thread::park`.
+    pub unparked: bool,
 }
 
 /// Every thread, and which can run.

@@ -184,6 +184,8 @@ fn describe(op: Operation, blocked: bool, names: &Names<'_>) -> String {
         Operation::Spawn => "spawn".to_owned(),
         Operation::Join(t) => format!("join {}", names.thread(t.index())),
         Operation::Yield => "yield".to_owned(),
+        Operation::Park => "park".to_owned(),
+        Operation::Unpark(t) => format!("unpark {}", names.thread(t.index())),
         Operation::Finish => "finish".to_owned(),
     };
     if blocked {

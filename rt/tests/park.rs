@@ -1,0 +1,97 @@
+//! `thread::park`, `park_timeout` and `Thread::unpark` behave as std's: an
+//! unpark that comes first is kept as the thread's token, a park nobody
+//! unparks is a deadlock, and `park_timeout` never waits for good.
+
+use std::panic::{self, AssertUnwindSafe};
+
+use rankcheck::sync::atomic::{AtomicBool, Ordering};
+use rankcheck::sync::Arc;
+use rankcheck::{thread, Builder};
+use rankcheck_rt as rankcheck;
+
+fn search() -> Builder {
+    Builder::new().runs(500).seed(11)
+}
+
+/// The message a closure panicked with.
+fn panic_message(f: impl FnOnce()) -> Option<String> {
+    let outcome = panic::catch_unwind(AssertUnwindSafe(f));
+    outcome.err().map(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_default()
+    })
+}
+
+/// The worker sets the flag, then unparks main; main parks until it sees
+/// the flag. An unpark before the park is not lost, so every run ends.
+#[test]
+fn an_unpark_before_the_park_is_kept() {
+    search().check(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let main = thread::current();
+        let set = flag.clone();
+        let worker = thread::spawn(move || {
+            set.store(true, Ordering::SeqCst);
+            main.unpark();
+        });
+        while !flag.load(Ordering::SeqCst) {
+            thread::park();
+        }
+        worker.join().unwrap();
+    });
+}
+
+/// The worker unparks main before setting the flag: main can wake and read
+/// it unset. The search finds that order and reports the failed assert.
+#[test]
+fn an_unpark_before_the_store_is_found() {
+    let report = panic_message(|| {
+        search().check(|| {
+            let flag = Arc::new(AtomicBool::new(false));
+            let main = thread::current();
+            let set = flag.clone();
+            let worker = thread::spawn(move || {
+                main.unpark();
+                set.store(true, Ordering::SeqCst);
+            });
+            thread::park();
+            assert!(flag.load(Ordering::SeqCst), "woken before the flag was set");
+            worker.join().unwrap();
+        });
+    })
+    .expect("the search finds the early wakeup");
+    assert!(
+        report.starts_with("error[panic]: woken before the flag was set"),
+        "{report}"
+    );
+    assert!(report.contains("unpark main"), "{report}");
+    assert!(report.contains(" park"), "main parks: {report}");
+}
+
+#[test]
+fn a_park_nobody_unparks_is_a_deadlock() {
+    let report = panic_message(|| {
+        search().check(thread::park);
+    })
+    .expect("main parks for good");
+    assert!(report.starts_with("error[deadlock]"), "{report}");
+    assert!(report.contains("waits to be unparked"), "{report}");
+}
+
+/// A loop that polls with `park_timeout` and is never unparked ends: the
+/// timeout may fire, so it is no deadlock.
+#[test]
+fn park_timeout_never_waits_for_good() {
+    search().check(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let set = flag.clone();
+        let worker = thread::spawn(move || set.store(true, Ordering::SeqCst));
+        while !flag.load(Ordering::SeqCst) {
+            thread::park_timeout(std::time::Duration::from_millis(10));
+        }
+        worker.join().unwrap();
+    });
+}
