@@ -4,30 +4,20 @@
 //! result; plus what bad usage is told.
 
 mod json;
+#[path = "../support/mod.rs"]
+mod support;
+
 mod programs;
 mod readme;
-
-use std::panic::{self, AssertUnwindSafe};
 
 use rankcheck::{Builder, Priorities, Strategy, Vars};
 use rankcheck_rt as rankcheck;
 
 use programs::{Example, Expect, EXAMPLES};
+use support::panic_message;
 
 /// The master seed of every search here: results are fixed by it.
 const SEED: u64 = 7;
-
-/// The message a closure panicked with.
-fn panic_message(f: impl FnOnce()) -> Option<String> {
-    let outcome = panic::catch_unwind(AssertUnwindSafe(f));
-    outcome.err().map(|payload| {
-        payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-            .unwrap_or_default()
-    })
-}
 
 /// The report of `example` searched at its header's bounds.
 fn report_at_header(example: &Example, c: u32, v: usize) -> String {

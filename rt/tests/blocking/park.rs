@@ -2,27 +2,15 @@
 //! unpark that comes first is kept as the thread's token, a park nobody
 //! unparks is a deadlock, and `park_timeout` never waits for good.
 
-use std::panic::{self, AssertUnwindSafe};
-
 use rankcheck::sync::atomic::{AtomicBool, Ordering};
 use rankcheck::sync::Arc;
 use rankcheck::{thread, Builder};
 use rankcheck_rt as rankcheck;
 
+use crate::support::panic_message;
+
 fn search() -> Builder {
     Builder::new().runs(500).seed(11)
-}
-
-/// The message a closure panicked with.
-fn panic_message(f: impl FnOnce()) -> Option<String> {
-    let outcome = panic::catch_unwind(AssertUnwindSafe(f));
-    outcome.err().map(|payload| {
-        payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-            .unwrap_or_default()
-    })
 }
 
 /// The worker sets the flag, then unparks main; main parks until it sees

@@ -3,28 +3,16 @@
 //! deadlock; `try_send` succeeds only when a receiver waits; a receiver
 //! that goes away hands the message back.
 
-use std::panic::{self, AssertUnwindSafe};
-
 use rankcheck::sync::atomic::{AtomicBool, Ordering};
 use rankcheck::sync::mpsc::{sync_channel, SendError, TrySendError};
 use rankcheck::sync::Arc;
 use rankcheck::{thread, Builder};
 use rankcheck_rt as rankcheck;
 
+use crate::support::panic_message;
+
 fn search() -> Builder {
     Builder::new().runs(300).seed(3)
-}
-
-/// The message a closure panicked with.
-fn panic_message(f: impl FnOnce()) -> Option<String> {
-    let outcome = panic::catch_unwind(AssertUnwindSafe(f));
-    outcome.err().map(|payload| {
-        payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-            .unwrap_or_default()
-    })
 }
 
 #[test]
