@@ -96,6 +96,28 @@ fn block(wait: Wait, operation: Operation, site: Site, var: Option<rankcheck_eng
     });
 }
 
+/// Complete an operation on `handle`'s object by `attempt`, which does it
+/// and returns its result, or returns `None` when it must wait: the running
+/// thread then blocks on `wait` and tries again once it can go on.
+fn until<T>(
+    handle: &Handle,
+    wait: Wait,
+    operation: Operation,
+    site: Site,
+    mut attempt: impl FnMut(&mut Execution) -> Option<T>,
+) -> T {
+    loop {
+        let done = with(|ex| {
+            ex.check(handle);
+            attempt(ex)
+        });
+        if let Some(done) = done {
+            return done;
+        }
+        block(wait, operation, site, Some(handle.var));
+    }
+}
+
 /// An access to plain memory (an atomic, a cell): a point after it only
 /// when its variable is tracked.
 pub fn access(handle: &Handle, write: bool, site: Site) {
@@ -140,31 +162,20 @@ pub fn lock(handle: &Handle, site: Site) {
     ) {
         return;
     }
-    loop {
-        let acquired = with(|ex| {
-            ex.check(handle);
-            let running = ex.current;
-            let SyncState::Mutex { owner } = &mut ex.objects[handle.object.index()].sync else {
-                unreachable!("invariant: a mutex's object is a mutex")
-            };
-            if owner.is_some() {
-                return false;
-            }
-            *owner = Some(running);
-            refresh_waiters(ex, handle.object);
-            sync_done(ex, EventKind::Lock, handle);
-            true
-        });
-        if acquired {
-            return;
+    let operation = Operation::Lock(handle.object);
+    until(handle, Wait::Lock(handle.object), operation, site, |ex| {
+        let running = ex.current;
+        let SyncState::Mutex { owner } = &mut ex.objects[handle.object.index()].sync else {
+            unreachable!("invariant: a mutex's object is a mutex")
+        };
+        if owner.is_some() {
+            return None;
         }
-        block(
-            Wait::Lock(handle.object),
-            Operation::Lock(handle.object),
-            site,
-            Some(handle.var),
-        );
-    }
+        *owner = Some(running);
+        refresh_waiters(ex, handle.object);
+        sync_done(ex, EventKind::Lock, handle);
+        Some(())
+    });
 }
 
 /// Try to lock a mutex without blocking: whether it was taken.
@@ -239,42 +250,30 @@ pub fn rw_lock(handle: &Handle, write: bool, site: Site) {
     if !enter(pending_on(handle, write, true), operation, site) {
         return;
     }
-    loop {
-        let acquired = with(|ex| {
-            ex.check(handle);
-            let running = ex.current;
-            let SyncState::RwLock { writer, readers } = &mut ex.objects[handle.object.index()].sync
-            else {
-                unreachable!("invariant: a RwLock's object is a RwLock")
-            };
-            let free = writer.is_none() && (!write || *readers == 0);
-            if !free {
-                return false;
-            }
-            if write {
-                *writer = Some(running);
-            } else {
-                *readers += 1;
-            }
-            refresh_waiters(ex, handle.object);
-            sync_done(ex, EventKind::Lock, handle);
-            true
-        });
-        if acquired {
-            return;
-        }
-        let wait = if write {
-            Wait::WriteLock(handle.object)
-        } else {
-            Wait::ReadLock(handle.object)
+    let wait = if write {
+        Wait::WriteLock(handle.object)
+    } else {
+        Wait::ReadLock(handle.object)
+    };
+    until(handle, wait, operation, site, |ex| {
+        let running = ex.current;
+        let SyncState::RwLock { writer, readers } = &mut ex.objects[handle.object.index()].sync
+        else {
+            unreachable!("invariant: a RwLock's object is a RwLock")
         };
-        block(
-            wait,
-            Operation::RwLock(handle.object, write),
-            site,
-            Some(handle.var),
-        );
-    }
+        let free = writer.is_none() && (!write || *readers == 0);
+        if !free {
+            return None;
+        }
+        if write {
+            *writer = Some(running);
+        } else {
+            *readers += 1;
+        }
+        refresh_waiters(ex, handle.object);
+        sync_done(ex, EventKind::Lock, handle);
+        Some(())
+    });
 }
 
 /// Release a read or write lock of a `RwLock`.
@@ -442,95 +441,63 @@ pub enum Sent {
 
 /// Send on a channel, blocking while a bounded one is full.
 pub fn send(handle: &Handle, site: Site) -> Sent {
-    if !enter(
-        pending_on(handle, true, true),
-        Operation::Send(handle.object),
-        site,
-    ) {
+    let operation = Operation::Send(handle.object);
+    if !enter(pending_on(handle, true, true), operation, site) {
         return Sent::Queued;
     }
-    loop {
-        let state = with(|ex| {
-            ex.check(handle);
-            let SyncState::Channel {
-                queued,
-                capacity,
-                receiver,
-                sent,
-                ..
-            } = &mut ex.objects[handle.object.index()].sync
-            else {
-                unreachable!("invariant: a channel's object is a channel")
-            };
-            if !*receiver {
-                sync_done(ex, EventKind::Write, handle);
-                return Some(Sent::Disconnected);
-            }
-            if capacity.is_some_and(|c| *queued >= c.max(1)) {
-                return None;
-            }
-            *queued += 1;
-            *sent += 1;
-            let handoff = (*capacity == Some(0)).then_some(*sent);
-            refresh_waiters(ex, handle.object);
+    until(handle, Wait::Send(handle.object), operation, site, |ex| {
+        let SyncState::Channel {
+            queued,
+            capacity,
+            receiver,
+            sent,
+            ..
+        } = &mut ex.objects[handle.object.index()].sync
+        else {
+            unreachable!("invariant: a channel's object is a channel")
+        };
+        if !*receiver {
             sync_done(ex, EventKind::Write, handle);
-            Some(match handoff {
-                Some(ticket) => Sent::Waiting(ticket),
-                None => Sent::Queued,
-            })
-        });
-        match state {
-            Some(sent) => return sent,
-            None => block(
-                Wait::Send(handle.object),
-                Operation::Send(handle.object),
-                site,
-                Some(handle.var),
-            ),
+            return Some(Sent::Disconnected);
         }
-    }
+        if capacity.is_some_and(|c| *queued >= c.max(1)) {
+            return None;
+        }
+        *queued += 1;
+        *sent += 1;
+        let handoff = (*capacity == Some(0)).then_some(*sent);
+        refresh_waiters(ex, handle.object);
+        sync_done(ex, EventKind::Write, handle);
+        Some(handoff.map_or(Sent::Queued, Sent::Waiting))
+    })
 }
 
 /// Wait until a receiver took the `ticket`-th message of a rendezvous
 /// channel: `true` once it did, `false` if the receiver is gone first (the
 /// message was not delivered).
 pub fn handoff(handle: &Handle, ticket: u64, site: Site) -> bool {
-    if !enter(
-        pending_on(handle, false, true),
-        Operation::Send(handle.object),
-        site,
-    ) {
+    let operation = Operation::Send(handle.object);
+    if !enter(pending_on(handle, false, true), operation, site) {
         return true;
     }
-    loop {
-        let state = with(|ex| {
-            ex.check(handle);
-            let SyncState::Channel {
-                taken, receiver, ..
-            } = ex.objects[handle.object.index()].sync
-            else {
-                unreachable!("invariant: a channel's object is a channel")
-            };
-            let done = taken >= ticket;
-            if !done && receiver {
-                return None;
-            }
-            sync_done(ex, EventKind::Read, handle);
-            Some(done)
-        });
-        match state {
-            Some(taken) => return taken,
-            None => block(
-                Wait::Handoff {
-                    channel: handle.object,
-                    ticket,
-                },
-                Operation::Send(handle.object),
-                site,
-                Some(handle.var),
-            ),
+    let wait = Wait::Handoff {
+        channel: handle.object,
+        ticket,
+    };
+    until(handle, wait, operation, site, |ex| {
+        let SyncState::Channel {
+            taken, receiver, ..
+        } = ex.objects[handle.object.index()].sync
+        else {
+            unreachable!("invariant: a channel's object is a channel")
+        };
+        let done = taken >= ticket;
+        if !done && receiver {
+            return None;
         }
-    }
+        sync_done(ex, EventKind::Read, handle);
+        Some(done)
+    })
 }
 
 /// What a receive found.
@@ -544,53 +511,38 @@ pub enum Received {
     Empty,
 }
 
-/// Receive from a channel, blocking while it is empty (unless `block_on`
+/// Receive from a channel, blocking while it is empty (unless `blocking`
 /// is false). The caller takes the message after [`Received::Message`].
 pub fn recv(handle: &Handle, blocking: bool, site: Site) -> Received {
-    if !enter(
-        pending_on(handle, true, true),
-        Operation::Recv(handle.object),
-        site,
-    ) {
+    let operation = Operation::Recv(handle.object);
+    if !enter(pending_on(handle, true, true), operation, site) {
         return Received::Disconnected;
     }
-    loop {
-        let state = with(|ex| {
-            ex.check(handle);
-            let SyncState::Channel {
-                queued,
-                senders,
-                taken,
-                ..
-            } = &mut ex.objects[handle.object.index()].sync
-            else {
-                unreachable!("invariant: a channel's object is a channel")
-            };
-            let found = if *queued > 0 {
-                *queued -= 1;
-                *taken += 1;
-                Received::Message
-            } else if *senders == 0 {
-                Received::Disconnected
-            } else if blocking {
-                return None;
-            } else {
-                Received::Empty
-            };
-            refresh_waiters(ex, handle.object);
-            sync_done(ex, EventKind::Write, handle);
-            Some(found)
-        });
-        match state {
-            Some(found) => return found,
-            None => block(
-                Wait::Recv(handle.object),
-                Operation::Recv(handle.object),
-                site,
-                Some(handle.var),
-            ),
-        }
-    }
+    until(handle, Wait::Recv(handle.object), operation, site, |ex| {
+        let SyncState::Channel {
+            queued,
+            senders,
+            taken,
+            ..
+        } = &mut ex.objects[handle.object.index()].sync
+        else {
+            unreachable!("invariant: a channel's object is a channel")
+        };
+        let found = if *queued > 0 {
+            *queued -= 1;
+            *taken += 1;
+            Received::Message
+        } else if *senders == 0 {
+            Received::Disconnected
+        } else if blocking {
+            return None;
+        } else {
+            Received::Empty
+        };
+        refresh_waiters(ex, handle.object);
+        sync_done(ex, EventKind::Write, handle);
+        Some(found)
+    })
 }
 
 /// A sender was cloned (`+1`) or dropped (`-1`), or the receiver dropped
