@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use rankcheck_engine::ir::Program;
-use rankcheck_engine::profile::{accessed_vars, Profile};
+use rankcheck_engine::profile::Profile;
+use rankcheck_engine::strategy::settings::{default_pool, pct_settings, pctvb_settings, VarsAsked};
 use rankcheck_engine::strategy::{default_search, Instrumenter, PrioritySetting, VarSelection};
 use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, SamplingStrategy, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
@@ -84,75 +85,27 @@ pub fn settings(
 ) -> Result<Vec<PrioritySetting>> {
     let window = profile.max_accesses;
     let pool = if args.track.is_empty() {
-        let accessed = accessed_vars(profile);
-        if accessed.is_empty() {
-            (0..program.n_vars()).map(|i| VarId(i as u32)).collect()
-        } else {
-            accessed
-        }
+        default_pool(profile, program.n_vars())
     } else {
         resolve_vars(program, &args.track, "--track")?
     };
-    let count = |v: usize| -> Result<VarSelection> {
-        if v > pool.len() {
-            bail!("--vars {v}: only {} variables to choose from", pool.len());
-        }
-        Ok(match v {
-            0 => VarSelection::Fixed(Vec::new()),
-            v if v == pool.len() && !args.track.is_empty() => VarSelection::Fixed(pool.clone()),
-            v => VarSelection::Drawn {
-                pool: pool.clone(),
-                count: v,
-            },
-        })
-    };
-    let fixed = |vars: &Option<VarsArg>| match vars {
-        Some(VarsArg::All) => Some(VarSelection::All { window }),
-        Some(VarsArg::Sync) => Some(VarSelection::Fixed(sync_vars(program))),
-        Some(VarsArg::None) => Some(VarSelection::Fixed(Vec::new())),
-        _ => None,
-    };
-    let setting = |depth: u32, vars: VarSelection| PrioritySetting { depth, vars };
     if args.strategy() == StrategyArg::Pct {
         if matches!(args.vars, Some(VarsArg::Count(_))) || !args.track.is_empty() {
             bail!(
                 "--strategy pct tracks every variable; use --strategy pctvb with --vars or --track"
             );
         }
-        let depths = args.depth.map_or(vec![1, 2, 3], |d| vec![d]);
-        return Ok(depths
-            .into_iter()
-            .map(|d| setting(d, VarSelection::All { window }))
-            .collect());
+        return Ok(pct_settings(args.depth, window));
     }
-    Ok(match (args.depth, &args.vars) {
-        (Some(d), Some(VarsArg::Count(v))) => vec![setting(d, count(*v)?)],
-        (None, Some(VarsArg::Count(v))) => vec![setting(*v as u32 + 1, count(*v)?)],
-        (depth, vars @ Some(_)) => {
-            let selection = fixed(vars).unwrap_or_else(|| unreachable!("count handled above"));
-            depth
-                .map_or(vec![1, 2, 3], |d| vec![d])
-                .into_iter()
-                .map(|d| setting(d, selection.clone()))
-                .collect()
-        }
-        (Some(d), None) => {
-            let most = (d.saturating_sub(1) as usize).min(2).min(pool.len());
-            let vs: Vec<usize> = if most == 0 {
-                vec![0]
-            } else {
-                (1..=most).collect()
-            };
-            vs.into_iter()
-                .map(|v| count(v).map(|s| setting(d, s)))
-                .collect::<Result<_>>()?
-        }
-        (None, None) => [(1, 0), (2, 1), (3, 1), (3, 2)]
-            .into_iter()
-            .filter(|&(_, v)| v <= pool.len())
-            .map(|(d, v)| count(v).map(|s| setting(d, s)))
-            .collect::<Result<_>>()?,
-    })
+    let vars = match &args.vars {
+        None => VarsAsked::Unset,
+        Some(VarsArg::Count(v)) => VarsAsked::Count(*v),
+        Some(VarsArg::All) => VarsAsked::Selection(VarSelection::All { window }),
+        Some(VarsArg::Sync) => VarsAsked::Selection(VarSelection::Fixed(sync_vars(program))),
+        Some(VarsArg::None) => VarsAsked::Selection(VarSelection::Fixed(Vec::new())),
+    };
+    pctvb_settings(args.depth, vars, &pool, !args.track.is_empty())
+        .map_err(|e| anyhow!("--vars {}: {e}", e.asked))
 }
 
 /// Set aside the settings that cannot do anything: a depth above 1 whose

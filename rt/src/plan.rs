@@ -2,7 +2,8 @@
 //! strategies, the way the command line's `plan.rs` turns its flags: the
 //! same settings for the same options.
 
-use rankcheck_engine::profile::{accessed_vars, Profile};
+use rankcheck_engine::profile::Profile;
+use rankcheck_engine::strategy::settings::{default_pool, pct_settings, pctvb_settings, VarsAsked};
 use rankcheck_engine::strategy::{default_search, PrioritySetting, VarSelection};
 use rankcheck_engine::{
     PriorityScheme, PriorityStrategy, RandomStrategy, Sampling, SamplingStrategy, VarId,
@@ -79,37 +80,7 @@ fn settings(
     registry: &Registry,
 ) -> Result<Vec<PrioritySetting>, String> {
     let window = profile.max_accesses;
-    let pool = {
-        let accessed = accessed_vars(profile);
-        if accessed.is_empty() {
-            (0..registry.len()).map(|i| VarId(i as u32)).collect()
-        } else {
-            accessed
-        }
-    };
-    let count = |v: usize| -> Result<VarSelection, String> {
-        if v > pool.len() {
-            return Err(format!(
-                "rankcheck: vars {v}: only {} variables to choose from",
-                pool.len()
-            ));
-        }
-        Ok(match v {
-            0 => VarSelection::Fixed(Vec::new()),
-            v => VarSelection::Drawn {
-                pool: pool.clone(),
-                count: v,
-            },
-        })
-    };
-    let fixed = |vars: Vars| match vars {
-        Vars::All => Some(VarSelection::All { window }),
-        Vars::Sync => Some(VarSelection::Fixed(sync_vars(registry))),
-        Vars::None => Some(VarSelection::Fixed(Vec::new())),
-        Vars::Count(_) => None,
-    };
-    let setting = |depth: u32, vars: VarSelection| PrioritySetting { depth, vars };
-    let depths = builder.depth.map_or(vec![1, 2, 3], |d| vec![d]);
+    let pool = default_pool(profile, registry.len());
     if builder.effective_strategy() == Strategy::Pct {
         if matches!(builder.vars, Some(Vars::Count(_))) {
             return Err(
@@ -117,38 +88,17 @@ fn settings(
                     .to_owned(),
             );
         }
-        return Ok(depths
-            .into_iter()
-            .map(|d| setting(d, VarSelection::All { window }))
-            .collect());
+        return Ok(pct_settings(builder.depth, window));
     }
-    Ok(match (builder.depth, builder.vars) {
-        (Some(d), Some(Vars::Count(v))) => vec![setting(d, count(v)?)],
-        (None, Some(Vars::Count(v))) => vec![setting(v as u32 + 1, count(v)?)],
-        (_, Some(vars)) => {
-            let selection = fixed(vars).unwrap_or_else(|| unreachable!("counts handled above"));
-            depths
-                .into_iter()
-                .map(|d| setting(d, selection.clone()))
-                .collect()
-        }
-        (Some(d), None) => {
-            let most = (d.saturating_sub(1) as usize).min(2).min(pool.len());
-            let vs: Vec<usize> = if most == 0 {
-                vec![0]
-            } else {
-                (1..=most).collect()
-            };
-            vs.into_iter()
-                .map(|v| count(v).map(|s| setting(d, s)))
-                .collect::<Result<_, _>>()?
-        }
-        (None, None) => [(1, 0), (2, 1), (3, 1), (3, 2)]
-            .into_iter()
-            .filter(|&(_, v)| v <= pool.len())
-            .map(|(d, v)| count(v).map(|s| setting(d, s)))
-            .collect::<Result<_, _>>()?,
-    })
+    let vars = match builder.vars {
+        None => VarsAsked::Unset,
+        Some(Vars::Count(v)) => VarsAsked::Count(v),
+        Some(Vars::All) => VarsAsked::Selection(VarSelection::All { window }),
+        Some(Vars::Sync) => VarsAsked::Selection(VarSelection::Fixed(sync_vars(registry))),
+        Some(Vars::None) => VarsAsked::Selection(VarSelection::Fixed(Vec::new())),
+    };
+    pctvb_settings(builder.depth, vars, &pool, false)
+        .map_err(|e| format!("rankcheck: vars {}: {e}", e.asked))
 }
 
 /// The variables of synchronisation objects.

@@ -10,6 +10,7 @@ mod executables;
 mod plan;
 mod portfolio;
 mod sampling;
+pub mod settings;
 
 pub use executables::{Executables, Instrumenter};
 pub use plan::Plan;
