@@ -5,7 +5,7 @@
 
 use crate::explore::combinations;
 use crate::profile::Profile;
-use crate::strategy::{PrioritySetting, VarSelection};
+use crate::strategy::{PrioritySetting, Rotation, VarSelection};
 use crate::{PriorityScheme, VarId};
 use rankcheck_stats::{
     confidence_after, miss_after, runs_needed, Probability, RunBound, RunCount, VariableChoice,
@@ -166,5 +166,47 @@ pub fn show_guarantee(miss_log10: f64, confidence: f64) -> String {
         format!("1 - 10^{miss_log10:.1}")
     } else {
         format!("{confidence:.4}")
+    }
+}
+
+/// Runs when neither a run count nor a time budget is given and no setting
+/// claims a bound (random and sampling strategies).
+pub const DEFAULT_RUNS: u64 = 10_000;
+
+/// The runs a search was asked for: a count, a time budget, or the
+/// confidence its settings' bounds should reach (capped at `max_runs`).
+#[derive(Clone, Copy, Debug)]
+pub struct RunsAsked {
+    /// The runs given.
+    pub runs: Option<u64>,
+    /// Whether a time budget was given.
+    pub timed: bool,
+    /// The confidence to reach.
+    pub confidence: f64,
+    /// The most runs the confidence may ask for.
+    pub max_runs: u64,
+}
+
+impl RunsAsked {
+    /// How many runs to aim for, and whether `max_runs` cut the count the
+    /// confidence asks for. Runs rotate through `rotation`: the first count
+    /// that gives every setting the runs its bound needs (unbounded when a
+    /// setting claims no bound; [`DEFAULT_RUNS`] when there is no setting).
+    pub fn target(&self, rotation: &Rotation, bounds: &[Option<Probability>]) -> (u64, bool) {
+        match (self.runs, self.timed) {
+            (Some(runs), _) => (runs, false),
+            (None, true) => (u64::MAX, false),
+            (None, false) if bounds.is_empty() => (DEFAULT_RUNS, false),
+            (None, false) => {
+                let needed: Option<Vec<u64>> = bounds
+                    .iter()
+                    .map(|b| b.and_then(|b| needed(b, self.confidence)))
+                    .collect();
+                let total = needed
+                    .and_then(|needed| rotation.runs_for(&needed))
+                    .unwrap_or(u64::MAX);
+                (total.min(self.max_runs), total > self.max_runs)
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rankcheck_engine::guarantee::{needed, per_run_bound};
+use rankcheck_engine::guarantee::{per_run_bound, RunsAsked};
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::profile::{Profile, Profiler, RunEnd};
 use rankcheck_engine::search::run_seed;
@@ -17,10 +17,6 @@ use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
-
-/// Runs when neither runs nor time is given and no setting claims a
-/// bound (random and sampling strategies), as the command's default.
-const DEFAULT_RUNS: u64 = 10_000;
 
 /// Search `test` as `builder` asks, `program` naming where the test
 /// called `check`: the report (the guarantee or the failure, and the
@@ -46,7 +42,13 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         .iter()
         .map(|s| per_run_bound(s, scheme(builder), &profile))
         .collect();
-    let (runs, runs_capped) = run_count(builder, &plan, &bounds);
+    let asked = RunsAsked {
+        runs: builder.runs,
+        timed: builder.time.is_some(),
+        confidence: builder.confidence,
+        max_runs: builder.max_runs,
+    };
+    let (runs, runs_capped) = asked.target(&plan.rotation(), &bounds);
     let started = Instant::now();
     // `runs_of` is generic over the strategy: one call per kind.
     macro_rules! search {
@@ -199,26 +201,6 @@ impl Explained for PortfolioScheduler {
         match self {
             PortfolioScheduler::Priority(s) => s.changes(),
             PortfolioScheduler::Sampling(s) => s.changes(),
-        }
-    }
-}
-
-/// Runs to aim for, as the command decides, and whether `max_runs` cut
-/// the count the confidence asks for.
-fn run_count(builder: &Builder, plan: &Plan, bounds: &[Option<Probability>]) -> (u64, bool) {
-    match (builder.runs, builder.time) {
-        (Some(runs), _) => (runs, false),
-        (None, Some(_)) => (u64::MAX, false),
-        (None, None) if bounds.is_empty() => (DEFAULT_RUNS, false),
-        (None, None) => {
-            let needed: Option<Vec<u64>> = bounds
-                .iter()
-                .map(|b| b.and_then(|b| needed(b, builder.confidence)))
-                .collect();
-            let total = needed
-                .and_then(|needed| plan.rotation().runs_for(&needed))
-                .unwrap_or(u64::MAX);
-            (total.min(builder.max_runs), total > builder.max_runs)
         }
     }
 }

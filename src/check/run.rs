@@ -8,20 +8,16 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::Result;
 use rankcheck_engine::profile::{profile, Profile};
 use rankcheck_engine::search::{run_seed, SearchResult};
-use rankcheck_engine::strategy::{Executables, Instrumenter, PrioritySetting, Rotation, Slot};
+use rankcheck_engine::strategy::{Executables, Instrumenter, PrioritySetting, Slot};
 use rankcheck_engine::{search, Executable, Instrumentation, Limits, SearchConfig};
 use rankcheck_stats::Probability;
 
 use crate::cli::CheckArgs;
-use crate::guarantee::{confidence, needed, per_run_bound};
+use crate::guarantee::{confidence, per_run_bound, RunsAsked};
 use crate::interrupt;
 use crate::load::{load, Loaded};
 use crate::plan::{instrumenter, plan, scheme, Plan, Skipped};
 use crate::progress::SearchProgress;
-
-/// Runs when neither --runs nor --time is given and no bound sets a count
-/// (the random strategy).
-const DEFAULT_RUNS: u64 = 10_000;
 
 /// One program checked: what was asked, what the preparatory runs saw,
 /// the plan, and what the search did.
@@ -94,7 +90,13 @@ pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
         .iter()
         .map(|s| per_run_bound(s, scheme(args), &profile))
         .collect();
-    let (runs_target, runs_capped) = run_count(args, &plan.rotation(), &bounds);
+    let asked = RunsAsked {
+        runs: args.runs,
+        timed: args.time.is_some(),
+        confidence: args.confidence,
+        max_runs: args.max_runs,
+    };
+    let (runs_target, runs_capped) = asked.target(&plan.rotation(), &bounds);
     Ok(Prepared {
         loaded,
         seed,
@@ -142,28 +144,6 @@ pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<
         elapsed,
         interrupted: interrupt::requested(),
     })
-}
-
-/// How many runs to aim for, and whether `--max-runs` cut the count the
-/// confidence asks for.
-fn run_count(args: &CheckArgs, rotation: &Rotation, bounds: &[Option<Probability>]) -> (u64, bool) {
-    match (args.runs, args.time) {
-        (Some(runs), _) => (runs, false),
-        (None, Some(_)) => (u64::MAX, false),
-        (None, None) if bounds.is_empty() => (DEFAULT_RUNS, false),
-        (None, None) => {
-            // Runs rotate: the first count that gives every setting the
-            // runs its bound needs (none when a setting claims no bound).
-            let needed: Option<Vec<u64>> = bounds
-                .iter()
-                .map(|b| b.and_then(|b| needed(b, args.confidence)))
-                .collect();
-            let total = needed
-                .and_then(|needed| rotation.runs_for(&needed))
-                .unwrap_or(u64::MAX);
-            (total.min(args.max_runs), total > args.max_runs)
-        }
-    }
 }
 
 /// Run the search with a progress line, stopping at the deadline or a
