@@ -46,6 +46,7 @@ mod panic_capture;
 mod plan;
 mod replay_string;
 mod report;
+mod scope;
 mod search;
 pub mod sync;
 pub mod thread;

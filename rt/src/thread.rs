@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 
 use crate::executor::{self, with};
 use crate::op;
+pub use crate::scope::{scope, Scope, ScopedJoinHandle};
 
 /// A thread's result, as `std::thread::Result`. A panic in any thread fails
 /// the execution, so `join` never returns `Err`.
@@ -65,7 +66,24 @@ impl<T> JoinHandle<T> {
     /// synchronisation operation, a scheduling point.
     #[track_caller]
     pub fn join(self) -> Result<T> {
-        op::join(self.id.0, Location::caller());
+        self.join_at(Location::caller())
+    }
+
+    /// A handle to the thread `id` whose body leaves its value in `result`.
+    pub(crate) fn from_parts(
+        id: rankcheck_engine::ThreadId,
+        result: Arc<StdMutex<Option<T>>>,
+    ) -> JoinHandle<T> {
+        JoinHandle {
+            id: ThreadId(id),
+            thread: std::sync::OnceLock::new(),
+            result,
+        }
+    }
+
+    /// `join`, called at `site`.
+    pub(crate) fn join_at(self, site: op::Site) -> Result<T> {
+        op::join(self.id.0, site);
         let value = self
             .result
             .lock()
@@ -115,11 +133,7 @@ where
         *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
     });
     let id = op::spawn(job, name, site);
-    JoinHandle {
-        id: ThreadId(id),
-        thread: std::sync::OnceLock::new(),
-        result,
-    }
+    JoinHandle::from_parts(id, result)
 }
 
 /// Thread factory, as `std::thread::Builder`: only the name is used.
@@ -153,6 +167,20 @@ impl Builder {
         T: Send + 'static,
     {
         Ok(spawn_named(f, self.name, Location::caller()))
+    }
+
+    /// Spawn a scoped thread in `scope`, as std's; never fails.
+    #[track_caller]
+    pub fn spawn_scoped<'scope, 'env, F, T>(
+        self,
+        scope: &'scope Scope<'scope, 'env>,
+        f: F,
+    ) -> std::io::Result<ScopedJoinHandle<'scope, T>>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        Ok(scope.spawn_named(f, self.name, Location::caller()))
     }
 }
 

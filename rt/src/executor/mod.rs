@@ -493,34 +493,56 @@ fn thread_body(thread: ThreadId, job: Job) -> Job {
                 // Teardown unwinds stopped threads: let it go through.
                 panic::resume_unwind(payload);
             }
-            let (message, location) = panic_capture::take(payload.as_ref());
-            with(|ex| {
-                ex.current = thread;
-                ex.fail(FailureKind::Panic, message, location);
-            });
+            fail_with_panic(thread, payload.as_ref());
             return;
         }
         crate::op::finish(thread);
     })
 }
 
+/// `thread` panicked with `payload`: the execution fails with the panic.
+pub fn fail_with_panic(thread: ThreadId, payload: &(dyn Any + Send)) {
+    let (message, location) = panic_capture::take(payload);
+    with(|ex| {
+        ex.current = thread;
+        ex.fail(FailureKind::Panic, message, location);
+    });
+}
+
+/// Stop the running thread `thread` for good: the execution failed, and
+/// the thread waits, its frames intact, for the teardown to unwind it.
+pub fn stop(thread: ThreadId) -> ! {
+    with(|ex| ex.next = None);
+    suspend(thread);
+    unreachable!("invariant: the executor never resumes a thread of a failed execution")
+}
+
 /// Unwind the threads stopped in the middle of their bodies, so that what
 /// they hold is dropped; their operations do nothing meanwhile.
+///
+/// Newest first, and bodies that never ran before any: a scoped thread
+/// (`thread::scope`) borrows from the frames of the older thread that
+/// spawned it, which must still be there when its body and frames drop.
 fn tear_down(workers: Vec<Option<Worker>>) {
     with(|ex| ex.aborting = true);
-    for worker in workers.into_iter().flatten() {
+    // Taken out first, dropped outside the borrow: a body's drop may do an
+    // operation (which then only keeps its bookkeeping).
+    let unstarted: Vec<Job> = with(|ex| {
+        ex.threads
+            .all
+            .iter_mut()
+            .rev()
+            .filter_map(|thread| thread.job.take())
+            .collect()
+    });
+    drop(unstarted);
+    for worker in workers.into_iter().rev().flatten() {
         if worker.busy() {
             worker.unwind();
         } else {
             POOL.with(|pool| pool.borrow_mut().put(worker));
         }
     }
-    with(|ex| {
-        for thread in &mut ex.threads.all {
-            // Bodies that never ran are dropped here, outside any coroutine.
-            drop(thread.job.take());
-        }
-    });
 }
 
 /// Give control back to the executor until `thread`, the thread running
