@@ -40,6 +40,7 @@ mod builder;
 pub mod cell;
 mod executor;
 mod failure;
+mod local;
 mod object;
 mod op;
 mod panic_capture;

@@ -6,6 +6,7 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex as StdMutex};
 
 use crate::executor::{self, with};
+pub use crate::local::{AccessError, LocalKey};
 use crate::op;
 pub use crate::scope::{scope, Scope, ScopedJoinHandle};
 

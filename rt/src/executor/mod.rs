@@ -157,6 +157,11 @@ fn outside_check() -> ! {
     )
 }
 
+/// The running execution's id and running thread.
+pub fn running() -> (u64, ThreadId) {
+    with(|ex| (ex.id, ex.current))
+}
+
 /// Whether an execution runs on this OS thread and is not unwinding.
 pub fn active() -> bool {
     EXECUTION.with(|cell| {
@@ -496,6 +501,7 @@ fn thread_body(thread: ThreadId, job: Job) -> Job {
             fail_with_panic(thread, payload.as_ref());
             return;
         }
+        crate::local::destroy(thread);
         crate::op::finish(thread);
     })
 }
@@ -543,6 +549,7 @@ fn tear_down(workers: Vec<Option<Worker>>) {
             POOL.with(|pool| pool.borrow_mut().put(worker));
         }
     }
+    crate::local::tear_down();
 }
 
 /// Give control back to the executor until `thread`, the thread running
