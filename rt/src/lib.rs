@@ -40,6 +40,7 @@ mod builder;
 pub mod cell;
 mod executor;
 mod failure;
+mod lazy;
 mod local;
 mod object;
 mod op;

@@ -151,9 +151,7 @@ pub fn with<R>(f: impl FnOnce(&mut Execution) -> R) -> R {
 fn outside_check() -> ! {
     panic!(
         "rankcheck: a rankcheck thread or sync type was used outside a test run; \
-         create and use them only inside the closure given to rankcheck::check \
-         or rankcheck::replay (a `static` or a value kept from one run to the next \
-         is not supported)"
+         use them only inside the closure given to rankcheck::check or rankcheck::replay"
     )
 }
 
@@ -220,9 +218,12 @@ impl Session {
     ) -> (RunResult, S) {
         let registry = self.registry.take().unwrap_or_default();
         let execution = Execution::new(registry, Box::new(scheduler), config);
+        let id = execution.id;
         EXECUTION.with(|cell| *cell.borrow_mut() = Some(Box::new(execution)));
+        crate::lazy::started(id);
         let test = test.clone();
         drive(Box::new(move || test()));
+        crate::lazy::ended(id);
         let execution = EXECUTION
             .with(|cell| cell.borrow_mut().take())
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
@@ -331,6 +332,11 @@ impl Execution {
         };
         let identity = thread.identity;
         let var = self.registry.var(kind, site, identity, index);
+        self.add_object(var, sync)
+    }
+
+    /// Add an object of variable `var`, in state `sync`.
+    pub fn add_object(&mut self, var: VarId, sync: SyncState) -> Handle {
         let object = ObjectId(self.objects.len() as u32);
         self.objects.push(Object { var, sync });
         if let Tracking::Objects(objects) = &self.tracking {
@@ -438,7 +444,8 @@ impl Execution {
 fn foreign_object(name: Option<&str>) -> ! {
     panic!(
         "rankcheck: {} was created in another run of the test; every run must create \
-         its own (a `static` or a value kept from one run to the next is not supported)",
+         its own channels and cells (a value kept from one run to the next is supported \
+         only for the types with a `const fn new`)",
         name.map_or("a rankcheck object".to_owned(), |n| format!(
             "the object {n}"
         ))

@@ -8,12 +8,13 @@ use std::sync::LockResult;
 use std::time::Duration;
 
 use super::mutex::MutexGuard;
-use crate::object::{Handle, SyncState};
+use crate::lazy::LazyHandle;
+use crate::object::SyncState;
 use crate::op;
 
 /// As `std::sync::Condvar`.
 pub struct Condvar {
-    handle: Handle,
+    handle: LazyHandle,
 }
 
 /// As `std::sync::WaitTimeoutResult`.
@@ -30,9 +31,9 @@ impl WaitTimeoutResult {
 impl Condvar {
     /// A new condition variable: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new() -> Condvar {
+    pub const fn new() -> Condvar {
         Condvar {
-            handle: op::create(
+            handle: LazyHandle::new(
                 "Condvar",
                 Location::caller(),
                 SyncState::Condvar {
@@ -48,7 +49,7 @@ impl Condvar {
     pub fn wait<'a, T: ?Sized>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         let site = Location::caller();
         let mutex = guard.release();
-        op::wait(&self.handle, mutex.handle(), site);
+        op::wait(&self.handle.get(), &mutex.handle(), site);
         Ok(mutex.guard(site))
     }
 
@@ -85,13 +86,13 @@ impl Condvar {
     /// Wake the thread that has waited longest, if any.
     #[track_caller]
     pub fn notify_one(&self) {
-        op::notify(&self.handle, false, Location::caller());
+        op::notify(&self.handle.get(), false, Location::caller());
     }
 
     /// Wake every waiting thread.
     #[track_caller]
     pub fn notify_all(&self) {
-        op::notify(&self.handle, true, Location::caller());
+        op::notify(&self.handle.get(), true, Location::caller());
     }
 }
 

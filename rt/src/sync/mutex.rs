@@ -1,18 +1,28 @@
 //! A drop-in `std::sync::Mutex`: the lock is the executor's (who holds it,
 //! who waits), the data sits in a std mutex that is never contended, since
 //! the executor hands the lock to one thread at a time.
+//!
+//! `new` is a `const fn`, so a mutex can be `static`: its lock state is
+//! fresh in every run (crate::lazy). Its data cannot be rebuilt (the value
+//! given to `new` is gone): a static mutex whose data a run changed is
+//! refused in the next run, with a message pointing at `LazyLock`, whose
+//! value is built anew in every run.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
+use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
 
 /// As `std::sync::Mutex`. Never poisoned: a panic fails the run.
 pub struct Mutex<T: ?Sized> {
-    handle: Handle,
+    handle: LazyHandle,
+    /// Whether a guard ever reached the data mutably: a mutex carried
+    /// over to the next run with changed data would leak it there.
+    changed: Changed,
     data: std::sync::Mutex<T>,
 }
 
@@ -28,13 +38,14 @@ pub struct MutexGuard<'a, T: ?Sized> {
 impl<T> Mutex<T> {
     /// A new mutex: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new(value: T) -> Mutex<T> {
+    pub const fn new(value: T) -> Mutex<T> {
         Mutex {
-            handle: op::create(
+            handle: LazyHandle::new(
                 "Mutex",
                 Location::caller(),
                 SyncState::Mutex { owner: None },
             ),
+            changed: Changed::new(),
             data: std::sync::Mutex::new(value),
         }
     }
@@ -54,14 +65,14 @@ impl<T: ?Sized> Mutex<T> {
     /// deadlock report says the thread waits for itself).
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        op::lock(&self.handle, Location::caller());
+        op::lock(&self.handle(), Location::caller());
         Ok(self.guard(Location::caller()))
     }
 
     /// Lock it if it is free.
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        if op::try_lock(&self.handle, Location::caller()) {
+        if op::try_lock(&self.handle(), Location::caller()) {
             Ok(self.guard(Location::caller()))
         } else {
             Err(TryLockError::WouldBlock)
@@ -87,8 +98,10 @@ impl<T: ?Sized> Mutex<T> {
         Ok(self.data.get_mut().unwrap_or_else(PoisonError::into_inner))
     }
 
-    pub(crate) fn handle(&self) -> &Handle {
-        &self.handle
+    /// Its object in the running execution; refused when carried over
+    /// from an earlier run with changed data.
+    pub(crate) fn handle(&self) -> Handle {
+        self.handle.resolve_lock(&self.changed)
     }
 }
 
@@ -115,9 +128,12 @@ impl<T: ?Sized> Deref for MutexGuard<'_, T> {
 
 impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        self.inner
+        let data = self
+            .inner
             .as_deref_mut()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"));
+        self.mutex.changed.mark(data);
+        data
     }
 }
 
@@ -125,7 +141,9 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         // The data first: the next holder may run as soon as we unlock.
         self.inner = None;
-        op::unlock(&self.mutex.handle, self.site);
+        if let Some(handle) = self.mutex.handle.registered() {
+            op::unlock(&handle, self.site);
+        }
     }
 }
 

@@ -6,12 +6,15 @@ use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
+use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
 
 /// As `std::sync::RwLock`. Never poisoned: a panic fails the run.
 pub struct RwLock<T: ?Sized> {
-    handle: Handle,
+    handle: LazyHandle,
+    /// Whether a write guard ever reached the data mutably (as `Mutex`'s).
+    changed: Changed,
     data: std::sync::RwLock<T>,
 }
 
@@ -32,9 +35,10 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
 impl<T> RwLock<T> {
     /// A new lock: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new(value: T) -> RwLock<T> {
+    pub const fn new(value: T) -> RwLock<T> {
         RwLock {
-            handle: op::create(
+            changed: Changed::new(),
+            handle: LazyHandle::new(
                 "RwLock",
                 Location::caller(),
                 SyncState::RwLock {
@@ -60,7 +64,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let site = Location::caller();
-        op::rw_lock(&self.handle, false, site);
+        op::rw_lock(&self.handle(), false, site);
         Ok(self.read_guard(site))
     }
 
@@ -68,7 +72,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let site = Location::caller();
-        op::rw_lock(&self.handle, true, site);
+        op::rw_lock(&self.handle(), true, site);
         Ok(self.write_guard(site))
     }
 
@@ -140,23 +144,38 @@ impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
 
 impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        self.inner
+        let data = self
+            .inner
             .as_deref_mut()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"));
+        self.lock.changed.mark(data);
+        data
+    }
+}
+
+impl<T: ?Sized> RwLock<T> {
+    /// Its object in the running execution; refused when carried over
+    /// from an earlier run with changed data (as `Mutex`'s).
+    fn handle(&self) -> Handle {
+        self.handle.resolve_lock(&self.changed)
     }
 }
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         self.inner = None;
-        op::rw_unlock(&self.lock.handle, false, self.site);
+        if let Some(handle) = self.lock.handle.registered() {
+            op::rw_unlock(&handle, false, self.site);
+        }
     }
 }
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         self.inner = None;
-        op::rw_unlock(&self.lock.handle, true, self.site);
+        if let Some(handle) = self.lock.handle.registered() {
+            op::rw_unlock(&handle, true, self.site);
+        }
     }
 }
 

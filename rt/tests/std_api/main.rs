@@ -5,5 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod atomics;
 mod local;
 mod scope;
+mod statics;
