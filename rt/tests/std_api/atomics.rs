@@ -78,7 +78,7 @@ fn pointer_arithmetic_and_bits_act_on_the_address() {
         ptr.fetch_or(1, SeqCst);
         assert_eq!(ptr.fetch_xor(1, SeqCst) as usize & 1, 1);
         assert_eq!(ptr.fetch_and(!1, SeqCst), base);
-        let same = ptr.fetch_update(SeqCst, SeqCst, |p| Some(p)).unwrap();
+        let same = ptr.fetch_update(SeqCst, SeqCst, Some).unwrap();
         assert_eq!(same, base);
         assert_eq!(format!("{ptr:p}"), format!("{base:p}"));
         assert_eq!(format!("{ptr:?}"), format!("{base:?}"));
