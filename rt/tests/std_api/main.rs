@@ -7,5 +7,6 @@ mod support;
 
 mod atomics;
 mod local;
+mod once;
 mod scope;
 mod statics;
