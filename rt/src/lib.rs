@@ -38,6 +38,7 @@
 
 mod builder;
 pub mod cell;
+mod environment;
 mod executor;
 mod failure;
 mod lazy;
@@ -56,6 +57,13 @@ mod trace;
 mod var;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
+pub use rankcheck_rt_macros::test;
+
+/// What the test attribute's expansion calls; not API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::environment::duration;
+}
 pub use report::{Guarantee, SettingGuarantee};
 
 /// Search `test` with the command line's defaults (the portfolio, runs
@@ -72,6 +80,8 @@ where
 /// Rerun the failing run that `replay` (the string a failure report ends
 /// with) describes: panics with its report. Panics with an explanation
 /// when the string is corrupt or the run does not fail (the test changed).
+/// Every panic points at the caller.
+#[track_caller]
 pub fn replay<F>(test: F, replay: &str)
 where
     F: Fn() + Send + Sync + 'static,

@@ -242,8 +242,9 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u
         .0
 }
 
-/// `rankcheck::replay`.
-pub fn replay(test: Test, text: &str, max_steps: u64) {
+/// `rankcheck::replay`: panics, at the caller, with the run's report.
+#[track_caller]
+pub fn replay(test: Test, text: &str, max_steps: u64) -> ! {
     let replay = match ReplayString::decode(text) {
         Ok(replay) => replay,
         Err(why) => panic!("rankcheck::replay: not a replay string of rankcheck: {why}"),

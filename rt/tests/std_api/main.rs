@@ -6,6 +6,7 @@
 mod support;
 
 mod atomics;
+mod attribute;
 mod local;
 mod once;
 mod scope;

@@ -1,0 +1,136 @@
+//! The harness a Rust user expects: environment overrides read by every
+//! check, and panics that point at the test (the test attribute is in
+//! tests/std_api). The tests hold one lock: they change the process's
+//! environment and panic hook, which every check reads.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::panic::{self, Location};
+use std::sync::{Mutex as StdMutex, MutexGuard as StdMutexGuard};
+
+use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use rankcheck::sync::Arc;
+use rankcheck::thread;
+use rankcheck_rt as rankcheck;
+
+use support::panic_message;
+
+static ENVIRONMENT: StdMutex<()> = StdMutex::new(());
+
+/// The environment to themselves, with no rankcheck variable set.
+fn exclusive() -> StdMutexGuard<'static, ()> {
+    let guard = ENVIRONMENT.lock().unwrap_or_else(|p| p.into_inner());
+    for name in [
+        "RANKCHECK_SEED",
+        "RANKCHECK_RUNS",
+        "RANKCHECK_TIME",
+        "RANKCHECK_REPLAY",
+    ] {
+        std::env::remove_var(name);
+    }
+    guard
+}
+
+/// Two threads increment with a load and a store: an update can be lost.
+fn lost_update() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let other = {
+        let hits = hits.clone();
+        thread::spawn(move || {
+            let seen = hits.load(SeqCst);
+            hits.store(seen + 1, SeqCst);
+        })
+    };
+    let seen = hits.load(SeqCst);
+    hits.store(seen + 1, SeqCst);
+    other.join().unwrap();
+    assert_eq!(hits.load(SeqCst), 2, "lost update");
+}
+
+fn replay_string(report: &str) -> String {
+    let start = report.find("\"rc1:").expect("a replay string") + 1;
+    let end = start + report[start..].find('"').expect("its end");
+    report[start..end].to_owned()
+}
+
+#[test]
+fn the_environment_sets_the_seed_and_the_run_count() {
+    let _env = exclusive();
+    std::env::set_var("RANKCHECK_SEED", "5");
+    std::env::set_var("RANKCHECK_RUNS", "7");
+    let guarantee = rankcheck::Builder::new().runs(100).seed(1).check(|| {
+        let _ = thread::spawn(|| {}).join();
+    });
+    assert_eq!((guarantee.seed, guarantee.runs), (5, 7));
+}
+
+#[test]
+fn a_bad_value_names_its_variable() {
+    let _env = exclusive();
+    for (name, value) in [("RANKCHECK_RUNS", "many"), ("RANKCHECK_TIME", "soon")] {
+        std::env::set_var(name, value);
+        let message = panic_message(|| {
+            rankcheck::Builder::new().runs(1).check(|| {});
+        })
+        .expect("refused");
+        std::env::remove_var(name);
+        assert!(message.contains(name), "{message}");
+    }
+}
+
+#[test]
+fn the_environment_replays_a_failing_run() {
+    let _env = exclusive();
+    let report = panic_message(|| {
+        rankcheck::Builder::new()
+            .runs(1000)
+            .seed(3)
+            .check(lost_update);
+    })
+    .expect("found");
+    std::env::set_var("RANKCHECK_REPLAY", replay_string(&report));
+    // Another seed and one run: only the replay can fail it.
+    let replayed = panic_message(|| {
+        rankcheck::Builder::new()
+            .runs(1)
+            .seed(99)
+            .check(lost_update);
+    })
+    .expect("the replayed run fails");
+    assert!(replayed.contains("lost update"), "{replayed}");
+}
+
+/// Where `f`'s panic was raised.
+fn panic_site(f: impl FnOnce()) -> String {
+    let site = std::sync::Arc::new(StdMutex::new(String::new()));
+    let seen = site.clone();
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if let Some(at) = info.location() {
+            *seen.lock().unwrap() = format!("{}:{}", at.file(), at.line());
+        }
+    }));
+    let _ = panic::catch_unwind(panic::AssertUnwindSafe(f));
+    panic::set_hook(previous);
+    let site = site.lock().unwrap().clone();
+    site
+}
+
+#[test]
+fn replay_and_diverged_panics_point_at_the_test() {
+    let _env = exclusive();
+    let here = Location::caller().file();
+    let corrupt = panic_site(|| rankcheck::replay(lost_update, "rc1:all:0_1:deadbeef"));
+    assert!(corrupt.starts_with(here), "{corrupt}");
+    // A schedule of another test: the replay diverges.
+    let diverged = panic_site(|| rankcheck::replay(lost_update, "rc1:all:0_5_5_5_5_5:0"));
+    assert!(diverged.starts_with(here), "{diverged}");
+    let checked = panic_site(|| {
+        rankcheck::Builder::new()
+            .runs(1000)
+            .seed(3)
+            .check(lost_update);
+    });
+    assert!(checked.starts_with(here), "{checked}");
+}
