@@ -136,17 +136,18 @@ fn builder_call(krate: &syn::Path, name: &str, option: &MetaNameValue) -> syn::R
         }
         "priorities" => {
             let text = string(value)?;
-            let variant =
-                match text.value().as_str() {
-                    "pct" => quote! { Pct },
-                    "thread-bounded" => quote! { ThreadBounded },
-                    other => return Err(error(
+            let variant = match text.value().as_str() {
+                "pct" => quote! { Pct },
+                "thread-bounded" => quote! { ThreadBounded },
+                other => {
+                    return Err(error(
                         value,
                         &format!(
                             "unknown priorities `{other}`: expected \"pct\" or \"thread-bounded\""
                         ),
-                    )),
-                };
+                    ))
+                }
+            };
             quote! { .priorities(#krate::Priorities::#variant) }
         }
         _ => {

@@ -38,6 +38,7 @@
 
 mod builder;
 pub mod cell;
+mod divergence;
 mod environment;
 mod executor;
 mod failure;

@@ -134,3 +134,32 @@ fn replay_and_diverged_panics_point_at_the_test() {
     });
     assert!(checked.starts_with(here), "{checked}");
 }
+
+/// Calls of the nondeterministic test, kept outside rankcheck's view.
+static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[test]
+fn a_run_that_does_not_replay_is_reported_as_nondeterminism() {
+    let _env = exclusive();
+    // Every other call takes another path (a std atomic the scheduler does
+    // not see, as a HashMap's seed or the clock would): the failing run's
+    // replay is the next call, and parts from it where the paths differ.
+    let message = panic_message(|| {
+        rankcheck::Builder::new().runs(50).seed(4).check(|| {
+            let odd = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % 2 == 1;
+            let other = odd.then(|| thread::spawn(|| {}));
+            thread::yield_now();
+            if let Some(other) = other {
+                other.join().unwrap();
+                panic!("odd calls fail");
+            }
+        });
+    })
+    .expect("reported");
+    assert!(message.contains("uncontrolled nondeterminism"), "{message}");
+    assert!(
+        message.contains("parted from it at scheduling point 2 of 4"),
+        "{message}"
+    );
+    assert!(message.contains("odd calls fail"), "{message}");
+}
