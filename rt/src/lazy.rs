@@ -14,6 +14,7 @@
 //! value keeps the variable it had, so a static is the same variable in
 //! every run of its test.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -27,17 +28,28 @@ use crate::object::{Handle, ObjectId, SyncState};
 /// Bits of `LazyHandle::current` that hold the object id.
 const OBJECT_BITS: u32 = 24;
 const OBJECT_MASK: u64 = (1 << OBJECT_BITS) - 1;
+/// The bits of an execution id that `LazyHandle::current` keeps.
+const EXECUTION_MASK: u64 = u64::MAX >> OBJECT_BITS;
 
 /// The executions running now, on any OS thread.
 static LIVE: StdMutex<BTreeSet<u64>> = StdMutex::new(BTreeSet::new());
 
+thread_local! {
+    /// The execution running on this OS thread (0: none): what a value
+    /// registered in this run is recognised by, without reaching the
+    /// execution itself.
+    static RUNNING: Cell<u64> = const { Cell::new(0) };
+}
+
 /// Execution `id` starts running on this OS thread.
 pub fn started(id: u64) {
     LIVE.lock().unwrap_or_else(|p| p.into_inner()).insert(id);
+    RUNNING.with(|running| running.set(id));
 }
 
 /// Execution `id` ended.
 pub fn ended(id: u64) {
+    RUNNING.with(|running| running.set(0));
     LIVE.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
 }
 
@@ -60,7 +72,7 @@ pub struct LazyHandle {
     /// 0 before its first use. One word, so that it never tears.
     current: AtomicU64,
     /// `(registry << 32) | var`: its variable, in the registry (the test)
-    /// that gave it; 0 before its first use.
+    /// that gave it; 0 before its first use. Written before `current`.
     var: AtomicU64,
     kind: &'static str,
     site: &'static Location<'static>,
@@ -98,7 +110,7 @@ impl LazyHandle {
         }
         let current = self.current.load(Relaxed);
         with(|ex| {
-            let execution = ex.id & (u64::MAX >> OBJECT_BITS);
+            let execution = ex.id & EXECUTION_MASK;
             (current != 0 && current >> OBJECT_BITS == execution).then(|| {
                 let object = ObjectId((current & OBJECT_MASK) as u32);
                 Handle {
@@ -118,8 +130,18 @@ impl LazyHandle {
     /// each other's state.
     pub fn resolve(&self) -> (Handle, Registration) {
         let current = self.current.load(Relaxed);
+        // The common case, on every operation: registered in this run.
+        let running = RUNNING.with(Cell::get);
+        if running != 0 && current != 0 && current >> OBJECT_BITS == running & EXECUTION_MASK {
+            let handle = Handle {
+                execution: running,
+                object: ObjectId((current & OBJECT_MASK) as u32),
+                var: VarId(self.var.load(Relaxed) as u32),
+            };
+            return (handle, Registration::Current);
+        }
         with(|ex| {
-            let execution = ex.id & (u64::MAX >> OBJECT_BITS);
+            let execution = ex.id & EXECUTION_MASK;
             if current != 0 && current >> OBJECT_BITS == execution {
                 let object = ObjectId((current & OBJECT_MASK) as u32);
                 let var = ex.objects[object.index()].var;
@@ -136,7 +158,7 @@ impl LazyHandle {
 
     fn register_now(&self, ex: &mut Execution, current: u64) -> (Handle, Registration) {
         {
-            let execution = ex.id & (u64::MAX >> OBJECT_BITS);
+            let execution = ex.id & EXECUTION_MASK;
             let carried_over = current != 0;
             if carried_over {
                 self.refuse_if_shared(current >> OBJECT_BITS, ex);
@@ -177,7 +199,7 @@ impl LazyHandle {
         let live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
         let elsewhere = live
             .iter()
-            .any(|&id| id != ex.id && id & (u64::MAX >> OBJECT_BITS) == previous);
+            .any(|&id| id != ex.id && id & EXECUTION_MASK == previous);
         if elsewhere {
             drop(live);
             panic!(
