@@ -1,7 +1,7 @@
 //! `#[rankcheck::test]`: a test function whose body runs under
 //! rankcheck-rt's search, with the builder's options as arguments.
 //!
-//! ```ignore
+//! ```text
 //! #[rankcheck::test(runs = 1000, seed = 7, strategy = "pctvb", depth = 2, vars = 1)]
 //! fn counter_is_exact() {
 //!     // the body of `Builder::check`'s closure

@@ -33,8 +33,35 @@
 //! JSON document the command's `--format json` prints.
 //!
 //! Every instance of a replacement type is a variable, known across runs
-//! by its type, its creation site, the thread that created it and its
-//! place among that thread's creations there.
+//! by its type, its creation site, the thread that first used it and its
+//! place among that thread's values there. Values register with the run
+//! on their first use, so `Mutex`, `RwLock`, `Condvar`, `Once`,
+//! `OnceLock`, `LazyLock` and the atomics have `const fn new` and can be
+//! `static`: a static starts every run afresh (its lock state, an atomic's
+//! initial value, an empty `OnceLock`) and stays the same variable; a
+//! static lock whose data a run changed is refused in the next (README,
+//! Testing Rust code, Statics).
+//!
+//! Beyond threads and locks: [`thread::scope`] (scoped threads, torn down
+//! before the frames they borrow when a run fails), [`thread_local!`] (a
+//! value per test thread, dropped as it ends), `Once`/`OnceLock`/`LazyLock`
+//! and [`lazy_static!`] (one initialisation per run), and the test
+//! attribute:
+//!
+//! ```
+//! use rankcheck_rt as rankcheck;
+//!
+//! #[rankcheck::test(runs = 1000, seed = 7, strategy = "pctvb", depth = 2, vars = 1)]
+//! fn counter_is_exact() {
+//!     // The check's closure: threads, locks, assertions.
+//! }
+//! ```
+//!
+//! Every check reads `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`
+//! and `RANKCHECK_REPLAY` from the environment, over the test's own
+//! settings; and a failing run that its replay does not repeat is reported
+//! as uncontrolled nondeterminism, with the scheduling point where they
+//! parted.
 
 mod builder;
 pub mod cell;
