@@ -83,9 +83,25 @@ impl<T: 'static> LocalKey<T> {
     where
         F: FnOnce(&T) -> R,
     {
-        self.try_with(f).unwrap_or_else(|_| {
-            panic!("cannot access a Thread Local Storage value during or after destruction")
-        })
+        self.try_with(f).unwrap_or_else(|_| destroyed())
+    }
+
+    /// The `set` of `Cell` and `RefCell` keys: a thread without a value
+    /// gets `wrap(value)` (no initialiser runs), else `put` stores `value`.
+    fn set_with<V>(&'static self, value: V, wrap: impl FnOnce(V) -> T, put: impl FnOnce(&T, V)) {
+        let mut value = Some(value);
+        let made = self.value(|| {
+            wrap(
+                value
+                    .take()
+                    .unwrap_or_else(|| unreachable!("invariant: a value is made once")),
+            )
+        });
+        match (made, value) {
+            (Ok(cell), Some(value)) => put(&cell, value),
+            (Ok(_), None) => {}
+            (Err(_), _) => destroyed(),
+        }
     }
 
     /// Run `f` on this thread's value, or `Err` while or after the
@@ -117,6 +133,11 @@ impl<T: 'static> LocalKey<T> {
         });
         Ok(value)
     }
+}
+
+#[cold]
+fn destroyed() -> ! {
+    panic!("cannot access a Thread Local Storage value during or after destruction")
 }
 
 fn downcast<T: 'static>(value: Rc<dyn Any>) -> Rc<T> {
@@ -176,11 +197,7 @@ pub(crate) fn tear_down() {
 impl<T: 'static> LocalKey<Cell<T>> {
     /// Set the value, as std's (no initialiser runs for it).
     pub fn set(&'static self, value: T) {
-        let mut value = Some(value);
-        let cell = self.value(|| Cell::new(value.take().unwrap_or_else(|| unreachable!())));
-        if let (Ok(cell), Some(value)) = (cell, value) {
-            cell.set(value);
-        }
+        self.set_with(value, Cell::new, Cell::set);
     }
 
     /// A copy of the value, as std's.
@@ -224,11 +241,9 @@ impl<T: 'static> LocalKey<RefCell<T>> {
 
     /// Set the value, as std's (no initialiser runs for it).
     pub fn set(&'static self, value: T) {
-        let mut value = Some(value);
-        let cell = self.value(|| RefCell::new(value.take().unwrap_or_else(|| unreachable!())));
-        if let (Ok(cell), Some(value)) = (cell, value) {
-            *cell.borrow_mut() = value;
-        }
+        self.set_with(value, RefCell::new, |cell, value| {
+            *cell.borrow_mut() = value
+        });
     }
 
     /// Take the value, leaving the default, as std's.

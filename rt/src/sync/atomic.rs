@@ -292,10 +292,12 @@ pub struct AtomicPtr<T> {
     value: std::sync::atomic::AtomicPtr<T>,
 }
 
-// SAFETY-free: `init` is only copied back into the std atomic, which is
-// `Send` and `Sync` for every `T`, as std's `AtomicPtr` is.
+// SAFETY: the raw pointer `init` is never dereferenced, only copied back
+// into the std atomic, which is `Send` and `Sync` for every `T`; so is
+// std's `AtomicPtr`.
 #[allow(unsafe_code)]
 unsafe impl<T> Send for AtomicPtr<T> {}
+// SAFETY: as for `Send`.
 #[allow(unsafe_code)]
 unsafe impl<T> Sync for AtomicPtr<T> {}
 

@@ -158,6 +158,27 @@ impl<T> From<T> for OnceLock<T> {
     }
 }
 
+impl<T: Clone> Clone for OnceLock<T> {
+    /// A cell holding a clone of this run's value, if any: a read.
+    #[track_caller]
+    fn clone(&self) -> OnceLock<T> {
+        match self.get() {
+            Some(value) => OnceLock::from(value.clone()),
+            None => OnceLock::new(),
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for OnceLock<T> {
+    /// Whether both hold equal values, or both none: two reads.
+    #[track_caller]
+    fn eq(&self, other: &OnceLock<T>) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl<T: Eq> Eq for OnceLock<T> {}
+
 impl<T: fmt::Debug> fmt::Debug for OnceLock<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let value = self.value.load(Relaxed);

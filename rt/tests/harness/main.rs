@@ -9,12 +9,10 @@ mod support;
 use std::panic::{self, Location};
 use std::sync::{Mutex as StdMutex, MutexGuard as StdMutexGuard};
 
-use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use rankcheck::sync::Arc;
 use rankcheck::thread;
 use rankcheck_rt as rankcheck;
 
-use support::panic_message;
+use support::{lost_update, panic_message};
 
 static ENVIRONMENT: StdMutex<()> = StdMutex::new(());
 
@@ -30,22 +28,6 @@ fn exclusive() -> StdMutexGuard<'static, ()> {
         std::env::remove_var(name);
     }
     guard
-}
-
-/// Two threads increment with a load and a store: an update can be lost.
-fn lost_update() {
-    let hits = Arc::new(AtomicUsize::new(0));
-    let other = {
-        let hits = hits.clone();
-        thread::spawn(move || {
-            let seen = hits.load(SeqCst);
-            hits.store(seen + 1, SeqCst);
-        })
-    };
-    let seen = hits.load(SeqCst);
-    hits.store(seen + 1, SeqCst);
-    other.join().unwrap();
-    assert_eq!(hits.load(SeqCst), 2, "lost update");
 }
 
 fn replay_string(report: &str) -> String {

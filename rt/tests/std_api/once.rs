@@ -89,30 +89,3 @@ fn an_initialiser_that_reaches_its_own_once_deadlocks() {
     assert!(message.contains("deadlock"), "{message}");
     assert!(message.contains("Once@"), "{message}");
 }
-
-#[test]
-fn a_check_then_init_without_once_is_found() {
-    // The hand-rolled version of call_once: both threads may see "not
-    // yet" and both initialise.
-    let message = panic_message(|| {
-        rankcheck::Builder::new().runs(500).seed(3).check(|| {
-            let ready = std::sync::Arc::new(AtomicUsize::new(0));
-            let builds = std::sync::Arc::new(AtomicUsize::new(0));
-            let init = {
-                let (ready, builds) = (ready.clone(), builds.clone());
-                move || {
-                    if ready.load(SeqCst) == 0 {
-                        builds.fetch_add(1, SeqCst);
-                        ready.store(1, SeqCst);
-                    }
-                }
-            };
-            let other = thread::spawn(init.clone());
-            init();
-            other.join().unwrap();
-            assert_eq!(builds.load(SeqCst), 1, "built twice");
-        });
-    })
-    .expect("found");
-    assert!(message.contains("built twice"), "{message}");
-}
