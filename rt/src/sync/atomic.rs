@@ -104,6 +104,20 @@ macro_rules! atomic_common {
                 self.compare_exchange(current, new, success, failure)
             }
 
+            /// As `std`'s deprecated `compare_and_swap`: a write.
+            #[deprecated(note = "as std's: use `compare_exchange` or `compare_exchange_weak`")]
+            #[track_caller]
+            pub fn compare_and_swap(
+                &self,
+                current: $value,
+                new: $value,
+                _order: Ordering,
+            ) -> $value {
+                match self.compare_exchange(current, new, SEQ, SEQ) {
+                    Ok(previous) | Err(previous) => previous,
+                }
+            }
+
             /// As `std`'s `fetch_update`: one write.
             #[track_caller]
             pub fn fetch_update<F>(

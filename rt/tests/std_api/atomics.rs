@@ -104,6 +104,9 @@ fn every_width_has_the_integer_api() {
         assert_eq!(f.swap(1, SeqCst), 9);
         let g = AtomicIsize::new(4);
         assert_eq!(g.compare_exchange_weak(4, 5, SeqCst, SeqCst), Ok(4));
+        #[allow(deprecated)]
+        let previous = g.compare_and_swap(5, 6, SeqCst);
+        assert_eq!((previous, g.load(SeqCst)), (5, 6));
         let h = AtomicUsize::new(2);
         assert!(!h.as_ptr().is_null());
         assert_eq!(format!("{h:?}"), "2");

@@ -2,7 +2,7 @@
 //! every run starts from the state `new` gave, whatever earlier runs did.
 
 use rankcheck::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicUsize, Ordering::SeqCst};
-use rankcheck::sync::{Condvar, Mutex, RwLock};
+use rankcheck::sync::{Barrier, Condvar, Mutex, RwLock};
 use rankcheck::thread;
 use rankcheck_rt as rankcheck;
 
@@ -14,6 +14,7 @@ static NOTHING: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static GATE: Mutex<()> = Mutex::new(());
 static WOKEN: Condvar = Condvar::new();
 static TABLE: RwLock<()> = RwLock::new(());
+static MEET: Barrier = Barrier::new(2);
 
 #[test]
 fn every_run_starts_from_the_statics_initial_state() {
@@ -23,12 +24,16 @@ fn every_run_starts_from_the_statics_initial_state() {
         assert!(!READY.load(SeqCst));
         assert!(NOTHING.load(SeqCst).is_null());
         let child = thread::spawn(|| {
+            MEET.wait();
             HITS.fetch_add(1, SeqCst);
             let _read = TABLE.read().unwrap();
             let _g = GATE.lock().unwrap();
             READY.store(true, SeqCst);
             WOKEN.notify_one();
         });
+        // A barrier that kept an arrival from the last run would let this
+        // wait through alone, or never.
+        MEET.wait();
         HITS.fetch_add(1, SeqCst);
         {
             let mut g = GATE.lock().unwrap();
