@@ -49,6 +49,7 @@ pub fn started(id: u64) {
 
 /// Execution `id` ended.
 pub fn ended(id: u64) {
+    crate::sync::drop_run_values(id);
     RUNNING.with(|running| running.set(0));
     LIVE.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
 }

@@ -1,8 +1,8 @@
 //! A drop-in `std::sync::LazyLock` (and `lazy_static!`): a value built on
 //! first use, by a [`OnceLock`]. A `static` one is built anew in the first
-//! use of every run, so its initialiser must be callable again: `F: Fn`
-//! (std asks `FnOnce`), which every `fn` item and closure that only reads
-//! what it captured is.
+//! use of every run and dropped at the run's end, so its initialiser must
+//! be callable again: `F: Fn` (std asks `FnOnce`), which every `fn` item
+//! and closure that only reads what it captured is.
 
 use std::fmt;
 use std::ops::Deref;

@@ -18,5 +18,6 @@ pub use condvar::{Condvar, WaitTimeoutResult};
 pub use lazy_lock::LazyLock;
 pub use mutex::{Mutex, MutexGuard};
 pub use once::{Once, OnceState};
+pub(crate) use once_lock::drop_run_values;
 pub use once_lock::OnceLock;
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -1,19 +1,22 @@
 //! A drop-in `std::sync::OnceLock`: a [`Once`] and the value it
 //! initialised, per run.
 //!
-//! The value lives in its own allocation, so that a `static` `OnceLock`
-//! can start every run empty without moving or dropping the value an
-//! earlier run built: a reference to it may have been kept where the
-//! scheduler cannot see (a std thread-local), and must stay valid. Such a
-//! value is left allocated, as a static's value is never dropped under
-//! std. Reaching the value through a raw pointer is this module's unsafe
-//! code.
+//! A value built in a run belongs to the run: it lives in its own
+//! allocation, which the run adopts and drops when it ends (newest first,
+//! as awslabs/shuttle drops its lazy statics at each execution's end); a
+//! `static` cell then starts the next run empty. A cell dropped or emptied
+//! within the run drops its value then, as std's. A value given outside any
+//! run (`From`) belongs to the cell. A reference to a run's value kept past
+//! the run's end (in a std static or thread-local, which the scheduler does
+//! not see) dangles: keep such values in rankcheck's types. Reaching the
+//! value through a raw pointer is this module's unsafe code.
 #![allow(unsafe_code)]
 
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::Location;
-use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
 
 use super::once::Once;
 use crate::op;
@@ -21,9 +24,10 @@ use crate::op;
 /// As `std::sync::OnceLock`.
 pub struct OnceLock<T> {
     once: Once,
-    /// The value of this run, or null. Set once per run, under the
-    /// `Once`; never freed while the cell is shared.
+    /// The value, or null. Set once per run, under the `Once`.
     value: AtomicPtr<T>,
+    /// The execution whose arena owns the value; 0: the cell owns it.
+    owner: AtomicU64,
     /// Owns a `T`; `Send` and `Sync` as std's (below).
     marker: PhantomData<*const T>,
 }
@@ -34,6 +38,87 @@ unsafe impl<T: Sync + Send> Sync for OnceLock<T> {}
 // SAFETY: moving it moves the `T` it owns.
 unsafe impl<T: Send> Send for OnceLock<T> {}
 
+/// A run's value, type-erased, with what drops it (`drop_box::<T>`).
+type Adopted = (*mut (), unsafe fn(*mut ()));
+
+/// The values the runs of this OS thread built.
+#[derive(Default)]
+struct Arena {
+    execution: u64,
+    values: Vec<Adopted>,
+}
+
+thread_local! {
+    static ARENA: RefCell<Arena> = RefCell::new(Arena::default());
+    /// The execution whose values are being dropped (0: none): a value's
+    /// destructor that reaches a cell whose value is already gone finds
+    /// it empty.
+    static DROPPING: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Drop the `Box<T>` behind `value`.
+///
+/// # Safety
+/// `value` is a `Box<T>` made into a raw pointer and owned by the caller.
+unsafe fn drop_box<T>(value: *mut ()) {
+    // SAFETY: as the function's contract says.
+    drop(unsafe { Box::from_raw(value.cast::<T>()) });
+}
+
+/// The run `execution` adopts `value`, to drop it with `dropper`.
+fn adopt(execution: u64, value: *mut (), dropper: unsafe fn(*mut ())) {
+    ARENA.with(|arena| {
+        let mut arena = arena.borrow_mut();
+        if arena.execution != execution {
+            *arena = Arena {
+                execution,
+                values: Vec::new(),
+            };
+        }
+        arena.values.push((value, dropper));
+    });
+}
+
+/// Take `value` back from the arena of `execution`: whether it was still
+/// there (the caller then owns it).
+fn release(execution: u64, value: *mut ()) -> bool {
+    ARENA.with(|arena| {
+        let mut arena = arena.borrow_mut();
+        if arena.execution != execution {
+            return false;
+        }
+        let found = arena.values.iter().rposition(|(v, _)| *v == value);
+        found.map(|at| arena.values.remove(at)).is_some()
+    })
+}
+
+/// Whether the arena of `execution` still holds `value`.
+fn alive(execution: u64, value: *mut ()) -> bool {
+    ARENA.with(|arena| {
+        let arena = arena.borrow();
+        arena.execution == execution && arena.values.iter().any(|(v, _)| *v == value)
+    })
+}
+
+/// Drop the values run `execution` built, newest first: its end.
+pub(crate) fn drop_run_values(execution: u64) {
+    DROPPING.with(|dropping| dropping.set(execution));
+    loop {
+        let next = ARENA.with(|arena| {
+            let mut arena = arena.borrow_mut();
+            (arena.execution == execution)
+                .then(|| arena.values.pop())
+                .flatten()
+        });
+        match next {
+            // SAFETY: the arena owned it, and no longer holds it.
+            Some((value, dropper)) => unsafe { dropper(value) },
+            None => break,
+        }
+    }
+    DROPPING.with(|dropping| dropping.set(0));
+}
+
 impl<T> OnceLock<T> {
     /// An empty cell: a new variable, known by this call's site.
     #[track_caller]
@@ -41,8 +126,17 @@ impl<T> OnceLock<T> {
         OnceLock {
             once: Once::new(),
             value: AtomicPtr::new(std::ptr::null_mut()),
+            owner: AtomicU64::new(0),
             marker: PhantomData,
         }
+    }
+
+    /// The value if it is still there: the cell's own, or one its run's
+    /// arena still holds.
+    fn live(&self) -> Option<*mut T> {
+        let value = self.value.load(Relaxed);
+        let owner = self.owner.load(Relaxed);
+        (!value.is_null() && (owner == 0 || alive(owner, value.cast()))).then_some(value)
     }
 
     /// Its object, and the value of this run: `None` before its
@@ -50,13 +144,18 @@ impl<T> OnceLock<T> {
     fn current(&self) -> (crate::object::Handle, Option<&T>) {
         let (handle, carried_over) = self.once.begin();
         if carried_over {
-            // An earlier run's value: left allocated (see the module doc).
+            // An earlier run's value, dropped at that run's end.
             self.value.store(std::ptr::null_mut(), Relaxed);
         }
-        let value = self.value.load(Relaxed);
-        // SAFETY: a non-null pointer is a `Box` made by `initialise`, never
-        // freed while `&self` lives (only `take`, `into_inner` and `drop`
-        // free it, through exclusive access), and never written after.
+        let mut value = self.value.load(Relaxed);
+        if !value.is_null() && DROPPING.with(Cell::get) != 0 {
+            value = self.live().unwrap_or(std::ptr::null_mut());
+        }
+        // SAFETY: a non-null pointer is a `Box` made by `initialise`, alive
+        // until its run ends (the arena drops it then; this run's borrows
+        // are over by then) or the cell is dropped or emptied through
+        // exclusive access; while the run's values drop, those gone are
+        // filtered out above.
         (handle, (!value.is_null()).then(|| unsafe { &*value }))
     }
 
@@ -71,9 +170,9 @@ impl<T> OnceLock<T> {
 
     /// The value, through exclusive access: no scheduling point.
     pub fn get_mut(&mut self) -> Option<&mut T> {
-        let value = *self.value.get_mut();
-        // SAFETY: as in `current`, and `&mut self` makes it exclusive.
-        (!value.is_null()).then(|| unsafe { &mut *value })
+        // SAFETY: `live` gives only a value still owned by the cell or its
+        // run, and `&mut self` makes the access exclusive.
+        self.live().map(|value| unsafe { &mut *value })
     }
 
     /// The value, initialised by `f` if no one did in this run, as std's:
@@ -115,17 +214,22 @@ impl<T> OnceLock<T> {
         self.current();
         self.once.run(true, site, |_| {
             let value = Box::into_raw(Box::new(f()));
+            let (execution, _) = crate::executor::running();
+            self.owner.store(execution, Relaxed);
             self.value.store(value, Relaxed);
+            adopt(execution, value.cast(), drop_box::<T>);
         });
     }
 
     /// Take the value out, leaving the cell empty.
     pub fn take(&mut self) -> Option<T> {
         let value = std::mem::replace(self.value.get_mut(), std::ptr::null_mut());
+        let owner = std::mem::take(self.owner.get_mut());
         self.once.reset();
-        // SAFETY: a non-null pointer is a `Box` of `initialise`, owned by
-        // the cell, now taken out of it.
-        (!value.is_null()).then(|| *unsafe { Box::from_raw(value) })
+        let owned = !value.is_null() && (owner == 0 || release(owner, value.cast()));
+        // SAFETY: a `Box` of `initialise` or `From`, which the cell owned or
+        // just took back from its run's arena.
+        owned.then(|| *unsafe { Box::from_raw(value) })
     }
 
     /// The value, consuming the cell.
@@ -153,6 +257,7 @@ impl<T> From<T> for OnceLock<T> {
         OnceLock {
             once: Once::done(),
             value: AtomicPtr::new(Box::into_raw(Box::new(value))),
+            owner: AtomicU64::new(0),
             marker: PhantomData,
         }
     }
@@ -181,9 +286,8 @@ impl<T: Eq> Eq for OnceLock<T> {}
 
 impl<T: fmt::Debug> fmt::Debug for OnceLock<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let value = self.value.load(Relaxed);
-        // SAFETY: as in `current`.
-        let value = (!value.is_null()).then(|| unsafe { &*value });
+        // SAFETY: as in `get_mut`; printing shares it, as `get` would.
+        let value = self.live().map(|value| unsafe { &*value });
         let mut d = f.debug_tuple("OnceLock");
         match value {
             Some(v) => d.field(v),

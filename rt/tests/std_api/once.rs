@@ -89,3 +89,31 @@ fn an_initialiser_that_reaches_its_own_once_deadlocks() {
     assert!(message.contains("deadlock"), "{message}");
     assert!(message.contains("Once@"), "{message}");
 }
+
+/// Values of `FAREWELL` dropped, counted outside rankcheck's view.
+static FAREWELLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts its drops.
+struct Farewell;
+
+impl Drop for Farewell {
+    fn drop(&mut self) {
+        FAREWELLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+static FAREWELL: LazyLock<Farewell> = LazyLock::new(|| Farewell);
+
+#[test]
+fn a_static_value_is_dropped_at_the_end_of_its_run() {
+    let guarantee = rankcheck::Builder::new()
+        .runs(30)
+        .profile_runs(5)
+        .seed(1)
+        .check(|| {
+            let _ = &*FAREWELL;
+        });
+    // One value per run, the 5 preparatory runs included, each dropped.
+    assert_eq!(guarantee.runs, 30);
+    assert_eq!(FAREWELLS.load(std::sync::atomic::Ordering::SeqCst), 35);
+}
