@@ -117,3 +117,29 @@ fn a_static_value_is_dropped_at_the_end_of_its_run() {
     assert_eq!(guarantee.runs, 30);
     assert_eq!(FAREWELLS.load(std::sync::atomic::Ordering::SeqCst), 35);
 }
+
+#[test]
+fn an_initialiser_that_panics_poisons_the_once_as_std_does() {
+    rankcheck::Builder::new().runs(20).seed(1).check(|| {
+        let once = Once::new();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            once.call_once(|| panic!("initialiser fails"));
+        }));
+        assert!(caught.is_err());
+        assert!(!once.is_completed());
+        let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            once.call_once(|| {});
+        }));
+        assert!(again.is_err(), "a poisoned Once refuses call_once");
+        let mut saw_poison = false;
+        once.call_once_force(|state| saw_poison = state.is_poisoned());
+        assert!(saw_poison && once.is_completed());
+        // A OnceLock whose initialiser panicked stays empty, as std's.
+        let cell = OnceLock::new();
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            cell.get_or_init(|| -> u32 { panic!("no value") });
+        }));
+        assert!(failed.is_err());
+        assert_eq!(cell.get_or_init(|| 4), &4);
+    });
+}
