@@ -8,8 +8,6 @@
 //! where the failure differs, the search reports the nondeterminism instead
 //! of the failure.
 
-use std::hash::{Hash, Hasher};
-
 use rankcheck_engine::{Point, Scheduler, ThreadId};
 
 use crate::executor::RunResult;
@@ -48,30 +46,24 @@ impl<S: Scheduler> Scheduler for Recording<S> {
     }
 }
 
-/// FNV-1a over the words of a point: cheap, and the same in every process.
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
+/// Mix one word into a digest (FNV-1a's step, a word at a time: cheap
+/// enough for every point of every run, and the same in every process).
+fn mix(digest: u64, word: u64) -> u64 {
+    (digest ^ word).wrapping_mul(0x100_0000_01b3)
 }
 
 /// What a replay must see again at a point: the thread that ran, what
 /// ended its step and on which variable, and who can run next.
 fn digest(point: &Point<'_>) -> u64 {
-    let mut hasher = Fnv(0xcbf2_9ce4_8422_2325);
-    point.last.hash(&mut hasher);
-    std::mem::discriminant(&point.event.kind).hash(&mut hasher);
-    point.event.var.hash(&mut hasher);
-    point.enabled.hash(&mut hasher);
-    hasher.finish()
+    let last = point.last.map_or(u64::MAX, |t| u64::from(t.0));
+    let var = point.event.var.map_or(u64::MAX, |v| u64::from(v.0));
+    let mut digest = mix(0xcbf2_9ce4_8422_2325, last);
+    digest = mix(digest, point.event.kind as u64);
+    digest = mix(digest, var);
+    for thread in point.enabled {
+        digest = mix(digest, u64::from(thread.0));
+    }
+    digest
 }
 
 /// Where a replay parted from the run it repeats.

@@ -106,20 +106,14 @@ impl LazyHandle {
     /// now (or unwinding); `None` otherwise. Never registers: a release
     /// (a guard's drop) only ever follows an acquire in the same run.
     pub fn registered(&self) -> Option<Handle> {
-        if !crate::executor::present() {
-            return None;
-        }
+        let running = RUNNING.with(Cell::get);
         let current = self.current.load(Relaxed);
-        with(|ex| {
-            let execution = ex.id & EXECUTION_MASK;
-            (current != 0 && current >> OBJECT_BITS == execution).then(|| {
-                let object = ObjectId((current & OBJECT_MASK) as u32);
-                Handle {
-                    execution: ex.id,
-                    object,
-                    var: ex.objects[object.index()].var,
-                }
-            })
+        let here =
+            running != 0 && current != 0 && current >> OBJECT_BITS == running & EXECUTION_MASK;
+        here.then(|| Handle {
+            execution: running,
+            object: ObjectId((current & OBJECT_MASK) as u32),
+            var: VarId(self.var.load(Relaxed) as u32),
         })
     }
 
@@ -130,31 +124,12 @@ impl LazyHandle {
     /// thread (two tests sharing a static at once): their runs would see
     /// each other's state.
     pub fn resolve(&self) -> (Handle, Registration) {
-        let current = self.current.load(Relaxed);
         // The common case, on every operation: registered in this run.
-        let running = RUNNING.with(Cell::get);
-        if running != 0 && current != 0 && current >> OBJECT_BITS == running & EXECUTION_MASK {
-            let handle = Handle {
-                execution: running,
-                object: ObjectId((current & OBJECT_MASK) as u32),
-                var: VarId(self.var.load(Relaxed) as u32),
-            };
+        if let Some(handle) = self.registered() {
             return (handle, Registration::Current);
         }
-        with(|ex| {
-            let execution = ex.id & EXECUTION_MASK;
-            if current != 0 && current >> OBJECT_BITS == execution {
-                let object = ObjectId((current & OBJECT_MASK) as u32);
-                let var = ex.objects[object.index()].var;
-                let handle = Handle {
-                    execution: ex.id,
-                    object,
-                    var,
-                };
-                return (handle, Registration::Current);
-            }
-            self.register_now(ex, current)
-        })
+        let current = self.current.load(Relaxed);
+        with(|ex| self.register_now(ex, current))
     }
 
     fn register_now(&self, ex: &mut Execution, current: u64) -> (Handle, Registration) {
