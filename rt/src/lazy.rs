@@ -15,7 +15,6 @@
 //! every run of its test.
 
 use std::cell::Cell;
-use std::collections::BTreeSet;
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex as StdMutex;
@@ -31,8 +30,9 @@ const OBJECT_MASK: u64 = (1 << OBJECT_BITS) - 1;
 /// The bits of an execution id that `LazyHandle::current` keeps.
 const EXECUTION_MASK: u64 = u64::MAX >> OBJECT_BITS;
 
-/// The executions running now, on any OS thread.
-static LIVE: StdMutex<BTreeSet<u64>> = StdMutex::new(BTreeSet::new());
+/// The executions running now, on any OS thread (one per OS thread
+/// running a test: a short list, which keeps its allocation).
+static LIVE: StdMutex<Vec<u64>> = StdMutex::new(Vec::new());
 
 thread_local! {
     /// The execution running on this OS thread (0: none): what a value
@@ -41,9 +41,14 @@ thread_local! {
     static RUNNING: Cell<u64> = const { Cell::new(0) };
 }
 
+/// The execution running on this OS thread (0: none).
+pub fn running_execution() -> u64 {
+    RUNNING.with(Cell::get)
+}
+
 /// Execution `id` starts running on this OS thread.
 pub fn started(id: u64) {
-    LIVE.lock().unwrap_or_else(|p| p.into_inner()).insert(id);
+    LIVE.lock().unwrap_or_else(|p| p.into_inner()).push(id);
     RUNNING.with(|running| running.set(id));
 }
 
@@ -51,7 +56,10 @@ pub fn started(id: u64) {
 pub fn ended(id: u64) {
     crate::sync::drop_run_values(id);
     RUNNING.with(|running| running.set(0));
-    LIVE.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+    let mut live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(at) = live.iter().position(|&running| running == id) {
+        live.swap_remove(at);
+    }
 }
 
 /// How [`LazyHandle::resolve`] found the value.

@@ -171,7 +171,7 @@ fn lookup(execution: u64, thread: ThreadId, key: usize) -> Option<Slot> {
 /// is marked destroyed before its value drops, so a destructor that
 /// reaches it gets `AccessError`.
 pub(crate) fn destroy(thread: ThreadId) {
-    let execution = executor::running().0;
+    let execution = crate::lazy::running_execution();
     loop {
         let value = TABLE.with(|table| {
             let mut table = table.borrow_mut();
@@ -190,7 +190,10 @@ pub(crate) fn destroy(thread: ThreadId) {
 
 /// Drop every value left by threads a failed run never finished.
 pub(crate) fn tear_down() {
-    let stale = TABLE.with(|table| std::mem::take(&mut *table.borrow_mut()));
+    let stale = TABLE.with(|table| {
+        let mut table = table.borrow_mut();
+        (!table.slots.is_empty()).then(|| std::mem::take(&mut *table))
+    });
     drop(stale);
 }
 
