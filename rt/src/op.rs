@@ -211,9 +211,10 @@ pub fn try_lock(handle: &Handle, site: Site) -> bool {
     })
 }
 
-/// Unlock a mutex the running thread holds.
-pub fn unlock(handle: &Handle, site: Site) {
-    release(handle, true, site, |sync| {
+/// Unlock a mutex the running thread holds; `data` lets go of the data
+/// (the guard's own lock), after the unlock's scheduling point.
+pub fn unlock(handle: &Handle, site: Site, data: impl FnOnce()) {
+    release(handle, true, site, data, |sync| {
         if let SyncState::Mutex { owner } = sync {
             *owner = None;
         }
@@ -222,13 +223,22 @@ pub fn unlock(handle: &Handle, site: Site) {
 
 /// Release a lock `handle` names (`write`: as a writer), with `clear`
 /// undoing the holder's share of its state: the scheduler sees an
-/// unlock, and the threads waiting for the lock look again.
-fn release(handle: &Handle, write: bool, site: Site, clear: impl FnOnce(&mut SyncState)) {
+/// unlock, and the threads waiting for the lock look again. The holder
+/// keeps the data (`data` lets it go) until its scheduling point is
+/// passed: another thread chosen there finds the lock still held.
+fn release(
+    handle: &Handle,
+    write: bool,
+    site: Site,
+    data: impl FnOnce(),
+    clear: impl FnOnce(&mut SyncState),
+) {
     let live = enter(
         pending_on(handle, write, true),
         Operation::Unlock(handle.object),
         site,
     );
+    data();
     if !executor::present() {
         return;
     }
@@ -256,29 +266,58 @@ pub fn rw_lock(handle: &Handle, write: bool, site: Site) {
         Wait::ReadLock(handle.object)
     };
     until(handle, wait, operation, site, |ex| {
-        let running = ex.current;
-        let SyncState::RwLock { writer, readers } = &mut ex.objects[handle.object.index()].sync
-        else {
-            unreachable!("invariant: a RwLock's object is a RwLock")
-        };
-        let free = writer.is_none() && (!write || *readers == 0);
-        if !free {
+        if !take_rw(ex, handle, write) {
             return None;
         }
+        sync_done(ex, EventKind::Lock, handle);
+        Some(())
+    });
+}
+
+/// Give the running thread `handle`'s `RwLock` (`write`: to write) if it is
+/// free for it now: whether it did.
+fn take_rw(ex: &mut Execution, handle: &Handle, write: bool) -> bool {
+    let running = ex.current;
+    let SyncState::RwLock { writer, readers } = &mut ex.objects[handle.object.index()].sync else {
+        unreachable!("invariant: a RwLock's object is a RwLock")
+    };
+    let free = writer.is_none() && (!write || *readers == 0);
+    if free {
         if write {
             *writer = Some(running);
         } else {
             *readers += 1;
         }
         refresh_waiters(ex, handle.object);
-        sync_done(ex, EventKind::Lock, handle);
-        Some(())
-    });
+    }
+    free
 }
 
-/// Release a read or write lock of a `RwLock`.
-pub fn rw_unlock(handle: &Handle, write: bool, site: Site) {
-    release(handle, write, site, |sync| {
+/// Take a read (`write == false`) or write lock of a `RwLock` if it can
+/// be had now, deciding at the operation's own scheduling point: whether
+/// it was taken. Never blocks.
+pub fn try_rw_lock(handle: &Handle, write: bool, site: Site) -> bool {
+    let operation = Operation::RwLock(handle.object, write);
+    if !enter(pending_on(handle, write, true), operation, site) {
+        return true;
+    }
+    with(|ex| {
+        ex.check(handle);
+        let taken = take_rw(ex, handle, write);
+        let kind = if taken {
+            EventKind::Lock
+        } else {
+            EventKind::Read
+        };
+        sync_done(ex, kind, handle);
+        taken
+    })
+}
+
+/// Release a read or write lock of a `RwLock`; `data` lets go of the data
+/// after the unlock's scheduling point.
+pub fn rw_unlock(handle: &Handle, write: bool, site: Site, data: impl FnOnce()) {
+    release(handle, write, site, data, |sync| {
         if let SyncState::RwLock { writer, readers } = sync {
             if write {
                 *writer = None;

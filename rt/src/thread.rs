@@ -8,8 +8,10 @@ use std::sync::{Arc, Mutex as StdMutex};
 use crate::executor::{self, with};
 use crate::op;
 
-/// A thread's result, as `std::thread::Result`. A panic in any thread fails
-/// the execution, so `join` never returns `Err`.
+/// A thread's result, as `std::thread::Result`: `join` returns `Err` with
+/// the panic's payload when the thread panicked, as std's. The run fails
+/// with that panic unless the test takes it from `join` and goes on
+/// without panicking itself.
 pub type Result<T> = std::thread::Result<T>;
 
 /// A thread's identifier within one run, as `std::thread::ThreadId`.
@@ -20,7 +22,7 @@ pub struct ThreadId(rankcheck_engine::ThreadId);
 #[derive(Clone, Debug)]
 pub struct Thread {
     id: ThreadId,
-    name: String,
+    name: Option<String>,
 }
 
 impl Thread {
@@ -37,10 +39,20 @@ impl Thread {
         op::unpark(self.id.0, Location::caller());
     }
 
-    /// The thread's name: the name given to [`Builder::name`], `main` for
-    /// the test's own thread, else the one reports use.
+    /// The thread's name, as std's: the name given to [`Builder::name`],
+    /// `main` for the test's own thread, else `None`. (Reports call a
+    /// thread `NAME#k` or `thread@LINE#k`, numbered to tell apart threads
+    /// of one name.)
     pub fn name(&self) -> Option<&str> {
-        Some(&self.name)
+        self.name.as_deref()
+    }
+
+    /// The handle of thread `id` of the running execution.
+    fn of(id: rankcheck_engine::ThreadId) -> Thread {
+        with(|ex| Thread {
+            id: ThreadId(id),
+            name: ex.threads.given_name(id),
+        })
     }
 }
 
@@ -49,7 +61,7 @@ pub struct JoinHandle<T> {
     id: ThreadId,
     /// Made when asked for: most handles are only joined.
     thread: std::sync::OnceLock<Thread>,
-    result: Arc<StdMutex<Option<T>>>,
+    result: Arc<StdMutex<Option<Result<T>>>>,
 }
 
 impl<T> fmt::Debug for JoinHandle<T> {
@@ -72,7 +84,11 @@ impl<T> JoinHandle<T> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
         match value {
-            Some(value) => Ok(value),
+            Some(Ok(value)) => Ok(value),
+            Some(Err(payload)) => {
+                executor::panic_delivered(self.id.0);
+                Err(payload)
+            }
             // Only reachable while the execution unwinds after a failure.
             None => Err(Box::new("rankcheck: the thread did not finish")),
         }
@@ -80,10 +96,7 @@ impl<T> JoinHandle<T> {
 
     /// The thread.
     pub fn thread(&self) -> &Thread {
-        self.thread.get_or_init(|| Thread {
-            id: self.id,
-            name: with(|ex| ex.threads.name(self.id.0)),
-        })
+        self.thread.get_or_init(|| Thread::of(self.id.0))
     }
 
     /// Whether the thread finished.
@@ -111,7 +124,9 @@ where
     let result = Arc::new(StdMutex::new(None));
     let slot = result.clone();
     let job = Box::new(move || {
-        let value = f();
+        // A panic is the thread's result, for `join` to deliver.
+        let value = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .map_err(executor::thread_panicked);
         *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
     });
     let id = op::spawn(job, name, site);
@@ -134,7 +149,8 @@ impl Builder {
         Builder::default()
     }
 
-    /// Name the thread: reports call it `NAME#k`.
+    /// Name the thread: [`Thread::name`] returns it, reports call it
+    /// `NAME#k`.
     pub fn name(mut self, name: String) -> Builder {
         self.name = Some(name);
         self
@@ -190,8 +206,5 @@ pub fn park_timeout(_timeout: std::time::Duration) {
 
 /// The running thread, as `std::thread::current`.
 pub fn current() -> Thread {
-    with(|ex| Thread {
-        id: ThreadId(ex.current),
-        name: ex.threads.name(ex.current),
-    })
+    Thread::of(with(|ex| ex.current))
 }

@@ -124,6 +124,18 @@ pub struct Execution {
     pub aborting: bool,
     /// The trace, when kept.
     pub trace: Option<TraceLog>,
+    /// Panics of spawned threads, kept for `join` to deliver.
+    pub panics: Vec<Panicked>,
+}
+
+/// A spawned thread's panic: its result, which `join` delivers as `Err`.
+pub struct Panicked {
+    /// The failure it is if nobody takes it.
+    pub failure: Failure,
+    /// The thread that panicked.
+    pub thread: ThreadId,
+    /// The thread whose `join` took it, once one did.
+    pub delivered_to: Option<ThreadId>,
 }
 
 thread_local! {
@@ -270,6 +282,7 @@ impl Execution {
             failure: None,
             aborting: false,
             trace: config.trace.then(TraceLog::default),
+            panics: Vec::new(),
         }
     }
 
@@ -427,6 +440,34 @@ impl Execution {
             blocked: Vec::new(),
         });
     }
+
+    /// The running thread panicked and nothing caught it. When it had
+    /// taken another thread's panic from `join` (`join().unwrap()`), that
+    /// panic is the cause, and the failure names it first.
+    fn fail_panicking(&mut self, message: String, at: Option<SourceLocation>) {
+        let running = self.current;
+        let cause = self.panics.iter().find(|p| p.delivered_to == Some(running));
+        let Some(cause) = cause else {
+            return self.fail(FailureKind::Panic, message, at);
+        };
+        let mut failure = cause.failure.clone();
+        let place = at.map_or_else(String::new, |at| format!(" at {at}"));
+        failure.message = format!(
+            "{} (then {}, which took it from join, panicked{place}: {message})",
+            failure.message,
+            self.threads.name(running)
+        );
+        self.failure.get_or_insert(failure);
+    }
+
+    /// The first panic of a spawned thread that no `join` took, if any:
+    /// nothing caught it, so it fails the run.
+    pub fn undelivered_panic(&self) -> Option<Failure> {
+        self.panics
+            .iter()
+            .find(|p| p.delivered_to.is_none())
+            .map(|p| p.failure.clone())
+    }
 }
 
 #[cold]
@@ -496,12 +537,48 @@ fn thread_body(thread: ThreadId, job: Job) -> Job {
             let (message, location) = panic_capture::take(payload.as_ref());
             with(|ex| {
                 ex.current = thread;
-                ex.fail(FailureKind::Panic, message, location);
+                ex.fail_panicking(message, location);
             });
             return;
         }
         crate::op::finish(thread);
     })
+}
+
+/// A spawned thread's body panicked with `payload`: kept as its result for
+/// `join` to deliver (the run fails with it if none does); returns the
+/// payload. The teardown's unwinding goes on through.
+pub fn thread_panicked(payload: Box<dyn Any + Send>) -> Box<dyn Any + Send> {
+    if with(|ex| ex.aborting) {
+        panic::resume_unwind(payload);
+    }
+    let (message, location) = panic_capture::take(payload.as_ref());
+    with(|ex| {
+        let thread = ex.current;
+        let failure = Failure {
+            kind: FailureKind::Panic,
+            message,
+            location,
+            thread: ex.threads.name(thread),
+            blocked: Vec::new(),
+        };
+        ex.panics.push(Panicked {
+            failure,
+            thread,
+            delivered_to: None,
+        });
+    });
+    payload
+}
+
+/// The running thread's `join` took `thread`'s panic.
+pub fn panic_delivered(thread: ThreadId) {
+    with(|ex| {
+        let joiner = ex.current;
+        if let Some(p) = ex.panics.iter_mut().find(|p| p.thread == thread) {
+            p.delivered_to = Some(joiner);
+        }
+    });
 }
 
 /// Unwind the threads stopped in the middle of their bodies, so that what

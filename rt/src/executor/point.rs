@@ -58,7 +58,11 @@ pub fn next_to_run(ex: &mut Execution) -> Option<ThreadId> {
 /// cannot run (a replay that does not fit).
 fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<ThreadId> {
     if ex.threads.enabled.is_empty() {
-        if !ex.threads.all_finished() {
+        // A panic no `join` took fails the run, also when others wait for
+        // the thread that panicked: the panic is the cause.
+        if let Some(panic) = ex.undelivered_panic() {
+            ex.failure.get_or_insert(panic);
+        } else if !ex.threads.all_finished() {
             deadlock(ex);
         }
         ex.next = None;

@@ -121,6 +121,16 @@ impl Threads {
         }
     }
 
+    /// The name of thread `id` as `Thread::name` gives it: `main`, or the
+    /// builder's name.
+    pub fn given_name(&self, id: ThreadId) -> Option<String> {
+        let thread = &self.all[id.index()];
+        match thread.ordinal {
+            0 => Some("main".to_owned()),
+            _ => thread.label.clone(),
+        }
+    }
+
     /// The thread `id`.
     pub fn get(&self, id: ThreadId) -> &ThreadState {
         &self.all[id.index()]

@@ -49,7 +49,7 @@ impl Condvar {
         let site = Location::caller();
         let mutex = guard.release();
         op::wait(&self.handle, mutex.handle(), site);
-        Ok(mutex.guard(site))
+        mutex.guard(site)
     }
 
     /// Wait while `condition` holds, as std's.
