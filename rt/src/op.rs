@@ -476,6 +476,8 @@ pub enum Sent {
     /// caller queues it, then waits in [`handoff`] for a receiver to take
     /// it.
     Waiting(u64),
+    /// A `try_send` found no room.
+    Full,
 }
 
 /// Send on a channel, blocking while a bounded one is full.
@@ -485,30 +487,75 @@ pub fn send(handle: &Handle, site: Site) -> Sent {
         return Sent::Queued;
     }
     until(handle, Wait::Send(handle.object), operation, site, |ex| {
-        let SyncState::Channel {
-            queued,
-            capacity,
-            receiver,
-            sent,
+        offer(ex, handle, false)
+    })
+}
+
+/// Send on a bounded channel if it has room at this operation's own
+/// scheduling point (a rendezvous channel has room when its receiver
+/// waits in `recv` with nothing queued); never blocks.
+pub fn try_send(handle: &Handle, site: Site) -> Sent {
+    let operation = Operation::Send(handle.object);
+    if !enter(pending_on(handle, true, true), operation, site) {
+        return Sent::Queued;
+    }
+    with(|ex| {
+        ex.check(handle);
+        offer(ex, handle, true).unwrap_or_else(|| unreachable!("invariant: a try is answered"))
+    })
+}
+
+/// Queue a message on `handle`'s channel if it has room: what the send
+/// did, or `None` when a blocking send must wait (`trying`: `Full`).
+fn offer(ex: &mut Execution, handle: &Handle, trying: bool) -> Option<Sent> {
+    let object = handle.object;
+    let rendezvous = matches!(
+        ex.objects[object.index()].sync,
+        SyncState::Channel {
+            capacity: Some(0),
             ..
-        } = &mut ex.objects[handle.object.index()].sync
-        else {
-            unreachable!("invariant: a channel's object is a channel")
-        };
-        if !*receiver {
-            sync_done(ex, EventKind::Write, handle);
-            return Some(Sent::Disconnected);
         }
-        if capacity.is_some_and(|c| *queued >= c.max(1)) {
+    );
+    let receiving = trying
+        && rendezvous
+        && !ex
+            .threads
+            .blocked_on(|w| w == Wait::Recv(object))
+            .is_empty();
+    let SyncState::Channel {
+        queued,
+        capacity,
+        receiver,
+        sent,
+        ..
+    } = &mut ex.objects[object.index()].sync
+    else {
+        unreachable!("invariant: a channel's object is a channel")
+    };
+    if !*receiver {
+        sync_done(ex, EventKind::Write, handle);
+        return Some(Sent::Disconnected);
+    }
+    let room = match *capacity {
+        None => true,
+        Some(0) if trying => *queued == 0 && receiving,
+        Some(c) => *queued < c.max(1),
+    };
+    if !room {
+        if !trying {
             return None;
         }
-        *queued += 1;
-        *sent += 1;
-        let handoff = (*capacity == Some(0)).then_some(*sent);
-        refresh_waiters(ex, handle.object);
-        sync_done(ex, EventKind::Write, handle);
-        Some(handoff.map_or(Sent::Queued, Sent::Waiting))
-    })
+        sync_done(ex, EventKind::Read, handle);
+        return Some(Sent::Full);
+    }
+    *queued += 1;
+    *sent += 1;
+    // A try goes ahead on a rendezvous channel only for a waiting
+    // receiver, which takes the message: no handoff to wait for.
+    let handoff = (rendezvous && !trying).then_some(*sent);
+    refresh_waiters(ex, object);
+    sync_done(ex, EventKind::Write, handle);
+    Some(handoff.map_or(Sent::Queued, Sent::Waiting))
 }
 
 /// Wait until a receiver took the `ticket`-th message of a rendezvous
@@ -771,35 +818,4 @@ fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
         ex.threads
             .set_enabled(rankcheck_engine::ThreadId(i as u32), can);
     }
-}
-
-/// Whether a bounded channel is full now (a `try_send` that would block):
-/// a rendezvous channel is full unless a receiver waits on it with nothing
-/// queued.
-pub fn channel_full(handle: &Handle) -> bool {
-    with(|ex| {
-        ex.check(handle);
-        let object = handle.object;
-        match ex.objects[object.index()].sync {
-            SyncState::Channel {
-                receiver: true,
-                capacity: Some(0),
-                queued,
-                ..
-            } => {
-                queued > 0
-                    || ex
-                        .threads
-                        .blocked_on(|w| w == Wait::Recv(object))
-                        .is_empty()
-            }
-            SyncState::Channel {
-                receiver: true,
-                capacity: Some(c),
-                queued,
-                ..
-            } => queued >= c,
-            _ => false,
-        }
-    })
 }

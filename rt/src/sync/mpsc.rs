@@ -102,19 +102,11 @@ impl<T> Sender<T> {
     /// Send `value`; an error when the receiver is gone.
     #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        self.deliver(value, true)
-    }
-
-    /// Send `value`; on a rendezvous channel, wait for a receiver to take
-    /// it only when `handoff` asks (a `try_send` went ahead because a
-    /// receiver was waiting, so it will take the message).
-    #[track_caller]
-    fn deliver(&self, value: T, handoff: bool) -> Result<(), SendError<T>> {
         let site = Location::caller();
         let ticket = match op::send(&self.shared.handle, site) {
             Sent::Disconnected => return Err(SendError(value)),
-            Sent::Queued => None,
-            Sent::Waiting(ticket) => Some(ticket).filter(|_| handoff),
+            Sent::Queued | Sent::Full => None,
+            Sent::Waiting(ticket) => Some(ticket),
         };
         self.shared.push(value);
         match ticket {
@@ -152,17 +144,20 @@ impl<T> SyncSender<T> {
         self.inner.send(value)
     }
 
-    /// Send `value` if there is room: a blocking send that waits is
-    /// refused as `Full` instead.
+    /// Send `value` if the channel has room at this operation's
+    /// scheduling point, else `Full`; never blocks. On a rendezvous
+    /// channel there is room only for a receiver waiting in `recv`.
     #[track_caller]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let full = op::channel_full(&self.inner.shared.handle);
-        if full {
-            return Err(TrySendError::Full(value));
+        let shared = &self.inner.shared;
+        match op::try_send(&shared.handle, Location::caller()) {
+            Sent::Full => Err(TrySendError::Full(value)),
+            Sent::Disconnected => Err(TrySendError::Disconnected(value)),
+            Sent::Queued | Sent::Waiting(_) => {
+                shared.push(value);
+                Ok(())
+            }
         }
-        self.inner
-            .deliver(value, false)
-            .map_err(|SendError(v)| TrySendError::Disconnected(v))
     }
 }
 
