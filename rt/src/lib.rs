@@ -51,6 +51,7 @@ pub mod sync;
 pub mod thread;
 mod trace;
 mod var;
+mod wake;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
 pub use report::{Guarantee, SettingGuarantee};

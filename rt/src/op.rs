@@ -14,6 +14,7 @@ use crate::executor::{self, end_step, schedule_here, suspend, with, Execution};
 use crate::failure::FailureKind;
 use crate::object::{Handle, ObjectId, SyncState};
 use crate::trace::Operation;
+use crate::wake::Woken;
 
 /// Where in the caller's code an operation is.
 pub type Site = &'static Location<'static>;
@@ -75,25 +76,41 @@ fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
 /// The running thread blocks on `wait`: a point at once; returns once it
 /// is chosen again, which it is only when it can go on.
 fn block(wait: Wait, operation: Operation, site: Site, var: Option<rankcheck_engine::VarId>) {
+    sleep(wait, EventKind::Blocked, site, var);
+    with(|ex| {
+        // Chosen again: completing the operation is this step's.
+        if let Some(trace) = &mut ex.trace {
+            trace.operation(ex.current, operation, site);
+        }
+    });
+}
+
+/// The running thread blocks on `wait`, its step ending with `kind`: a
+/// point at once (it can run at once if what it waits for is there).
+/// Returns once it is chosen again, with what it was waiting for then (a
+/// `notify_all` turns a condition variable's wait into its mutex's).
+fn sleep(wait: Wait, kind: EventKind, site: Site, var: Option<rankcheck_engine::VarId>) -> Wait {
     let running = with(|ex| {
         let running = ex.current;
         ex.threads.get_mut(running).status = Status::Blocked { wait, at: site };
-        ex.threads.disable(running);
+        let can = can_go_on(ex, running, wait);
+        ex.threads.set_enabled(running, can);
         if let Some(trace) = &mut ex.trace {
             trace.blocked(running);
         }
-        leave(ex, event(EventKind::Blocked, var, false));
+        leave(ex, event(kind, var, false));
         running
     });
     suspend(running);
     with(|ex| {
         let running = ex.current;
-        ex.threads.get_mut(running).status = Status::Runnable;
-        // Chosen again: completing the operation is this step's.
-        if let Some(trace) = &mut ex.trace {
-            trace.operation(running, operation, site);
-        }
-    });
+        let thread = ex.threads.get_mut(running);
+        let Status::Blocked { wait, .. } = thread.status else {
+            unreachable!("invariant: a blocked thread wakes blocked")
+        };
+        thread.status = Status::Runnable;
+        wait
+    })
 }
 
 /// Complete an operation on `handle`'s object by `attempt`, which does it
@@ -328,17 +345,19 @@ pub fn rw_unlock(handle: &Handle, write: bool, site: Site, data: impl FnOnce()) 
     });
 }
 
-/// Release `mutex` and wait on `condvar` until notified, then take
-/// `mutex` back.
-pub fn wait(condvar: &Handle, mutex: &Handle, site: Site) {
+/// Release `mutex` and wait on `condvar` (`timed`: with a timeout) until
+/// notified, woken spuriously or timed out, then take `mutex` back: how
+/// the wait ended. An early end is decided as the wait begins ([`crate::wake`]):
+/// the thread then waits for the mutex alone.
+pub fn wait(condvar: &Handle, mutex: &Handle, timed: bool, site: Site) -> Woken {
     if !enter(
         pending_on(condvar, true, true),
         Operation::Wait(condvar.object),
         site,
     ) {
-        return;
+        return Woken::Event;
     }
-    with(|ex| {
+    let (wait, early) = with(|ex| {
         ex.check(condvar);
         ex.check(mutex);
         let running = ex.current;
@@ -346,41 +365,80 @@ pub fn wait(condvar: &Handle, mutex: &Handle, site: Site) {
             *owner = None;
         }
         refresh_waiters(ex, mutex.object);
-        if let SyncState::Condvar { waiters } = &mut ex.objects[condvar.object.index()].sync {
-            waiters.push(running);
+        let early = ex.wakes.decide(timed);
+        if early != Woken::Event {
+            return (Wait::Lock(mutex.object), early);
         }
+        let SyncState::Condvar {
+            waiters,
+            generation,
+            ..
+        } = &mut ex.objects[condvar.object.index()].sync
+        else {
+            unreachable!("invariant: a condvar's object is a condvar")
+        };
+        waiters.push(running);
+        let wait = Wait::Condvar {
+            condvar: condvar.object,
+            mutex: mutex.object,
+            since: *generation,
+            timed,
+        };
+        (wait, early)
     });
-    let wait = Wait::Condvar {
-        condvar: condvar.object,
-        mutex: mutex.object,
-    };
-    let running = with(|ex| {
-        let running = ex.current;
-        ex.threads.get_mut(running).status = Status::Blocked { wait, at: site };
-        ex.threads.disable(running);
-        if let Some(trace) = &mut ex.trace {
-            trace.blocked(running);
-        }
-        leave(ex, event(EventKind::Wait, Some(condvar.var), false));
-        running
-    });
-    suspend(running);
-    // Notified, and chosen when the mutex was free: take it back.
+    let woke_on = sleep(wait, EventKind::Wait, site, Some(condvar.var));
+    // Chosen when the mutex was free: take it back.
     with(|ex| {
         let running = ex.current;
-        ex.threads.get_mut(running).status = Status::Runnable;
+        let woken = match early {
+            Woken::Event => take_notification(ex, condvar.object, woke_on),
+            early => early,
+        };
         if let SyncState::Mutex { owner } = &mut ex.objects[mutex.object.index()].sync {
             *owner = Some(running);
         }
         refresh_waiters(ex, mutex.object);
         if let Some(trace) = &mut ex.trace {
-            trace.operation(running, Operation::Woken(condvar.object), site);
+            let operation = match woken {
+                Woken::Event => Operation::Woken(condvar.object),
+                _ => Operation::early(Some(condvar.object), woken),
+            };
+            trace.operation(running, operation, site);
         }
         sync_done(ex, EventKind::Woken, mutex);
-    });
+        woken
+    })
 }
 
-/// Wake the longest waiter of `condvar`, or all of them.
+/// The running thread, which waited on `condvar` and woke waiting for
+/// `woke_on`, leaves the waiters: taking the oldest `notify_one` it may
+/// take (a `notify_all` woke it already). Woken with none, its timeout
+/// fired while no other thread could run.
+fn take_notification(ex: &mut Execution, condvar: ObjectId, woke_on: Wait) -> Woken {
+    let running = ex.current;
+    let SyncState::Condvar {
+        waiters, pending, ..
+    } = &mut ex.objects[condvar.index()].sync
+    else {
+        unreachable!("invariant: a condvar's object is a condvar")
+    };
+    waiters.retain(|&t| t != running);
+    let Wait::Condvar { since, .. } = woke_on else {
+        return Woken::Event;
+    };
+    match pending.iter().position(|&g| g > since) {
+        Some(i) => {
+            pending.remove(i);
+            refresh_waiters(ex, condvar);
+            Woken::Event
+        }
+        None => ex.wakes.forced(),
+    }
+}
+
+/// Notify `condvar`: `notify_all` wakes every waiter; `notify_one` leaves
+/// a notification that one of the threads waiting now takes, the one the
+/// scheduler runs first.
 pub fn notify(condvar: &Handle, all: bool, site: Site) {
     if !enter(
         pending_on(condvar, true, true),
@@ -391,29 +449,23 @@ pub fn notify(condvar: &Handle, all: bool, site: Site) {
     }
     with(|ex| {
         ex.check(condvar);
-        let SyncState::Condvar { waiters } = &mut ex.objects[condvar.object.index()].sync else {
+        let SyncState::Condvar {
+            waiters,
+            generation,
+            pending,
+        } = &mut ex.objects[condvar.object.index()].sync
+        else {
             unreachable!("invariant: a condvar's object is a condvar")
         };
-        let woken: Vec<ThreadId> = if all {
-            std::mem::take(waiters)
-        } else if waiters.is_empty() {
-            Vec::new()
-        } else {
-            vec![waiters.remove(0)]
-        };
-        for thread in woken {
-            if let Status::Blocked {
-                wait: Wait::Condvar { mutex, .. },
-                at,
-            } = ex.threads.get(thread).status
-            {
-                ex.threads.get_mut(thread).status = Status::Blocked {
-                    wait: Wait::Lock(mutex),
-                    at,
-                };
-                let free = mutex_free(ex, mutex);
-                ex.threads.set_enabled(thread, free);
+        *generation += 1;
+        if all {
+            pending.clear();
+            for thread in std::mem::take(waiters) {
+                wake_to_lock(ex, thread);
             }
+        } else if !waiters.is_empty() {
+            pending.push(*generation);
+            refresh_waiters(ex, condvar.object);
         }
         let kind = if all {
             EventKind::Broadcast
@@ -422,6 +474,23 @@ pub fn notify(condvar: &Handle, all: bool, site: Site) {
         };
         sync_done(ex, kind, condvar);
     });
+}
+
+/// `thread`, waiting on a condition variable, is notified: it now waits
+/// for the mutex alone.
+fn wake_to_lock(ex: &mut Execution, thread: ThreadId) {
+    if let Status::Blocked {
+        wait: Wait::Condvar { mutex, .. },
+        at,
+    } = ex.threads.get(thread).status
+    {
+        ex.threads.get_mut(thread).status = Status::Blocked {
+            wait: Wait::Lock(mutex),
+            at,
+        };
+        let free = ex.objects[mutex.index()].sync.mutex_free();
+        ex.threads.set_enabled(thread, free);
+    }
 }
 
 /// Wait at a barrier: whether the running thread was the last to arrive
@@ -520,7 +589,7 @@ fn offer(ex: &mut Execution, handle: &Handle, trying: bool) -> Option<Sent> {
         && rendezvous
         && !ex
             .threads
-            .blocked_on(|w| w == Wait::Recv(object))
+            .blocked_on(|w| matches!(w, Wait::Recv { channel, .. } if channel == object))
             .is_empty();
     let SyncState::Channel {
         queued,
@@ -595,16 +664,35 @@ pub enum Received {
     Disconnected,
     /// The channel is empty (only without blocking).
     Empty,
+    /// The timeout fired first (only with one).
+    Timeout,
 }
 
-/// Receive from a channel, blocking while it is empty (unless `blocking`
-/// is false). The caller takes the message after [`Received::Message`].
-pub fn recv(handle: &Handle, blocking: bool, site: Site) -> Received {
+/// How a receive waits for a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receive {
+    /// Until one comes (`recv`).
+    Blocking,
+    /// Not at all (`try_recv`).
+    Trying,
+    /// Until one comes or the timeout fires (`recv_timeout`), which is a
+    /// scheduling choice ([`crate::wake`]).
+    Timed,
+}
+
+/// Receive from a channel as `how` says. The caller takes the message
+/// after [`Received::Message`].
+pub fn recv(handle: &Handle, how: Receive, site: Site) -> Received {
     let operation = Operation::Recv(handle.object);
     if !enter(pending_on(handle, true, true), operation, site) {
         return Received::Disconnected;
     }
-    until(handle, Wait::Recv(handle.object), operation, site, |ex| {
+    let wait = Wait::Recv {
+        channel: handle.object,
+        timed: how == Receive::Timed,
+    };
+    let mut woke = false;
+    until(handle, wait, operation, site, |ex| {
         let SyncState::Channel {
             queued,
             senders,
@@ -620,15 +708,32 @@ pub fn recv(handle: &Handle, blocking: bool, site: Site) -> Received {
             Received::Message
         } else if *senders == 0 {
             Received::Disconnected
-        } else if blocking {
-            return None;
-        } else {
+        } else if how == Receive::Trying {
             Received::Empty
+        } else if how == Receive::Timed && timed_out(ex, &mut woke) {
+            if let Some(trace) = &mut ex.trace {
+                let early = Operation::early(Some(handle.object), Woken::Timeout);
+                trace.operation(ex.current, early, site);
+            }
+            Received::Timeout
+        } else {
+            return None;
         };
         refresh_waiters(ex, handle.object);
         sync_done(ex, EventKind::Write, handle);
         Some(found)
     })
+}
+
+/// A timed receive found nothing: whether its timeout fires now, decided
+/// as it begins ([`crate::wake`]), or, once it `woke` from waiting with nothing,
+/// because no other thread could run.
+fn timed_out(ex: &mut Execution, woke: &mut bool) -> bool {
+    if std::mem::replace(woke, true) {
+        ex.wakes.forced();
+        return true;
+    }
+    ex.wakes.decide(true) == Woken::Timeout
 }
 
 /// A sender was cloned (`+1`) or dropped (`-1`), or the receiver dropped
@@ -703,29 +808,43 @@ pub fn yield_now(site: Site) {
     with(|ex| end_step(ex, event(EventKind::Yield, None, false)));
 }
 
-/// Park the running thread until its token is set (`thread::park`): it
-/// returns at once, taking the token, if an unpark came first. No
-/// spurious wakeup is ever made. Without `blocking` (`park_timeout`) it
-/// never waits: the timeout may fire at any point, so returning at once is
-/// one of the behaviours std allows; it is a scheduling point like a yield.
-pub fn park(blocking: bool, site: Site) {
+/// Park the running thread until its token is set (`thread::park`), or
+/// with `timed` (`park_timeout`) until the timeout fires: it returns at
+/// once, taking the token, if an unpark came first. It may also wake
+/// spuriously ([`crate::wake`]). How it woke.
+pub fn park(timed: bool, site: Site) -> Woken {
     if !enter(Pending::LOCAL, Operation::Park, site) {
-        return;
+        return Woken::Event;
     }
-    let has_token = with(|ex| ex.threads.get(ex.current).unparked);
-    if blocking && !has_token {
-        block(Wait::Park, Operation::Park, site, None);
+    let (has_token, early) = with(|ex| {
+        let has_token = ex.threads.get(ex.current).unparked;
+        let early = if has_token {
+            Woken::Event
+        } else {
+            ex.wakes.decide(timed)
+        };
+        (has_token, early)
+    });
+    let mut woken = early;
+    if !has_token && early == Woken::Event {
+        sleep(Wait::Park { timed }, EventKind::Blocked, site, None);
+        woken = with(|ex| {
+            if ex.threads.get(ex.current).unparked {
+                Woken::Event
+            } else {
+                ex.wakes.forced()
+            }
+        });
     }
     with(|ex| {
         let running = ex.current;
         ex.threads.get_mut(running).unparked = false;
-        let kind = if blocking {
-            EventKind::Woken
-        } else {
-            EventKind::Yield
-        };
-        end_step(ex, event(kind, None, false));
+        if let (Some(trace), false) = (&mut ex.trace, woken == Woken::Event) {
+            trace.operation(running, Operation::early(None, woken), site);
+        }
+        end_step(ex, event(EventKind::Woken, None, false));
     });
+    woken
 }
 
 /// Set `thread`'s park token (`Thread::unpark`), waking it if it is
@@ -740,7 +859,7 @@ pub fn unpark(thread: ThreadId, site: Site) {
         if matches!(
             target.status,
             Status::Blocked {
-                wait: Wait::Park,
+                wait: Wait::Park { .. },
                 ..
             }
         ) {
@@ -770,14 +889,6 @@ pub fn finish(thread: ThreadId) {
     });
 }
 
-/// Whether the mutex `object` is free.
-fn mutex_free(ex: &Execution, object: ObjectId) -> bool {
-    matches!(
-        ex.objects[object.index()].sync,
-        SyncState::Mutex { owner: None }
-    )
-}
-
 /// After `object` changed: every thread blocked on it can run exactly when
 /// its operation could complete now.
 fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
@@ -785,37 +896,62 @@ fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
         let Status::Blocked { wait, .. } = ex.threads.all[i].status else {
             continue;
         };
-        let can = match wait {
-            Wait::Lock(o) if o == object => mutex_free(ex, o),
-            Wait::ReadLock(o) if o == object => {
-                matches!(
-                    ex.objects[o.index()].sync,
-                    SyncState::RwLock { writer: None, .. }
-                )
+        if concerns(wait, object) {
+            let thread = ThreadId(i as u32);
+            let can = can_go_on(ex, thread, wait);
+            ex.threads.set_enabled(thread, can);
+        }
+    }
+}
+
+/// Whether a thread blocked on `wait` looks again when `object` changes.
+fn concerns(wait: Wait, object: ObjectId) -> bool {
+    match wait {
+        Wait::Lock(o) | Wait::ReadLock(o) | Wait::WriteLock(o) | Wait::Send(o) => o == object,
+        Wait::Recv { channel, .. } | Wait::Handoff { channel, .. } => channel == object,
+        Wait::Condvar { condvar, mutex, .. } => condvar == object || mutex == object,
+        Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) => false,
+    }
+}
+
+/// Whether `thread`, blocked on `wait`, can go on now: what it waits for
+/// came. Threads waiting to join or
+/// at a barrier are woken by the thread's end and the last arrival.
+fn can_go_on(ex: &Execution, thread: ThreadId, wait: Wait) -> bool {
+    let sync = |o: ObjectId| &ex.objects[o.index()].sync;
+    match wait {
+        Wait::Lock(o) => sync(o).mutex_free(),
+        Wait::ReadLock(o) => matches!(sync(o), SyncState::RwLock { writer: None, .. }),
+        Wait::WriteLock(o) => matches!(
+            sync(o),
+            SyncState::RwLock {
+                writer: None,
+                readers: 0
             }
-            Wait::WriteLock(o) if o == object => matches!(
-                ex.objects[o.index()].sync,
-                SyncState::RwLock {
-                    writer: None,
-                    readers: 0
-                }
-            ),
-            Wait::Recv(o) if o == object => matches!(
-                ex.objects[o.index()].sync,
-                SyncState::Channel { queued, senders, .. } if queued > 0 || senders == 0
-            ),
-            Wait::Send(o) if o == object => matches!(
-                ex.objects[o.index()].sync,
-                SyncState::Channel { queued, capacity, receiver, .. }
-                    if !receiver || capacity.is_none_or(|c| queued < c.max(1))
-            ),
-            Wait::Handoff { channel, ticket } if channel == object => matches!(
-                ex.objects[channel.index()].sync,
-                SyncState::Channel { taken, receiver, .. } if !receiver || taken >= ticket
-            ),
-            _ => continue,
-        };
-        ex.threads
-            .set_enabled(rankcheck_engine::ThreadId(i as u32), can);
+        ),
+        Wait::Recv { channel, .. } => {
+            matches!(
+                sync(channel),
+                SyncState::Channel { queued, senders, .. } if *queued > 0 || *senders == 0
+            )
+        }
+        Wait::Send(o) => matches!(
+            sync(o),
+            SyncState::Channel { queued, capacity, receiver, .. }
+                if !*receiver || capacity.is_none_or(|c| *queued < c.max(1))
+        ),
+        Wait::Handoff { channel, ticket } => matches!(
+            sync(channel),
+            SyncState::Channel { taken, receiver, .. } if !*receiver || *taken >= ticket
+        ),
+        Wait::Condvar {
+            condvar,
+            mutex,
+            since,
+            ..
+        } => sync(mutex).mutex_free() && sync(condvar).notified_since(since),
+        Wait::Park { .. } => ex.threads.get(thread).unparked,
+        Wait::Join(t) => ex.threads.get(t).status == Status::Finished,
+        Wait::Barrier(_) => false,
     }
 }

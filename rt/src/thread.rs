@@ -189,19 +189,21 @@ pub fn sleep(_duration: std::time::Duration) {
 }
 
 /// Block until the running thread's park token is set, then take it, as
-/// `std::thread::park`; returns at once if an unpark came first. Never
-/// wakes spuriously (std may; code correct under std stays correct).
+/// `std::thread::park`; returns at once if an unpark came first. As std's,
+/// it may also return without an unpark (a spurious wake-up, a scheduling
+/// choice: `Builder::spurious_wakeups`).
 #[track_caller]
 pub fn park() {
-    op::park(true, Location::caller());
+    op::park(false, Location::caller());
 }
 
 /// As `std::thread::park_timeout`: takes the park token if it is set, and
-/// otherwise returns as if the timeout fired (time does not pass in a test
-/// run, so it may fire at once); a scheduling point, like a yield.
+/// otherwise blocks until an unpark or the timeout. Whether the timeout
+/// fires is a scheduling choice (`Builder::timeouts`), and it fires
+/// whenever no other thread can run; the duration is not used.
 #[track_caller]
 pub fn park_timeout(_timeout: std::time::Duration) {
-    op::park(false, Location::caller());
+    op::park(true, Location::caller());
 }
 
 /// The running thread, as `std::thread::current`.

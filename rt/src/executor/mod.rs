@@ -26,6 +26,7 @@ use crate::object::{Handle, Object, ObjectId, SyncState};
 use crate::panic_capture;
 use crate::trace::TraceLog;
 use crate::var::{Registry, MAIN_IDENTITY};
+use crate::wake::{WakeChoices, WakeState, Wakes};
 use coroutine::{Job, Pool, Worker, Yield};
 use threads::{Status, ThreadState, Threads};
 
@@ -63,6 +64,8 @@ pub struct RunConfig {
     pub max_steps: u64,
     /// Whether to keep the trace (the failing run's rerun).
     pub trace: bool,
+    /// Where the run's spurious wake-ups and early timeouts come from.
+    pub wakes: WakeChoices,
 }
 
 /// How an execution ended.
@@ -81,6 +84,10 @@ pub struct RunResult {
     pub objects: Vec<VarId>,
     /// Each thread's name, by id.
     pub thread_names: Vec<String>,
+    /// The spurious wake-ups and timeouts the run made.
+    pub wakes: Wakes,
+    /// The waits that ended early, by ordinal (for a replay string).
+    pub early: Vec<u32>,
 }
 
 /// The state of the execution running on this OS thread, if any.
@@ -126,6 +133,8 @@ pub struct Execution {
     pub trace: Option<TraceLog>,
     /// Panics of spawned threads, kept for `join` to deliver.
     pub panics: Vec<Panicked>,
+    /// Spurious wake-ups and timeouts: the decisions so far.
+    pub wakes: WakeState,
 }
 
 /// A spawned thread's panic: its result, which `join` delivers as `Err`.
@@ -283,6 +292,7 @@ impl Execution {
             aborting: false,
             trace: config.trace.then(TraceLog::default),
             panics: Vec::new(),
+            wakes: WakeState::new(config.wakes),
         }
     }
 
@@ -301,6 +311,8 @@ impl Execution {
             thread_names: (0..self.threads.all.len())
                 .map(|i| self.threads.name(ThreadId(i as u32)))
                 .collect(),
+            wakes: self.wakes.made,
+            early: self.wakes.early,
         };
         (result, self.registry, scheduler)
     }

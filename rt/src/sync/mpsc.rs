@@ -8,10 +8,10 @@ use std::fmt;
 use std::panic::Location;
 use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 
-pub use std::sync::mpsc::{RecvError, SendError, TryRecvError, TrySendError};
+pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
 use crate::object::{Handle, SyncState};
-use crate::op::{self, Received, Sent};
+use crate::op::{self, Receive, Received, Sent};
 
 struct Shared<T> {
     handle: Handle,
@@ -175,18 +175,31 @@ impl<T> Receiver<T> {
     /// once it is empty and every sender is gone.
     #[track_caller]
     pub fn recv(&self) -> Result<T, RecvError> {
-        match op::recv(&self.shared.handle, true, Location::caller()) {
+        match op::recv(&self.shared.handle, Receive::Blocking, Location::caller()) {
             Received::Message => self.shared.pop().ok_or(RecvError),
             _ => Err(RecvError),
+        }
+    }
+
+    /// Receive a message, blocking while the channel is empty until the
+    /// timeout fires, as std's: whether it fires is a scheduling choice
+    /// (`Builder::timeouts`), and it fires whenever no other thread can
+    /// run; the duration is not used.
+    #[track_caller]
+    pub fn recv_timeout(&self, _timeout: std::time::Duration) -> Result<T, RecvTimeoutError> {
+        match op::recv(&self.shared.handle, Receive::Timed, Location::caller()) {
+            Received::Message => self.shared.pop().ok_or(RecvTimeoutError::Timeout),
+            Received::Timeout | Received::Empty => Err(RecvTimeoutError::Timeout),
+            Received::Disconnected => Err(RecvTimeoutError::Disconnected),
         }
     }
 
     /// Receive a message if one is there.
     #[track_caller]
     pub fn try_recv(&self) -> Result<T, TryRecvError> {
-        match op::recv(&self.shared.handle, false, Location::caller()) {
+        match op::recv(&self.shared.handle, Receive::Trying, Location::caller()) {
             Received::Message => self.shared.pop().ok_or(TryRecvError::Empty),
-            Received::Empty => Err(TryRecvError::Empty),
+            Received::Empty | Received::Timeout => Err(TryRecvError::Empty),
             Received::Disconnected => Err(TryRecvError::Disconnected),
         }
     }

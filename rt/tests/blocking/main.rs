@@ -3,6 +3,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod condvar;
 mod park;
 mod rendezvous;
+mod timeouts;
 mod try_send;
