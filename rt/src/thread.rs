@@ -175,8 +175,8 @@ impl Builder {
 /// Let another thread run, as `std::thread::yield_now`: a scheduling point.
 /// A spin loop must call it (or block): otherwise a scheduler that keeps the
 /// spinning thread running never lets the thread it waits for go on, and
-/// the run ends at the step limit. A thread that yields more than 100 times
-/// is lowered below the others by the priority schedulers.
+/// the run ends at the step limit. Under the priority strategies a yield
+/// gives way at once: the thread drops below every other.
 #[track_caller]
 pub fn yield_now() {
     op::yield_now(Location::caller());
