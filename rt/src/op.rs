@@ -195,13 +195,16 @@ pub fn lock(handle: &Handle, site: Site) {
     });
 }
 
-/// Try to lock a mutex without blocking: whether it was taken.
+/// Try to lock a mutex without blocking: whether it was taken. While the
+/// thread unwinds from a panic (which the test may catch) it still decides
+/// on the lock, with no scheduling point.
 pub fn try_lock(handle: &Handle, site: Site) -> bool {
-    if !enter(
+    let live = enter(
         pending_on(handle, true, true),
         Operation::Lock(handle.object),
         site,
-    ) {
+    );
+    if !live && !executor::active() {
         return true;
     }
     with(|ex| {
@@ -312,10 +315,11 @@ fn take_rw(ex: &mut Execution, handle: &Handle, write: bool) -> bool {
 
 /// Take a read (`write == false`) or write lock of a `RwLock` if it can
 /// be had now, deciding at the operation's own scheduling point: whether
-/// it was taken. Never blocks.
+/// it was taken. Never blocks; while unwinding, as [`try_lock`].
 pub fn try_rw_lock(handle: &Handle, write: bool, site: Site) -> bool {
     let operation = Operation::RwLock(handle.object, write);
-    if !enter(pending_on(handle, write, true), operation, site) {
+    let live = enter(pending_on(handle, write, true), operation, site);
+    if !live && !executor::active() {
         return true;
     }
     with(|ex| {

@@ -73,6 +73,21 @@ fn notify_one_may_wake_any_waiter() {
         ),
         "{report}"
     );
+    let replayed = panic_message(|| rankcheck::replay(longest_waiter_first, replay_of(&report)))
+        .expect("the replay wakes the same waiter");
+    assert!(
+        replayed.starts_with("error[panic]: assertion `left == right` failed: the longest waiter"),
+        "{replayed}"
+    );
+}
+
+/// The replay string a report ends with.
+fn replay_of(report: &str) -> &str {
+    report
+        .split("rankcheck::replay(test, \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the report ends with the replay call")
 }
 
 /// Waits for the flag with an `if` where a `while` is needed: correct
@@ -112,13 +127,8 @@ fn a_wait_without_its_loop_is_found_by_a_spurious_wakeup_and_replays() {
         report.contains("the run woke spuriously 1 time"),
         "{report}"
     );
-    let replay = report
-        .split("rankcheck::replay(test, \"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .expect("the report ends with the replay call");
-    let replayed =
-        panic_message(|| rankcheck::replay(if_instead_of_while, replay)).expect("the replay fails");
+    let replayed = panic_message(|| rankcheck::replay(if_instead_of_while, replay_of(&report)))
+        .expect("the replay fails");
     assert!(
         replayed.starts_with("error[panic]: woken before the flag was set"),
         "{replayed}"
