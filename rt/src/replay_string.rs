@@ -83,33 +83,32 @@ impl ReplayString {
 
 /// `w0,4`: the waits that ended early.
 fn parse_early(text: &str) -> Result<Vec<u32>, String> {
-    let list = text.strip_prefix('w').ok_or("bad early waits")?;
-    if list.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut early: Vec<u32> = list
-        .split(',')
-        .map(|n| n.parse().map_err(|_| format!("bad early wait {n}")))
-        .collect::<Result<_, _>>()?;
-    early.sort_unstable();
-    Ok(early)
+    numbers(text, 'w', "early wait")
 }
 
+/// `o3,7`: the tracked objects.
 fn objects(text: &str) -> Result<Vec<ObjectId>, String> {
-    let list = text.strip_prefix('o').ok_or("bad tracked objects")?;
+    Ok(numbers(text, 'o', "object")?
+        .into_iter()
+        .map(ObjectId)
+        .collect())
+}
+
+/// The numbers of `text`, a comma-separated list after `prefix`
+/// (`what` names one in an error), ascending.
+fn numbers(text: &str, prefix: char, what: &str) -> Result<Vec<u32>, String> {
+    let list = text
+        .strip_prefix(prefix)
+        .ok_or_else(|| format!("bad {what} list {text}"))?;
     if list.is_empty() {
         return Ok(Vec::new());
     }
-    let mut ids: Vec<ObjectId> = list
+    let mut numbers: Vec<u32> = list
         .split(',')
-        .map(|n| {
-            n.parse()
-                .map(ObjectId)
-                .map_err(|_| format!("bad object {n}"))
-        })
+        .map(|n| n.parse().map_err(|_| format!("bad {what} {n}")))
         .collect::<Result<_, _>>()?;
-    ids.sort_unstable();
-    Ok(ids)
+    numbers.sort_unstable();
+    Ok(numbers)
 }
 
 fn schedule_text(schedule: &[ThreadId]) -> String {

@@ -8,6 +8,7 @@ use rankcheck::sync::{Arc, Condvar, Mutex};
 use rankcheck::{thread, Builder};
 use rankcheck_rt as rankcheck;
 
+use crate::flag_setter;
 use crate::support::panic_message;
 
 fn search() -> Builder {
@@ -93,14 +94,7 @@ fn replay_of(report: &str) -> &str {
 /// Waits for the flag with an `if` where a `while` is needed: correct
 /// only if a wait never returns without a notification.
 fn if_instead_of_while() {
-    let shared = Arc::new((Mutex::new(false), Condvar::new()));
-    let setter = {
-        let shared = shared.clone();
-        thread::spawn(move || {
-            *shared.0.lock().unwrap() = true;
-            shared.1.notify_one();
-        })
-    };
+    let (shared, setter) = flag_setter(false);
     let (flag, cv) = &*shared;
     let mut set = flag.lock().unwrap();
     if !*set {
@@ -144,14 +138,7 @@ fn a_wait_without_its_loop_is_found_by_a_spurious_wakeup_and_replays() {
 #[test]
 fn wait_while_never_returns_spuriously() {
     let guarantee = search().spurious_wakeups(3).check(|| {
-        let shared = Arc::new((Mutex::new(false), Condvar::new()));
-        let setter = {
-            let shared = shared.clone();
-            thread::spawn(move || {
-                *shared.0.lock().unwrap() = true;
-                shared.1.notify_all();
-            })
-        };
+        let (shared, setter) = flag_setter(true);
         let (flag, cv) = &*shared;
         let set = cv.wait_while(flag.lock().unwrap(), |set| !*set).unwrap();
         assert!(*set);

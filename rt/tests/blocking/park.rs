@@ -20,18 +20,24 @@ fn no_spurious() -> Builder {
     search().spurious_wakeups(0)
 }
 
+/// A flag, and a worker that sets it, then unparks the running thread.
+fn set_then_unpark() -> (Arc<AtomicBool>, thread::JoinHandle<()>) {
+    let flag = Arc::new(AtomicBool::new(false));
+    let main = thread::current();
+    let set = flag.clone();
+    let worker = thread::spawn(move || {
+        set.store(true, Ordering::SeqCst);
+        main.unpark();
+    });
+    (flag, worker)
+}
+
 /// The worker sets the flag, then unparks main; main parks until it sees
 /// the flag. An unpark before the park is not lost, so every run ends.
 #[test]
 fn an_unpark_before_the_park_is_kept() {
     search().check(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let main = thread::current();
-        let set = flag.clone();
-        let worker = thread::spawn(move || {
-            set.store(true, Ordering::SeqCst);
-            main.unpark();
-        });
+        let (flag, worker) = set_then_unpark();
         while !flag.load(Ordering::SeqCst) {
             thread::park();
         }
@@ -99,13 +105,7 @@ fn a_park_without_its_loop_is_found_by_a_spurious_wakeup() {
     let parked = |spurious| {
         panic_message(|| {
             search().spurious_wakeups(spurious).check(|| {
-                let flag = Arc::new(AtomicBool::new(false));
-                let main = thread::current();
-                let set = flag.clone();
-                let worker = thread::spawn(move || {
-                    set.store(true, Ordering::SeqCst);
-                    main.unpark();
-                });
+                let (flag, worker) = set_then_unpark();
                 thread::park();
                 assert!(flag.load(Ordering::SeqCst), "woken before the flag was set");
                 worker.join().unwrap();
@@ -127,13 +127,7 @@ fn a_park_without_its_loop_is_found_by_a_spurious_wakeup() {
 fn a_park_timeout_taken_for_an_unpark_is_found() {
     let report = panic_message(|| {
         search().spurious_wakeups(0).check(|| {
-            let flag = Arc::new(AtomicBool::new(false));
-            let main = thread::current();
-            let set = flag.clone();
-            let worker = thread::spawn(move || {
-                set.store(true, Ordering::SeqCst);
-                main.unpark();
-            });
+            let (flag, worker) = set_then_unpark();
             thread::park_timeout(std::time::Duration::from_secs(60));
             assert!(
                 flag.load(Ordering::SeqCst),

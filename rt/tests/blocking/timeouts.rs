@@ -8,10 +8,11 @@
 use std::time::Duration;
 
 use rankcheck::sync::mpsc::{channel, RecvTimeoutError};
-use rankcheck::sync::{Arc, Condvar, Mutex};
+use rankcheck::sync::{Condvar, Mutex};
 use rankcheck::{thread, Builder};
 use rankcheck_rt as rankcheck;
 
+use crate::flag_setter;
 use crate::support::panic_message;
 
 const LONG: Duration = Duration::from_secs(3600);
@@ -23,14 +24,7 @@ fn search() -> Builder {
 /// Waits for a flag another thread sets, giving up at the first timeout,
 /// then asserts the flag: wrong once the timeout can fire first.
 fn gives_up_at_the_timeout() {
-    let shared = Arc::new((Mutex::new(false), Condvar::new()));
-    let setter = {
-        let shared = shared.clone();
-        thread::spawn(move || {
-            *shared.0.lock().unwrap() = true;
-            shared.1.notify_one();
-        })
-    };
+    let (shared, setter) = flag_setter(false);
     let (flag, cv) = &*shared;
     let mut set = flag.lock().unwrap();
     while !*set {
@@ -76,14 +70,7 @@ fn a_wait_nobody_ends_times_out() {
 #[test]
 fn wait_timeout_while_times_out_only_while_the_condition_holds() {
     let guarantee = search().timeouts(2).check(|| {
-        let shared = Arc::new((Mutex::new(false), Condvar::new()));
-        let setter = {
-            let shared = shared.clone();
-            thread::spawn(move || {
-                *shared.0.lock().unwrap() = true;
-                shared.1.notify_all();
-            })
-        };
+        let (shared, setter) = flag_setter(true);
         let (flag, cv) = &*shared;
         let (set, result) = cv
             .wait_timeout_while(flag.lock().unwrap(), LONG, |set| !*set)
