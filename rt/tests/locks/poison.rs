@@ -23,6 +23,20 @@ fn panic_holding<G>(guard: impl FnOnce() -> G) {
     assert!(caught.is_err());
 }
 
+/// The program, as written: no `AssertUnwindSafe` needed.
+#[test]
+fn a_lock_held_through_a_caught_panic_is_poisoned() {
+    search().check(|| {
+        let m = Mutex::new(0);
+        let caught = panic::catch_unwind(|| {
+            let _g = m.lock();
+            panic!("while holding it")
+        });
+        assert!(caught.is_err());
+        assert!(m.lock().is_err());
+    });
+}
+
 #[test]
 fn a_caught_panic_poisons_the_mutex_it_held() {
     search().check(|| {
