@@ -456,10 +456,23 @@ impl Execution {
     /// The running thread panicked and nothing caught it. When it had
     /// taken another thread's panic from `join` (`join().unwrap()`), that
     /// panic is the cause, and the failure names it first.
+    /// Otherwise, when a panic no `join` took came first (a lock it
+    /// poisoned may be why), the failure says so.
     fn fail_panicking(&mut self, message: String, at: Option<SourceLocation>) {
         let running = self.current;
         let cause = self.panics.iter().find(|p| p.delivered_to == Some(running));
         let Some(cause) = cause else {
+            let message = match self.undelivered_panic() {
+                Some(earlier) => format!(
+                    "{message} (after thread {} panicked{}: {})",
+                    earlier.thread,
+                    earlier
+                        .location
+                        .map_or_else(String::new, |at| format!(" at {at}")),
+                    earlier.message
+                ),
+                None => message,
+            };
             return self.fail(FailureKind::Panic, message, at);
         };
         let mut failure = cause.failure.clone();

@@ -158,3 +158,32 @@ fn a_caught_panic_does_not_fail_the_run() {
     });
     assert_eq!(guarantee.runs, 100);
 }
+
+/// A thread panics while holding a mutex and nobody joins it; main's
+/// `lock().unwrap()` then fails on the poison, and the report says which
+/// panic came first.
+#[test]
+fn a_failure_after_an_untaken_panic_names_it() {
+    let report = panic_message(|| {
+        search().check(|| {
+            let m = Arc::new(Mutex::new(()));
+            let inner = m.clone();
+            let worker = thread::spawn(move || {
+                let _held = inner.lock().unwrap();
+                panic!("worker gives up");
+            });
+            while !worker.is_finished() {
+                thread::yield_now();
+            }
+            drop(m.lock().unwrap());
+        });
+    })
+    .expect("the run fails");
+    assert!(
+        report.starts_with("error[panic]: called `Result::unwrap()`"),
+        "{report}"
+    );
+    assert!(report.contains("(after thread thread@"), "{report}");
+    assert!(report.contains("panicked at "), "{report}");
+    assert!(report.contains(": worker gives up)"), "{report}");
+}
