@@ -9,6 +9,7 @@ mod report_page;
 mod reports;
 mod slurm;
 mod strategies;
+mod suite_summary;
 mod support;
 mod trust;
 
