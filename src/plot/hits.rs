@@ -13,6 +13,7 @@ use rankcheck_plot::hits::{bound_median, checkpoint_runs, gap_sentence};
 use rankcheck_plot::{hits_svg, Checkpoint, HitsFigure};
 use rankcheck_report::summary::{describe_selection, var_count};
 use rankcheck_report::words::count;
+use rankcheck_stats::decimal::number;
 use serde::Serialize;
 
 use crate::check::{prepare, Prepared};
@@ -302,10 +303,10 @@ fn csv_text(json: &PlotHitsJson) -> Result<String> {
             json.trials.to_string(),
             c.runs.to_string(),
             c.found.to_string(),
-            c.fraction.to_string(),
-            c.low.to_string(),
-            c.high.to_string(),
-            c.guarantee.to_string(),
+            number(c.fraction),
+            number(c.low),
+            number(c.high),
+            number(c.guarantee),
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)
