@@ -1384,8 +1384,9 @@ impl FunctionBuilder {
                         Diagnostic::error(
                             span,
                             format!(
-                                "`{}` takes {params} argument{plural}, but {argc} were given",
-                                callee.name
+                                "`{}` takes {params} argument{plural}, but {argc} {} given",
+                                callee.name,
+                                if argc == 1 { "was" } else { "were" }
                             ),
                         )
                         .with_label(format!(
