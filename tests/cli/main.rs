@@ -2,6 +2,7 @@
 //! their expected outcome in a `// expect:` header, run through the real
 //! binary, so exit codes, JSON, replay files and diagnostics are all covered.
 
+mod deploy;
 mod help;
 mod nightly;
 mod plots;
