@@ -19,6 +19,7 @@ pub mod compile;
 pub mod lower;
 pub mod plan;
 pub mod points_to;
+mod sync_operands;
 
 pub use compile::{compile, CompileError};
 pub use plan::Tracking;

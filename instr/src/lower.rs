@@ -20,6 +20,7 @@ use rankcheck_engine::{Span, Value};
 use crate::ast::{self, BinaryOp, Block, Expr, ExprKind, ItemKind, PlaceKind, StmtKind, UnaryOp};
 use crate::await_check::check_await_conditions;
 use crate::diagnostic::Diagnostic;
+use crate::sync_operands::{swapped_wait_note, Declared, Needs, Operand, SyncOperands};
 
 /// The most elements a global array or copies a replicated thread may have.
 const MAX_STATIC_COUNT: i64 = 1 << 20;
@@ -50,6 +51,8 @@ pub fn lower(
     let mut lowerer = Lowerer::new(source);
     lowerer.declare_items(module, defines);
     lowerer.lower_bodies(module);
+    let sync_errors = std::mem::take(&mut lowerer.sync_operands).finish();
+    lowerer.errors.extend(sync_errors);
     if lowerer.errors.is_empty() {
         lowerer.errors = check_await_conditions(&lowerer.program);
     }
@@ -80,6 +83,7 @@ struct Lowerer<'s> {
     symbols: BTreeMap<String, (Symbol, Span)>,
     errors: Vec<Diagnostic>,
     fields: BTreeMap<String, FieldId>,
+    sync_operands: SyncOperands,
 }
 
 impl<'s> Lowerer<'s> {
@@ -94,6 +98,7 @@ impl<'s> Lowerer<'s> {
             symbols: BTreeMap::new(),
             errors: Vec::new(),
             fields: BTreeMap::new(),
+            sync_operands: SyncOperands::default(),
         }
     }
 
@@ -720,6 +725,7 @@ impl FunctionBuilder {
                     } else {
                         match lowerer.symbols.get(&name.name).map(|s| s.0) {
                             Some(Symbol::Global(global, var)) => {
+                                lowerer.sync_operands.assigned(global);
                                 let src = self.expr(lowerer, value);
                                 let site =
                                     self.site(lowerer, name.span, AccessKind::Write, Some(var));
@@ -911,8 +917,9 @@ impl FunctionBuilder {
                 self.emit(Op::Assert { cond: c, message }, span);
             }
             StmtKind::Lock(m) | StmtKind::Unlock(m) => {
-                let (mutex, var) = self.sync_operand(lowerer, m);
                 let unlock = matches!(stmt.kind, StmtKind::Unlock(_));
+                let op = if unlock { "unlock" } else { "lock" };
+                let (mutex, var) = self.sync_operand(lowerer, m, op, Needs::Mutex);
                 let kind = if unlock {
                     AccessKind::Unlock
                 } else {
@@ -927,6 +934,7 @@ impl FunctionBuilder {
                 self.emit(op, span);
             }
             StmtKind::Sync { mutex: m, body } => {
+                self.check_sync_operand(lowerer, m, "sync", Needs::Mutex);
                 let mutex = self.alloc(lowerer, m.span);
                 let var = self.static_var(lowerer, m);
                 self.expr_into(lowerer, m, mutex);
@@ -940,8 +948,18 @@ impl FunctionBuilder {
                 self.emit(Op::Unlock { mutex, site }, end);
             }
             StmtKind::Wait { cond, mutex } => {
-                let (c, var) = self.sync_operand(lowerer, cond);
-                let (m, _) = self.sync_operand(lowerer, mutex);
+                let errors = lowerer.errors.len();
+                let (c, var) = self.sync_operand(lowerer, cond, "wait", Needs::Cond);
+                let (m, _) = self.sync_operand(lowerer, mutex, "wait", Needs::Mutex);
+                if lowerer.errors.len() == errors + 2 {
+                    let swapped = lowerer.errors.split_off(errors);
+                    let first = swapped.into_iter().next().map(|d| {
+                        Diagnostic::error(span, "the arguments of `wait` are swapped")
+                            .with_label(d.message)
+                            .with_note(swapped_wait_note())
+                    });
+                    lowerer.errors.extend(first);
+                }
                 let site = self.site(lowerer, span, AccessKind::Wait, var);
                 self.emit(
                     Op::Wait {
@@ -953,8 +971,9 @@ impl FunctionBuilder {
                 );
             }
             StmtKind::Signal(c) | StmtKind::Broadcast(c) => {
-                let (cond, var) = self.sync_operand(lowerer, c);
                 let broadcast = matches!(stmt.kind, StmtKind::Broadcast(_));
+                let op = if broadcast { "broadcast" } else { "signal" };
+                let (cond, var) = self.sync_operand(lowerer, c, op, Needs::Cond);
                 let kind = if broadcast {
                     AccessKind::Broadcast
                 } else {
@@ -1031,9 +1050,51 @@ impl FunctionBuilder {
         }
     }
 
-    fn sync_operand(&mut self, lowerer: &mut Lowerer<'_>, expr: &Expr) -> (Reg, Option<VarId>) {
+    fn sync_operand(
+        &mut self,
+        lowerer: &mut Lowerer<'_>,
+        expr: &Expr,
+        op: &'static str,
+        needs: Needs,
+    ) -> (Reg, Option<VarId>) {
+        self.check_sync_operand(lowerer, expr, op, needs);
         let var = self.static_var(lowerer, expr);
         (self.expr(lowerer, expr), var)
+    }
+
+    /// Reject an operand named by a declaration that can never hold what
+    /// `op` needs (instr::sync_operands).
+    fn check_sync_operand(
+        &self,
+        lowerer: &mut Lowerer<'_>,
+        expr: &Expr,
+        op: &'static str,
+        needs: Needs,
+    ) {
+        let ExprKind::Name(name) = &expr.kind else {
+            return;
+        };
+        if self.local(&name.name).is_some() {
+            return;
+        }
+        let declared = match lowerer.symbols.get(&name.name).map(|s| s.0) {
+            Some(Symbol::Mutex(..)) => Declared::Mutex,
+            Some(Symbol::Cond(..)) => Declared::Cond,
+            Some(Symbol::Global(global, _)) => Declared::Global(global),
+            Some(symbol @ (Symbol::Const(_) | Symbol::Array(..))) => {
+                Declared::Other(describe(symbol))
+            }
+            _ => return,
+        };
+        let operand = Operand {
+            op,
+            needs,
+            name: name.name.clone(),
+            span: expr.span,
+        };
+        if let Some(error) = lowerer.sync_operands.check(operand, declared) {
+            lowerer.error(error);
+        }
     }
 
     /// The array operand of an index or `len`: a global array by name, or
@@ -1323,8 +1384,9 @@ impl FunctionBuilder {
                         Diagnostic::error(
                             span,
                             format!(
-                                "`{}` takes {params} argument{plural}, but {argc} were given",
-                                callee.name
+                                "`{}` takes {params} argument{plural}, but {argc} {} given",
+                                callee.name,
+                                if argc == 1 { "was" } else { "were" }
                             ),
                         )
                         .with_label(format!(

@@ -219,14 +219,18 @@ impl Changed {
 }
 
 impl LazyHandle {
-    /// The handle of a lock whose data `changed` watches.
+    /// The handle of a lock whose data `changed` watches; `fresh` clears
+    /// what the lock keeps inline (its poison) when it is carried over.
     ///
     /// # Panics
     /// When the lock is carried over from a run that changed its data.
-    pub fn resolve_lock(&self, changed: &Changed) -> Handle {
+    pub fn resolve_lock(&self, changed: &Changed, fresh: impl FnOnce()) -> Handle {
         let (handle, registration) = self.resolve();
-        if registration == Registration::CarriedOver && changed.0.load(Relaxed) {
-            refuse_changed_data(self.kind, handle);
+        if registration == Registration::CarriedOver {
+            if changed.0.load(Relaxed) {
+                refuse_changed_data(self.kind, handle);
+            }
+            fresh();
         }
         handle
     }

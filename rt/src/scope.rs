@@ -6,22 +6,21 @@
 //! piece of unsafe code. It is sound because a scoped thread never outlives
 //! the frame it borrows from, also when a run ends early:
 //!
-//! - `scope` returns only after every thread spawned in it finished;
-//! - a panic in the scope's closure fails the run, and `scope` then stops
-//!   its thread right there (suspended, its frames and the borrowed data
-//!   intact) instead of unwinding past the scope;
-//! - the executor's teardown drops bodies that never started, then unwinds
-//!   the stopped threads newest first, so a scoped thread (always newer
-//!   than the thread that spawned it) is unwound before the frames it
-//!   borrows from.
+//! - `scope` returns, or lets a panic of its closure go on unwinding, only
+//!   after every thread spawned in it finished (as std's);
+//! - when a run fails elsewhere (a deadlock, the step limit, a panic
+//!   nothing takes), the executor's teardown drops bodies that never
+//!   started, then unwinds the stopped threads newest first, so a scoped
+//!   thread (always newer than the thread that spawned it) is unwound
+//!   before the frames it borrows from.
 #![allow(unsafe_code)]
 
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe, Location};
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::Mutex as StdMutex;
 
-use crate::executor::{self, with};
+use crate::executor;
 use crate::op;
 use crate::thread::{JoinHandle, Result, Thread};
 
@@ -75,8 +74,10 @@ impl<T> ScopedJoinHandle<'_, T> {
 
 /// Run `f` with a scope in which threads borrowing from the caller's stack
 /// can be spawned, as `std::thread::scope`: every thread spawned in it is
-/// joined before `scope` returns (each join a scheduling point). A panic
-/// in `f` or in a scoped thread fails the run, as any panic does.
+/// joined before `scope` returns (each join a scheduling point). As std's,
+/// a scoped thread's panic is its handle's `join`'s `Err`, and one that no
+/// join took makes `scope` panic once all are joined; a panic in `f`
+/// fails the run.
 #[track_caller]
 pub fn scope<'env, F, T>(f: F) -> T
 where
@@ -89,29 +90,30 @@ where
         env: PhantomData,
     };
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| f(&scope)));
-    let value = match outcome {
-        Ok(value) => value,
-        Err(payload) => stop_after_panic(payload),
-    };
+    if outcome.is_err() && !executor::active() {
+        // The teardown unwinds this thread; the scoped ones went first.
+        if let Err(payload) = outcome {
+            panic::resume_unwind(payload);
+        }
+    }
     let spawned = std::mem::take(&mut *scope.spawned.lock().unwrap_or_else(|p| p.into_inner()));
-    for thread in spawned {
+    for &thread in &spawned {
         op::join(thread, site);
     }
-    value
-}
-
-/// `f` panicked while scoped threads may still borrow from the frames the
-/// panic would unwind: fail the run with the panic, and stop this thread
-/// here, its frames intact; the teardown unwinds the scoped threads first,
-/// then this one.
-fn stop_after_panic(payload: Box<dyn std::any::Any + Send>) -> ! {
-    if !executor::active() {
-        // Already winding down (the teardown unwinds this thread): go on.
-        panic::resume_unwind(payload);
+    // As std's: the closure's panic goes on once all are joined, and a
+    // scoped thread's panic that no join took is the scope's.
+    let value = match outcome {
+        Ok(value) => value,
+        Err(payload) => panic::resume_unwind(payload),
+    };
+    let mut panicked = false;
+    for thread in spawned {
+        panicked |= executor::take_undelivered_panic(thread);
     }
-    let running = with(|ex| ex.current);
-    executor::fail_with_panic(running, payload.as_ref());
-    executor::stop(running)
+    if panicked {
+        panic!("a scoped thread panicked");
+    }
+    value
 }
 
 impl<'scope> Scope<'scope, '_> {
@@ -137,12 +139,7 @@ impl<'scope> Scope<'scope, '_> {
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
-        let result = Arc::new(StdMutex::new(None));
-        let slot = result.clone();
-        let job: Box<dyn FnOnce() + 'scope> = Box::new(move || {
-            let value = f();
-            *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
-        });
+        let (job, result) = crate::thread::body::<'scope, F, T>(f);
         // SAFETY: the job borrows for 'scope; the module's doc says why it
         // never runs, nor is dropped, after 'scope ends: `scope` joins it
         // before returning, and a run that ends early drops unstarted jobs

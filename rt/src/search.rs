@@ -18,6 +18,7 @@ use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
+use crate::wake::{WakeChoices, WakeCount};
 
 /// Search `test` as `builder` asks, `program` naming where the test
 /// called `check`: the report (the guarantee or the failure, and the
@@ -96,7 +97,7 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         elapsed,
     };
     Ok(match failed {
-        None => report::clean(&searched),
+        None => report::clean(&searched).with_wakes(outcome.wakes, builder.wakes),
         Some(((traced, replay), facts)) => report::failed(&traced, &facts, &replay, &searched),
     })
 }
@@ -114,9 +115,11 @@ fn profile(
     let mut failed = None;
     let mut digests = Vec::new();
     for run in 0..builder.profile_runs {
-        let counting = profiler.start_run(run_seed(profile_seed, run));
+        let seed = run_seed(profile_seed, run);
+        let counting = profiler.start_run(seed);
         let recording = Recording::new(counting, std::mem::take(&mut digests));
-        let (result, recording) = session.run(test, recording, config(builder, Tracking::All));
+        let config = config(builder, Tracking::All, seed);
+        let (result, recording) = session.run(test, recording, config);
         let (counting, recorded) = recording.into_parts();
         digests = recorded;
         profiler.end_run(
@@ -136,18 +139,29 @@ fn profile(
     (profiler.finish(session.registry().len()), failed)
 }
 
-fn config(builder: &Builder, tracking: Tracking) -> RunConfig {
+/// How run `seed` is run: its spurious wake-ups and early timeouts are
+/// drawn from its seed.
+fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
     RunConfig {
         tracking,
         max_steps: builder.max_steps,
         trace: false,
+        wakes: WakeChoices::Draw {
+            seed: run_seed(seed, WAKE_STREAM),
+            budget: builder.wakes,
+        },
     }
 }
+
+/// The stream of a run's seed its wake-up decisions are drawn from.
+const WAKE_STREAM: u64 = 0x7761_6b65;
 
 /// What the runs did: how many, and the failing one.
 struct Outcome {
     runs: u64,
     failure: Option<Failed>,
+    /// The spurious wake-ups and timeouts the runs made.
+    wakes: WakeCount,
 }
 
 /// A failing run of the search.
@@ -177,12 +191,14 @@ where
     St::Scheduler: Explained + 'static,
 {
     let deadline = builder.time.map(|t| started + t);
+    let mut wakes = WakeCount::default();
     let mut digests = Vec::new();
     for run in 0..runs {
         if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
             return Outcome {
                 runs: run,
                 failure: None,
+                wakes,
             };
         }
         let run_seed = run_seed(seed, run);
@@ -191,10 +207,12 @@ where
             Tracked::All => Tracking::All,
             Tracked::Vars(vars) => Tracking::Vars(vars.to_vec()),
         };
+        let config = config(builder, tracking.clone(), run_seed);
         let recording = Recording::new(scheduler, std::mem::take(&mut digests));
-        let (result, recording) = session.run(test, recording, config(builder, tracking.clone()));
+        let (result, recording) = session.run(test, recording, config);
         let (scheduler, recorded) = recording.into_parts();
         digests = recorded;
+        wakes.add(result.wakes);
         if result.failure.is_some() {
             return Outcome {
                 runs: run + 1,
@@ -204,12 +222,14 @@ where
                     tracking,
                     changes: scheduler.changes(),
                 }),
+                wakes,
             };
         }
     }
     Outcome {
         runs,
         failure: None,
+        wakes,
     }
 }
 
@@ -257,6 +277,7 @@ fn retrace(
             Tracking::All => Tracking::All,
             _ => Tracking::Objects(failed.tracked_objects.clone()),
         },
+        early: failed.early.clone(),
         schedule: failed.schedule.clone(),
     };
     let (traced, traced_digests) = trace(session, test, &replay, builder.max_steps);
@@ -283,6 +304,7 @@ fn trace(
         tracking: replay.tracking.clone(),
         max_steps,
         trace: true,
+        wakes: WakeChoices::Replay(replay.early.clone()),
     };
     let recording = Recording::new(Replay::new(replay.schedule.clone()), Vec::new());
     let (result, recording) = session.run(test, recording, config);

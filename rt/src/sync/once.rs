@@ -49,7 +49,7 @@ struct Running<'a> {
 impl Drop for Running<'_> {
     fn drop(&mut self) {
         self.once.state.store(POISONED, Relaxed);
-        op::unlock(&self.handle, self.site);
+        op::unlock(&self.handle, self.site, || {});
     }
 }
 
@@ -150,7 +150,7 @@ impl Once {
         op::lock(&handle, site);
         let state = self.state.load(Relaxed);
         if state == COMPLETE || (state == POISONED && !force) {
-            op::unlock(&handle, site);
+            op::unlock(&handle, site, || {});
             if state == POISONED {
                 poisoned();
             }
@@ -166,7 +166,7 @@ impl Once {
         });
         std::mem::forget(running);
         self.state.store(COMPLETE, Relaxed);
-        op::unlock(&handle, site);
+        op::unlock(&handle, site, || {});
         true
     }
 }

@@ -31,7 +31,7 @@ fn exclusive() -> StdMutexGuard<'static, ()> {
 }
 
 fn replay_string(report: &str) -> String {
-    let start = report.find("\"rc1:").expect("a replay string") + 1;
+    let start = report.find("\"rc").expect("a replay string") + 1;
     let end = start + report[start..].find('"').expect("its end");
     report[start..end].to_owned()
 }
@@ -105,8 +105,22 @@ fn replay_and_diverged_panics_point_at_the_test() {
     let here = Location::caller().file();
     let corrupt = panic_site(|| rankcheck::replay(lost_update, "rc1:all:0_1:deadbeef"));
     assert!(corrupt.starts_with(here), "{corrupt}");
-    // A schedule of another test: the replay diverges.
-    let diverged = panic_site(|| rankcheck::replay(lost_update, "rc1:all:0_5_5_5_5_5:0"));
+    // A schedule of another test, with a third thread: the replay diverges.
+    let three = panic_message(|| {
+        rankcheck::Builder::new().runs(10).seed(1).check(|| {
+            let threads: Vec<_> = (0..2).map(|_| thread::spawn(|| {})).collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+            panic!("three threads ran");
+        });
+    })
+    .expect("fails");
+    let other = replay_string(&three);
+    let diverged_message =
+        panic_message(|| rankcheck::replay(lost_update, &other)).expect("diverges");
+    assert!(diverged_message.contains("diverged"), "{diverged_message}");
+    let diverged = panic_site(|| rankcheck::replay(lost_update, &other));
     assert!(diverged.starts_with(here), "{diverged}");
     let checked = panic_site(|| {
         rankcheck::Builder::new()

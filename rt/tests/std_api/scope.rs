@@ -99,8 +99,9 @@ impl Drop for Borrower<'_> {
 fn a_failed_run_unwinds_scoped_threads_before_the_frames_they_borrow() {
     // A scoped thread holds a borrow of the owner's canary while it waits
     // for a lock the owner holds; then the owner, or another scoped thread,
-    // panics: the teardown must unwind the borrower before the owner's
-    // frames (and the canary) go.
+    // panics, and the scope waits for the borrower: the run fails. The
+    // teardown must unwind the borrower before the owner's frames (and the
+    // canary) go.
     for scoped_thread_panics in [false, true] {
         let message = panic_message(|| {
             rankcheck::Builder::new().runs(20).seed(9).check(move || {
@@ -135,7 +136,51 @@ fn a_failed_run_unwinds_scoped_threads_before_the_frames_they_borrow() {
             });
         })
         .expect("the run fails");
-        assert!(message.contains(" fails"), "{message}");
+        // A deadlock, or the scoped thread's panic that nothing took.
+        assert!(
+            message.contains("deadlock") || message.contains("a scoped thread fails"),
+            "{message}"
+        );
     }
     assert_eq!(USE_AFTER_FREE.load(StdSeqCst), 0);
+}
+
+#[test]
+fn a_scoped_threads_panic_is_its_joins_err_or_else_the_scopes() {
+    rankcheck::Builder::new().runs(50).seed(2).check(|| {
+        // Taken from join: the scope returns.
+        let taken = thread::scope(|s| s.spawn(|| panic!("scoped")).join().is_err());
+        assert!(taken);
+        // Not joined: the scope panics once all are joined, as std's.
+        let scope_panicked = std::panic::catch_unwind(|| {
+            thread::scope(|s| {
+                s.spawn(|| panic!("unjoined"));
+            })
+        });
+        let payload = scope_panicked.expect_err("the scope panics");
+        assert_eq!(
+            payload.downcast_ref::<&str>(),
+            Some(&"a scoped thread panicked")
+        );
+    });
+}
+
+#[test]
+fn a_panic_in_the_scopes_closure_waits_for_its_threads() {
+    // The closure panics while a scoped thread still works on a local: the
+    // scope joins it before the panic goes on, as std's.
+    rankcheck::Builder::new().runs(100).seed(6).check(|| {
+        let done = AtomicUsize::new(0);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            thread::scope(|s| {
+                s.spawn(|| {
+                    thread::yield_now();
+                    done.fetch_add(1, SeqCst);
+                });
+                panic!("closure fails");
+            })
+        }));
+        assert!(caught.is_err());
+        assert_eq!(done.load(SeqCst), 1);
+    });
 }
