@@ -159,3 +159,39 @@ fn a_run_that_does_not_replay_is_reported_as_nondeterminism() {
     );
     assert!(message.contains("odd calls fail"), "{message}");
 }
+
+/// A static two tests use at the same time.
+static SHARED: rankcheck::sync::atomic::AtomicUsize = rankcheck::sync::atomic::AtomicUsize::new(0);
+/// Holds the first test in its run while the second starts.
+static INSIDE: std::sync::Barrier = std::sync::Barrier::new(2);
+static TRIED: std::sync::Barrier = std::sync::Barrier::new(2);
+static FIRST_RUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+#[test]
+fn two_tests_sharing_a_static_at_once_are_refused() {
+    let _env = exclusive();
+    let first = std::thread::spawn(|| {
+        rankcheck::Builder::new().runs(1).profile_runs(1).check(|| {
+            SHARED.fetch_add(1, rankcheck::sync::atomic::Ordering::SeqCst);
+            if FIRST_RUN.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                // Its run goes on (its OS thread waits) while the other
+                // test uses the static.
+                INSIDE.wait();
+                TRIED.wait();
+            }
+        });
+    });
+    INSIDE.wait();
+    let message = panic_message(|| {
+        rankcheck::Builder::new().runs(1).check(|| {
+            SHARED.load(rankcheck::sync::atomic::Ordering::SeqCst);
+        });
+    });
+    TRIED.wait();
+    first.join().unwrap();
+    let message = message.expect("refused");
+    assert!(
+        message.contains("in use by a test running at the same time"),
+        "{message}"
+    );
+}
