@@ -2,69 +2,15 @@
 //! something rankcheck does not schedule (std's `HashMap` seeds, `std::sync`
 //! or `std::thread` used directly, the clock, I/O, randomness) can fail in
 //! a run that its replay does not repeat, and the report would then show a
-//! run that did not happen. Every run records a digest of each scheduling
-//! point (the thread that ran, what ended its step, the threads able to
-//! run); the failing run's replay records its own, and where they part, or
-//! where the failure differs, the search reports the nondeterminism instead
-//! of the failure.
-
-use rankcheck_engine::{Point, Scheduler, ThreadId};
+//! run that did not happen. The failing run is replayed for its trace
+//! anyway; where the replay parts from it (a thread the run chose cannot
+//! run at that point, the replay takes more or fewer points, or it ends
+//! differently), the search reports the nondeterminism instead of the
+//! failure. Comparing the replay with the run's own record costs the runs
+//! of the search nothing.
 
 use crate::executor::RunResult;
-use crate::failure::Failure;
-
-/// A scheduler that records a digest of every point it is asked at.
-pub struct Recording<S> {
-    inner: S,
-    digests: Vec<u64>,
-}
-
-impl<S: Scheduler> Recording<S> {
-    /// Record the points `inner` chooses at, into `buffer` (emptied).
-    pub fn new(inner: S, mut buffer: Vec<u64>) -> Recording<S> {
-        buffer.clear();
-        Recording {
-            inner,
-            digests: buffer,
-        }
-    }
-
-    /// The scheduler and the digests.
-    pub fn into_parts(self) -> (S, Vec<u64>) {
-        (self.inner, self.digests)
-    }
-}
-
-impl<S: Scheduler> Scheduler for Recording<S> {
-    fn choose(&mut self, point: &Point<'_>) -> ThreadId {
-        self.digests.push(digest(point));
-        self.inner.choose(point)
-    }
-
-    fn wants_pending(&self) -> bool {
-        self.inner.wants_pending()
-    }
-}
-
-/// Mix one word into a digest (FNV-1a's step, a word at a time: cheap
-/// enough for every point of every run, and the same in every process).
-fn mix(digest: u64, word: u64) -> u64 {
-    (digest ^ word).wrapping_mul(0x100_0000_01b3)
-}
-
-/// What a replay must see again at a point: the thread that ran, what
-/// ended its step and on which variable, and who can run next.
-fn digest(point: &Point<'_>) -> u64 {
-    let last = point.last.map_or(u64::MAX, |t| u64::from(t.0));
-    let var = point.event.var.map_or(u64::MAX, |v| u64::from(v.0));
-    let mut digest = mix(0xcbf2_9ce4_8422_2325, last);
-    digest = mix(digest, point.event.kind as u64);
-    digest = mix(digest, var);
-    for thread in point.enabled {
-        digest = mix(digest, u64::from(thread.0));
-    }
-    digest
-}
+use crate::failure::{Failure, FailureKind};
 
 /// Where a replay parted from the run it repeats.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,32 +21,31 @@ pub enum Parted {
     AtEnd,
 }
 
-/// Where `replay` parted from `original` (with the digests of each), if
-/// it did. Failures are compared by kind, place and thread, not message:
-/// a message may print an address.
-pub fn parted(original: (&RunResult, &[u64]), replay: (&RunResult, &[u64])) -> Option<Parted> {
-    let (first, first_digests) = original;
-    let (second, second_digests) = replay;
-    let differing = first_digests
-        .iter()
-        .zip(second_digests)
-        .position(|(a, b)| a != b);
-    if let Some(point) = differing {
-        return Some(Parted::AtPoint(point + 1));
+/// Where `replay` parted from `original`, if it did. Failures are compared
+/// by kind, place and thread, not message: a message may print an address.
+pub fn parted(original: &RunResult, replay: &RunResult) -> Option<Parted> {
+    let diverged = replay
+        .failure
+        .as_ref()
+        .is_some_and(|f| f.kind == FailureKind::Diverged);
+    if diverged {
+        // The executor stopped at the point whose choice could not run.
+        return Some(Parted::AtPoint(replay.schedule.len()));
     }
-    if first_digests.len() != second_digests.len() {
-        let shorter = first_digests.len().min(second_digests.len());
-        return Some(Parted::AtPoint(shorter + 1));
+    let (points, replayed) = (original.schedule.len(), replay.schedule.len());
+    if points != replayed {
+        return Some(Parted::AtPoint(points.min(replayed) + 1));
     }
     let key = |f: &Option<Failure>| {
         f.as_ref()
             .map(|f| (f.kind, f.location.clone(), f.thread.clone()))
     };
-    (key(&first.failure) != key(&second.failure)).then_some(Parted::AtEnd)
+    (key(&original.failure) != key(&replay.failure)).then_some(Parted::AtEnd)
 }
 
 /// The report of a failing run whose replay parted from it.
-pub fn report(failed: &RunResult, parted: &Parted, points: usize) -> String {
+pub fn report(failed: &RunResult, parted: &Parted) -> String {
+    let points = failed.schedule.len();
     let place = match parted {
         Parted::AtPoint(point) => {
             let ran = point

@@ -13,7 +13,7 @@ use rankcheck_engine::{Point, PriorityScheduler, Scheduler, ThreadId};
 use rankcheck_stats::Probability;
 
 use crate::builder::Builder;
-use crate::divergence::{self, Recording};
+use crate::divergence;
 use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
@@ -27,14 +27,8 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let seed = builder.seed.unwrap_or_else(fresh_seed);
     let mut session = Session::new();
     let (profile, failed) = profile(&mut session, &test, builder, seed);
-    if let Some((run, result, digests)) = failed {
-        let (traced, replay) = retrace(
-            &mut session,
-            &test,
-            builder,
-            (result, digests),
-            Tracking::All,
-        )?;
+    if let Some((run, result)) = failed {
+        let (traced, replay) = retrace(&mut session, &test, builder, result, Tracking::All)?;
         let registry = session.registry();
         let searched = Searched::preparatory(builder, program, seed, &profile, registry);
         return Ok(report::failed(
@@ -75,12 +69,11 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         None => None,
         Some(Failed {
             result,
-            digests,
             tracking,
             changes,
         }) => {
             let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
-            let retraced = retrace(&mut session, &test, builder, (result, digests), tracking)?;
+            let retraced = retrace(&mut session, &test, builder, result, tracking)?;
             Some((retraced, facts))
         }
     };
@@ -109,19 +102,14 @@ fn profile(
     test: &Test,
     builder: &Builder,
     seed: u64,
-) -> (Profile, Option<(u64, RunResult, Vec<u64>)>) {
+) -> (Profile, Option<(u64, RunResult)>) {
     let mut profiler = Profiler::new(0);
     let profile_seed = run_seed(seed, u64::MAX);
     let mut failed = None;
-    let mut digests = Vec::new();
     for run in 0..builder.profile_runs {
         let seed = run_seed(profile_seed, run);
         let counting = profiler.start_run(seed);
-        let recording = Recording::new(counting, std::mem::take(&mut digests));
-        let config = config(builder, Tracking::All, seed);
-        let (result, recording) = session.run(test, recording, config);
-        let (counting, recorded) = recording.into_parts();
-        digests = recorded;
+        let (result, counting) = session.run(test, counting, config(builder, Tracking::All, seed));
         profiler.end_run(
             counting,
             RunEnd {
@@ -132,7 +120,7 @@ fn profile(
             },
         );
         if result.failure.is_some() {
-            failed = Some((run + 1, result, digests));
+            failed = Some((run + 1, result));
             break;
         }
     }
@@ -167,8 +155,6 @@ struct Outcome {
 /// A failing run of the search.
 struct Failed {
     result: RunResult,
-    /// Its points' digests (crate::divergence).
-    digests: Vec<u64>,
     /// What it tracked.
     tracking: Tracking,
     /// Under priorities, the change points it fired.
@@ -192,7 +178,6 @@ where
 {
     let deadline = builder.time.map(|t| started + t);
     let mut wakes = WakeCount::default();
-    let mut digests = Vec::new();
     for run in 0..runs {
         if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
             return Outcome {
@@ -208,17 +193,13 @@ where
             Tracked::Vars(vars) => Tracking::Vars(vars.to_vec()),
         };
         let config = config(builder, tracking.clone(), run_seed);
-        let recording = Recording::new(scheduler, std::mem::take(&mut digests));
-        let (result, recording) = session.run(test, recording, config);
-        let (scheduler, recorded) = recording.into_parts();
-        digests = recorded;
+        let (result, scheduler) = session.run(test, scheduler, config);
         wakes.add(result.wakes);
         if result.failure.is_some() {
             return Outcome {
                 runs: run + 1,
                 failure: Some(Failed {
                     result,
-                    digests,
                     tracking,
                     changes: scheduler.changes(),
                 }),
@@ -261,17 +242,16 @@ impl Explained for PortfolioScheduler {
     }
 }
 
-/// Rerun the failing run (its result and its points' digests) with a
-/// trace: the traced run and its replay string; or, when the rerun parts
-/// from the run, the report of the nondeterminism (crate::divergence).
+/// Rerun the failing run with a trace: the traced run and its replay
+/// string; or, when the rerun parts from the run, the report of the
+/// nondeterminism (crate::divergence).
 fn retrace(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
-    failed: (RunResult, Vec<u64>),
+    failed: RunResult,
     tracking: Tracking,
 ) -> Result<(RunResult, String), String> {
-    let (failed, digests) = failed;
     let replay = ReplayString {
         tracking: match tracking {
             Tracking::All => Tracking::All,
@@ -280,9 +260,9 @@ fn retrace(
         early: failed.early.clone(),
         schedule: failed.schedule.clone(),
     };
-    let (traced, traced_digests) = trace(session, test, &replay, builder.max_steps);
-    if let Some(parted) = divergence::parted((&failed, &digests), (&traced, &traced_digests)) {
-        return Err(divergence::report(&failed, &parted, digests.len()));
+    let traced = trace(session, test, &replay, builder.max_steps);
+    if let Some(parted) = divergence::parted(&failed, &traced) {
+        return Err(divergence::report(&failed, &parted));
     }
     // The same run; its message may still differ (an address printed).
     let result = if traced.failure == failed.failure {
@@ -293,22 +273,17 @@ fn retrace(
     Ok((result, replay.encode()))
 }
 
-/// Rerun `replay` with a trace: the run and its points' digests.
-fn trace(
-    session: &mut Session,
-    test: &Test,
-    replay: &ReplayString,
-    max_steps: u64,
-) -> (RunResult, Vec<u64>) {
+/// Rerun `replay` with a trace.
+fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u64) -> RunResult {
     let config = RunConfig {
         tracking: replay.tracking.clone(),
         max_steps,
         trace: true,
         wakes: WakeChoices::Replay(replay.early.clone()),
     };
-    let recording = Recording::new(Replay::new(replay.schedule.clone()), Vec::new());
-    let (result, recording) = session.run(test, recording, config);
-    (result, recording.into_parts().1)
+    session
+        .run(test, Replay::new(replay.schedule.clone()), config)
+        .0
 }
 
 /// `rankcheck::replay`: panics, at the caller, with the run's report.
@@ -319,7 +294,7 @@ pub fn replay(test: Test, text: &str, max_steps: u64) -> ! {
         Err(why) => panic!("rankcheck::replay: not a replay string of rankcheck: {why}"),
     };
     let mut session = Session::new();
-    let (result, _) = trace(&mut session, &test, &replay, max_steps);
+    let result = trace(&mut session, &test, &replay, max_steps);
     if result.failure.is_none() {
         panic!(
             "rankcheck::replay: the run did not fail: its {} choices ran the test to its end (has the test changed?)",
