@@ -16,8 +16,9 @@
 
 use std::cell::Cell;
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex as StdMutex;
+use std::sync::atomic::{
+    AtomicBool, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 
 use rankcheck_engine::VarId;
 
@@ -30,15 +31,18 @@ const OBJECT_MASK: u64 = (1 << OBJECT_BITS) - 1;
 /// The bits of an execution id that `LazyHandle::current` keeps.
 const EXECUTION_MASK: u64 = u64::MAX >> OBJECT_BITS;
 
-/// The executions running now, on any OS thread (one per OS thread
-/// running a test: a short list, which keeps its allocation).
-static LIVE: StdMutex<Vec<u64>> = StdMutex::new(Vec::new());
+/// The executions running now, on any OS thread (0: a free slot): two
+/// atomic operations per run. With more tests at once than slots, the
+/// extra ones go unlisted, and a static they share goes undetected.
+static LIVE: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
 
 thread_local! {
     /// The execution running on this OS thread (0: none): what a value
     /// registered in this run is recognised by, without reaching the
     /// execution itself.
     static RUNNING: Cell<u64> = const { Cell::new(0) };
+    /// This OS thread's slot in `LIVE`, if it has one.
+    static SLOT: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
 /// The execution running on this OS thread (0: none).
@@ -48,7 +52,10 @@ pub fn running_execution() -> u64 {
 
 /// Execution `id` starts running on this OS thread.
 pub fn started(id: u64) {
-    LIVE.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+    let free = LIVE
+        .iter()
+        .position(|slot| slot.compare_exchange(0, id, Release, Relaxed).is_ok());
+    SLOT.with(|slot| slot.set(free));
     RUNNING.with(|running| running.set(id));
 }
 
@@ -56,9 +63,8 @@ pub fn started(id: u64) {
 pub fn ended(id: u64) {
     crate::sync::drop_run_values(id);
     RUNNING.with(|running| running.set(0));
-    let mut live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(at) = live.iter().position(|&running| running == id) {
-        live.swap_remove(at);
+    if let Some(slot) = SLOT.with(|slot| slot.take()) {
+        LIVE[slot].store(0, Release);
     }
 }
 
@@ -180,12 +186,11 @@ impl LazyHandle {
     }
 
     fn refuse_if_shared(&self, previous: u64, ex: &Execution) {
-        let live = LIVE.lock().unwrap_or_else(|p| p.into_inner());
-        let elsewhere = live
-            .iter()
-            .any(|&id| id != ex.id && id & EXECUTION_MASK == previous);
+        let elsewhere = LIVE.iter().any(|slot| {
+            let id = slot.load(Acquire);
+            id != 0 && id != ex.id && id & EXECUTION_MASK == previous
+        });
         if elsewhere {
-            drop(live);
             panic!(
                 "rankcheck: the {} made at {}:{} is in use by a test running at the same time on \
                  another OS thread; a static shared by rankcheck tests needs them to run one at \
