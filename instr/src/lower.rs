@@ -20,7 +20,7 @@ use rankcheck_engine::{Span, Value};
 use crate::ast::{self, BinaryOp, Block, Expr, ExprKind, ItemKind, PlaceKind, StmtKind, UnaryOp};
 use crate::await_check::check_await_conditions;
 use crate::diagnostic::Diagnostic;
-use crate::sync_operands::{swapped_wait_note, Declared, Needs, Operand, SyncOperands};
+use crate::sync_operands::{Declared, Needs, Operand, SyncOperands};
 
 /// The most elements a global array or copies a replicated thread may have.
 const MAX_STATIC_COUNT: i64 = 1 << 20;
@@ -47,20 +47,30 @@ pub fn lower(
     source: &str,
     module: &ast::Module,
     defines: &BTreeMap<String, i64>,
-) -> Result<Program, Vec<Diagnostic>> {
+) -> Result<Lowered, Vec<Diagnostic>> {
     let mut lowerer = Lowerer::new(source);
     lowerer.declare_items(module, defines);
     lowerer.lower_bodies(module);
-    let sync_errors = std::mem::take(&mut lowerer.sync_operands).finish();
-    lowerer.errors.extend(sync_errors);
     if lowerer.errors.is_empty() {
         lowerer.errors = check_await_conditions(&lowerer.program);
     }
     if lowerer.errors.is_empty() {
-        Ok(lowerer.program)
+        let warnings = std::mem::take(&mut lowerer.sync_operands).finish();
+        Ok(Lowered {
+            program: lowerer.program,
+            warnings,
+        })
     } else {
         Err(lowerer.errors)
     }
+}
+
+/// A lowered program, with what the compiler warns of.
+pub struct Lowered {
+    /// The program.
+    pub program: Program,
+    /// Statements that fail whenever they run (instr::sync_operands).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// The names of a module's `const` items, for checking `-D` overrides.
@@ -948,18 +958,13 @@ impl FunctionBuilder {
                 self.emit(Op::Unlock { mutex, site }, end);
             }
             StmtKind::Wait { cond, mutex } => {
-                let errors = lowerer.errors.len();
-                let (c, var) = self.sync_operand(lowerer, cond, "wait", Needs::Cond);
-                let (m, _) = self.sync_operand(lowerer, mutex, "wait", Needs::Mutex);
-                if lowerer.errors.len() == errors + 2 {
-                    let swapped = lowerer.errors.split_off(errors);
-                    let first = swapped.into_iter().next().map(|d| {
-                        Diagnostic::error(span, "the arguments of `wait` are swapped")
-                            .with_label(d.message)
-                            .with_note(swapped_wait_note())
-                    });
-                    lowerer.errors.extend(first);
-                }
+                let operands = [
+                    self.sync_operand_kind(lowerer, cond, "wait", Needs::Cond),
+                    self.sync_operand_kind(lowerer, mutex, "wait", Needs::Mutex),
+                ];
+                lowerer.sync_operands.check_wait(span, operands);
+                let (c, var) = (self.expr(lowerer, cond), self.static_var(lowerer, cond));
+                let m = self.expr(lowerer, mutex);
                 let site = self.site(lowerer, span, AccessKind::Wait, var);
                 self.emit(
                     Op::Wait {
@@ -1062,7 +1067,7 @@ impl FunctionBuilder {
         (self.expr(lowerer, expr), var)
     }
 
-    /// Reject an operand named by a declaration that can never hold what
+    /// Warn of an operand named by a declaration that can never hold what
     /// `op` needs (instr::sync_operands).
     fn check_sync_operand(
         &self,
@@ -1071,20 +1076,32 @@ impl FunctionBuilder {
         op: &'static str,
         needs: Needs,
     ) {
+        if let Some((operand, declared)) = self.sync_operand_kind(lowerer, expr, op, needs) {
+            lowerer.sync_operands.check(operand, declared);
+        }
+    }
+
+    /// A name operand and what its declaration says it holds; `None` for
+    /// a local or any other expression, whose kind shows only when it runs.
+    fn sync_operand_kind(
+        &self,
+        lowerer: &Lowerer<'_>,
+        expr: &Expr,
+        op: &'static str,
+        needs: Needs,
+    ) -> Option<(Operand, Declared)> {
         let ExprKind::Name(name) = &expr.kind else {
-            return;
+            return None;
         };
         if self.local(&name.name).is_some() {
-            return;
+            return None;
         }
-        let declared = match lowerer.symbols.get(&name.name).map(|s| s.0) {
-            Some(Symbol::Mutex(..)) => Declared::Mutex,
-            Some(Symbol::Cond(..)) => Declared::Cond,
-            Some(Symbol::Global(global, _)) => Declared::Global(global),
-            Some(symbol @ (Symbol::Const(_) | Symbol::Array(..))) => {
-                Declared::Other(describe(symbol))
-            }
-            _ => return,
+        let declared = match lowerer.symbols.get(&name.name).map(|s| s.0)? {
+            Symbol::Mutex(..) => Declared::Mutex,
+            Symbol::Cond(..) => Declared::Cond,
+            Symbol::Global(global, _) => Declared::Global(global),
+            symbol @ (Symbol::Const(_) | Symbol::Array(..)) => Declared::Other(describe(symbol)),
+            _ => return None,
         };
         let operand = Operand {
             op,
@@ -1092,9 +1109,7 @@ impl FunctionBuilder {
             name: name.name.clone(),
             span: expr.span,
         };
-        if let Some(error) = lowerer.sync_operands.check(operand, declared) {
-            lowerer.error(error);
-        }
+        Some((operand, declared))
     }
 
     /// The array operand of an index or `len`: a global array by name, or

@@ -1,14 +1,14 @@
 //! Synchronisation operands whose kind is known at compile time.
 //!
-//! Values are dynamically typed, so `lock(x)` of a value that is not a
-//! mutex is in general a run-time error. But where the operand is a name
-//! whose declaration fixes what it can hold (`wait(m, c)` with its
-//! arguments swapped, `lock(c)` of a `cond`, `signal(a)` of a global array,
-//! `lock(g)` of a global that nothing ever assigns), every execution that
-//! reaches the statement fails the same way: that is a mistake in the
-//! program, not a concurrency bug, and it is rejected with the operand's
-//! span before anything runs. Literal operands (`lock(5)`) stay run-time
-//! errors, as docs/LANGUAGE.md specifies.
+//! Values are dynamically typed, and docs/LANGUAGE.md makes an operand of
+//! the wrong kind (`lock(5)`) a run-time error of the execution that
+//! reaches it. But where the operand is a name whose declaration fixes
+//! what it can hold (`wait(m, c)` with its arguments swapped, `lock(c)` of
+//! a `cond`, `signal(a)` of a global array, `lock(g)` of a global that
+//! nothing ever assigns), every execution that reaches the statement fails
+//! the same way: a mistake in the program, not a concurrency bug. The
+//! compiler says so before anything runs, as a warning with the operand's
+//! span; the run-time semantics stay the language's.
 
 use std::collections::BTreeSet;
 
@@ -55,30 +55,53 @@ pub struct Operand {
     pub span: Span,
 }
 
-/// The operands of one program, and the globals it assigns: globals can
-/// only be judged once every body is lowered.
+/// What the compiler warns of, and the operands on globals, which can
+/// only be judged once every body is lowered (and every assignment seen).
 #[derive(Debug, Default)]
 pub struct SyncOperands {
+    warnings: Vec<Diagnostic>,
     on_globals: Vec<(GlobalId, Operand)>,
     assigned: BTreeSet<GlobalId>,
 }
 
 impl SyncOperands {
-    /// A name operand of a synchronisation statement: the error now when
+    /// A name operand of a synchronisation statement: a warning now when
     /// its declaration already rules it out; a global is judged in
     /// [`SyncOperands::finish`].
-    pub fn check(&mut self, operand: Operand, declared: Declared) -> Option<Diagnostic> {
+    pub fn check(&mut self, operand: Operand, declared: Declared) {
         let is = match (declared, operand.needs) {
-            (Declared::Mutex, Needs::Mutex) | (Declared::Cond, Needs::Cond) => return None,
+            (Declared::Mutex, Needs::Mutex) | (Declared::Cond, Needs::Cond) => return,
             (Declared::Global(global), _) => {
                 self.on_globals.push((global, operand));
-                return None;
+                return;
             }
             (Declared::Mutex, _) => "a mutex",
             (Declared::Cond, _) => "a cond",
             (Declared::Other(what), _) => what,
         };
-        Some(wrong_kind(&operand, is))
+        self.warnings.push(wrong_kind(&operand, is));
+    }
+
+    /// `wait`'s two operands: one warning when they are each the other's
+    /// kind (`wait(m, c)`), else each on its own.
+    pub fn check_wait(&mut self, span: Span, operands: [Option<(Operand, Declared)>; 2]) {
+        let swapped = matches!(
+            &operands,
+            [Some((_, Declared::Mutex)), Some((_, Declared::Cond))]
+        );
+        if swapped {
+            self.warnings.push(
+                Diagnostic::warning(span, "the arguments of `wait` are swapped")
+                    .with_label("every run that gets here fails")
+                    .with_note(
+                        "`wait` takes the condition variable first, then the mutex: `wait(c, m)`",
+                    ),
+            );
+            return;
+        }
+        for (operand, declared) in operands.into_iter().flatten() {
+            self.check(operand, declared);
+        }
     }
 
     /// A global assigned somewhere: it may hold a mutex or a cond.
@@ -86,14 +109,16 @@ impl SyncOperands {
         self.assigned.insert(global);
     }
 
-    /// The operands that are globals nothing assigns: they hold their
-    /// initial value, an integer or a boolean, in every execution.
-    pub fn finish(self) -> Vec<Diagnostic> {
-        self.on_globals
-            .into_iter()
-            .filter(|(global, _)| !self.assigned.contains(global))
-            .map(|(_, operand)| {
-                wrong_kind(&operand, "a global that nothing assigns").with_note(format!(
+    /// Every warning, the operands that are globals nothing assigns among
+    /// them: those hold their initial value, an integer or a boolean, in
+    /// every execution.
+    pub fn finish(mut self) -> Vec<Diagnostic> {
+        for (global, operand) in &self.on_globals {
+            if self.assigned.contains(global) {
+                continue;
+            }
+            self.warnings.push(
+                wrong_kind(operand, "a global that nothing assigns").with_note(format!(
                     "`{}` keeps its initial value, which is not {}; declare `{} {};` instead, or assign it one (`{} = new {};`)",
                     operand.name,
                     operand.needs.noun(),
@@ -101,16 +126,12 @@ impl SyncOperands {
                     operand.name,
                     operand.name,
                     keyword(operand.needs),
-                ))
-            })
-            .collect()
+                )),
+            );
+        }
+        self.warnings.sort_by_key(|d| d.span);
+        self.warnings
     }
-}
-
-/// `wait(m, c)`: the note for a `wait` whose two operands are each the
-/// other's kind.
-pub fn swapped_wait_note() -> &'static str {
-    "`wait` takes the condition variable first, then the mutex: `wait(c, m)`"
 }
 
 fn keyword(needs: Needs) -> &'static str {
@@ -121,7 +142,7 @@ fn keyword(needs: Needs) -> &'static str {
 }
 
 fn wrong_kind(operand: &Operand, is: &str) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::warning(
         operand.span,
         format!(
             "`{}` needs {}, but `{}` is {is}",
@@ -130,5 +151,8 @@ fn wrong_kind(operand: &Operand, is: &str) -> Diagnostic {
             operand.name
         ),
     )
-    .with_label(format!("not {}", operand.needs.noun()))
+    .with_label(format!(
+        "not {}: every run that gets here fails",
+        operand.needs.noun()
+    ))
 }

@@ -421,3 +421,26 @@ fn the_documents_are_in_the_repository() {
     assert!(readme.contains("cargo install --path ."));
     assert!(!readme.contains("../shared"));
 }
+
+/// A statement that fails in every run that reaches it (here `wait` with
+/// its arguments swapped) is warned of before anything runs, with its
+/// span, and the program still runs as the language says: a run-time
+/// error at that statement.
+#[test]
+fn a_statement_that_always_fails_is_warned_of_and_still_runs() {
+    let program = root().join("tests/errors/wait_swapped.rk");
+    let out = rankcheck(&["--seed", "1", program.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stderr.contains("warning: the arguments of `wait` are swapped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("wait_swapped.rk:8:9"), "{stderr}");
+    assert!(stderr.contains("`wait(c, m)`"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("error[error]: `wait` needs a cond, found mutex"),
+        "{stdout}"
+    );
+}

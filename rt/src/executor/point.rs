@@ -90,11 +90,20 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     ex.points += 1;
     ex.schedule.push(chosen);
     if chosen.index() >= ex.threads.all.len() || !ex.threads.is_enabled(chosen) {
+        // Named as the trace names threads, where the thread exists.
+        let which = if chosen.index() < ex.threads.all.len() {
+            format!("{}, which cannot run there", ex.threads.name(chosen))
+        } else {
+            format!(
+                "a thread the test never started (it has {} so far)",
+                ex.threads.all.len()
+            )
+        };
         ex.fail(
             FailureKind::Diverged,
             format!(
-                "the replay string does not fit this test: at scheduling point {} it runs thread {}, which cannot run there",
-                ex.points, chosen.0
+                "the replay string does not fit this test: at scheduling point {} it runs {which}",
+                ex.points
             ),
             None,
         );
