@@ -193,7 +193,7 @@ struct Spare {
     pending: Vec<Pending>,
     tracked: Vec<bool>,
     workers: Vec<Option<Worker>>,
-    /// The last schedule's length: the next one's capacity.
+    /// The longest schedule so far: the next one's capacity.
     schedule_len: usize,
 }
 
@@ -241,6 +241,7 @@ impl Session {
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
         let (result, registry, scheduler, mut spare) = execution.finish();
         spare.workers = workers;
+        spare.schedule_len = spare.schedule_len.max(self.spare.schedule_len);
         self.registry = Some(registry);
         self.spare = spare;
         let scheduler = scheduler
