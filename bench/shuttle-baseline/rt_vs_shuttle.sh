@@ -13,7 +13,7 @@ B=bench/shuttle-baseline/target/release/shuttle-baseline
 out=results/rt_vs_shuttle.csv
 echo "measure,round,tool,program,scheduler,hot,depth,seed,value" > "$out"
 for round in $(seq 1 "$ROUNDS"); do
-  for program in fig02-noassert locked-counter; do
+  for program in fig02-noassert locked-counter mutex-counter flag-handoff; do
     for tool in shuttle rankcheck-rt; do
       $B throughput --tool "$tool" --program "$program" --seconds "$SECONDS_EACH" --seed "$round" |
         awk -F, -v r="$round" 'NR > 1 { print "executions_per_s," r "," $1 "," $2 "," $3 ",,," $4 "," $7 }' >> "$out"

@@ -48,8 +48,7 @@ fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
         return false;
     }
     schedule_here(pending);
-    let running = with(|ex| ex.current);
-    let over = with(|ex| {
+    let (running, over) = with(|ex| {
         ex.operations += 1;
         if ex.operations > ex.max_steps() {
             let limit = ex.max_steps();
@@ -58,12 +57,12 @@ fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
                 format!("the run took more than {limit} operations: possible non-termination"),
                 Some(site.into()),
             );
-            return true;
+            return (ex.current, true);
         }
         if let Some(trace) = &mut ex.trace {
             trace.operation(ex.current, operation, site);
         }
-        false
+        (ex.current, false)
     });
     if over {
         // The executor never resumes a thread of a failed execution: this

@@ -6,6 +6,7 @@
 //! sight and stay for the whole test.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::Location;
 
 use rankcheck_engine::VarId;
@@ -22,6 +23,53 @@ struct VarKey {
     /// Its place among that thread's creations at this site.
     index: u32,
 }
+
+/// Where a variable was made, by address: the `kind` string's (with its
+/// length: a string may start where a longer one does) and the
+/// `Location`'s, with the creating thread and place. Equal addresses are
+/// equal sites, so a hit here is the [`VarKey`] lookup's answer without
+/// hashing the file name (every object of every run asks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct SiteKey {
+    kind: (usize, usize),
+    site: usize,
+    thread: u32,
+    index: u32,
+}
+
+/// A multiply-rotate hasher for the registry's small keys (FxHash's
+/// scheme): much cheaper than SipHash, and the keys come from the test's
+/// own code, never from an adversary.
+#[derive(Clone, Copy, Default)]
+struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 /// A variable as reports show it.
 #[derive(Clone, Debug)]
@@ -41,11 +89,13 @@ pub struct Registry {
     /// Unique in the process (from 1): a value registered in several
     /// tests (a static) keeps its variable only within one.
     id: u64,
-    ids: HashMap<VarKey, VarId>,
+    ids: FastMap<VarKey, VarId>,
+    /// The same ids by site address: the fast path of [`Registry::var`].
+    by_address: FastMap<SiteKey, VarId>,
     vars: Vec<VarInfo>,
     /// Thread identities by (parent identity, place among its children);
     /// identity 0 is the test's main thread.
-    threads: HashMap<(u32, u32), u32>,
+    threads: FastMap<(u32, u32), u32>,
     /// Each identity's name, for variable names.
     thread_names: Vec<String>,
 }
@@ -83,6 +133,30 @@ impl Registry {
     /// The variable of the `index`-th `kind` that the thread with identity
     /// `thread` created at `site`.
     pub fn var(
+        &mut self,
+        kind: &'static str,
+        site: &'static Location<'static>,
+        thread: u32,
+        index: u32,
+    ) -> VarId {
+        let address = SiteKey {
+            kind: (kind.as_ptr() as usize, kind.len()),
+            site: std::ptr::from_ref(site) as usize,
+            thread,
+            index,
+        };
+        if let Some(&id) = self.by_address.get(&address) {
+            return id;
+        }
+        let id = self.var_by_key(kind, site, thread, index);
+        self.by_address.insert(address, id);
+        id
+    }
+
+    /// [`Registry::var`] by the site's file, line and column: the same
+    /// site may come at more than one address (a `Location` inlined into
+    /// two places).
+    fn var_by_key(
         &mut self,
         kind: &'static str,
         site: &'static Location<'static>,

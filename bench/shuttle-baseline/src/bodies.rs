@@ -8,6 +8,8 @@ pub fn run(program: Program) {
         Program::Fig02NoAssert => fig02_noassert(),
         Program::LockedCounter => locked_counter(),
         Program::LockedCounterInner => locked_counter_inner(),
+        Program::MutexCounter => mutex_counter(),
+        Program::FlagHandoff => flag_handoff(),
         Program::CornerVariable { hot, assertion } => corner_variable(hot, assertion),
     }
 }
@@ -96,6 +98,57 @@ fn locked_counter_inner() {
         .lock()
         .expect("counter is never poisoned: no thread panics while holding it");
     assert_eq!(total, 3 * LOCKED_COUNTER_TIMES, "an increment was lost");
+}
+
+/// Issue 20's mutex counter: three threads each add 1 to a `Mutex<i64>` `MUTEX_COUNTER_TIMES`
+/// times (lock, unlock: two scheduling points an increment); main joins them and checks the sum.
+fn mutex_counter() {
+    let counter = Arc::new(Mutex::new(0_i64));
+    let workers: Vec<_> = (0..3)
+        .map(|_| {
+            let counter = Arc::clone(&counter);
+            thread::spawn(move || {
+                for _ in 0..MUTEX_COUNTER_TIMES {
+                    *counter
+                        .lock()
+                        .expect("counter is never poisoned: no thread panics while holding it") +=
+                        1;
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().expect("a worker cannot panic");
+    }
+    let total = *counter
+        .lock()
+        .expect("counter is never poisoned: no thread panics while holding it");
+    assert_eq!(total, 3 * MUTEX_COUNTER_TIMES, "an increment was lost");
+}
+
+/// Issue 20's flag/data handoff: a producer writes `data`, then raises `flag`; a consumer reads
+/// `flag` and, when it is raised, reads `data`, which must be the producer's. Main spawns both
+/// and joins them.
+fn flag_handoff() {
+    let data = Arc::new(AtomicI64::new(0));
+    let flag = Arc::new(AtomicI64::new(0));
+    let producer = {
+        let (data, flag) = (Arc::clone(&data), Arc::clone(&flag));
+        thread::spawn(move || {
+            data.store(42, SeqCst);
+            flag.store(1, SeqCst);
+        })
+    };
+    let consumer = {
+        let (data, flag) = (Arc::clone(&data), Arc::clone(&flag));
+        thread::spawn(move || {
+            if flag.load(SeqCst) == 1 {
+                assert_eq!(data.load(SeqCst), 42, "the flag was raised before the data");
+            }
+        })
+    };
+    producer.join().expect("the producer cannot panic");
+    consumer.join().expect("the consumer fails only through the execution");
 }
 
 /// `corner_variable.rk` with `HOT = hot`: both threads increment `hot` `hot` times, then

@@ -29,6 +29,10 @@ pub enum Command {
         /// Seed of the random scheduler.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Run exactly this many executions, without calibration (for an instruction count
+        /// under valgrind); `--seconds` is then ignored.
+        #[arg(long)]
+        executions: Option<u64>,
     },
     /// Executions until shuttle's PCT first fails corner_variable.rk's assertion; one row per
     /// HOT and seed 0..SEEDS.
@@ -111,6 +115,12 @@ pub enum ThroughputProgram {
     /// locked_counter_ok.rk with the counter inside a Mutex<i64> (fewer steps; not the baseline).
     #[value(name = "locked-counter-inner")]
     LockedCounterInner,
+    /// Issue 20's mutex counter: 3 threads x 5 increments of a Mutex<i64>.
+    #[value(name = "mutex-counter")]
+    MutexCounter,
+    /// Issue 20's two-thread atomic flag/data handoff.
+    #[value(name = "flag-handoff")]
+    FlagHandoff,
 }
 
 /// The programs whose steps can be counted.

@@ -44,7 +44,8 @@ fn run() -> Result<ExitCode, String> {
             program,
             seconds,
             seed,
-        } => throughput(tool, program, seconds, seed)?,
+            executions,
+        } => throughput(tool, program, seconds, seed, executions)?,
         Command::RtUntilBug {
             hot,
             seeds,
@@ -96,6 +97,7 @@ fn throughput(
     program: ThroughputProgram,
     seconds: f64,
     seed: u64,
+    executions: Option<u64>,
 ) -> Result<(), String> {
     let duration = Duration::try_from_secs_f64(seconds)
         .ok()
@@ -105,10 +107,14 @@ fn throughput(
         ThroughputProgram::Fig02NoAssert => Program::Fig02NoAssert,
         ThroughputProgram::LockedCounter => Program::LockedCounter,
         ThroughputProgram::LockedCounterInner => Program::LockedCounterInner,
+        ThroughputProgram::MutexCounter => Program::MutexCounter,
+        ThroughputProgram::FlagHandoff => Program::FlagHandoff,
     };
-    let (measured, tool) = match tool {
-        Tool::Shuttle => (throughput::measure(program, duration, seed)?, TOOL),
-        Tool::RankcheckRt => (rt::throughput(program, duration, seed)?, "rankcheck-rt"),
+    let (measured, tool) = match (tool, executions) {
+        (Tool::Shuttle, None) => (throughput::measure(program, duration, seed)?, TOOL),
+        (Tool::Shuttle, Some(n)) => (throughput::exactly(program, n, seed)?, TOOL),
+        (Tool::RankcheckRt, None) => (rt::throughput(program, duration, seed)?, "rankcheck-rt"),
+        (Tool::RankcheckRt, Some(n)) => (rt::exactly(program, n, seed)?, "rankcheck-rt"),
     };
     println!("tool,program,scheduler,seed,executions,seconds,executions_per_s");
     println!(

@@ -17,6 +17,9 @@ pub const CORNER_VARIABLE_MESSAGE: &str = "cold changed between two reads";
 /// `N` in `locked_counter_ok.rk`: the increments each of the three workers makes.
 pub const LOCKED_COUNTER_TIMES: i64 = 3;
 
+/// Increments each of the three threads of the mutex counter makes (issue 20: 3 threads x 5).
+pub const MUTEX_COUNTER_TIMES: i64 = 5;
+
 /// Whether a program checks its assertion or only makes the reads that feed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Assertion {
@@ -38,6 +41,10 @@ pub enum Program {
     /// `Mutex<i64>`: its read and write are no scheduling points, so fewer steps than the
     /// `.rk` program. Not the baseline; here to show what that choice costs.
     LockedCounterInner,
+    /// Issue 20's mutex counter: three threads, five increments each of a `Mutex<i64>`.
+    MutexCounter,
+    /// Issue 20's two-thread atomic flag/data handoff.
+    FlagHandoff,
     /// `corner_variable.rk` with `HOT = hot`.
     CornerVariable {
         /// The `.rk` constant `HOT`: each thread's increments of `hot`.
@@ -54,6 +61,8 @@ impl Program {
             Program::Fig02NoAssert => "fig02-noassert",
             Program::LockedCounter => "locked-counter",
             Program::LockedCounterInner => "locked-counter-inner",
+            Program::MutexCounter => "mutex-counter",
+            Program::FlagHandoff => "flag-handoff",
             Program::CornerVariable { .. } => "corner-variable",
         }
     }
@@ -71,7 +80,9 @@ impl Program {
 
 /// The bodies on shuttle's types.
 mod on_shuttle {
-    use super::{Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES};
+    use super::{
+        Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES, MUTEX_COUNTER_TIMES,
+    };
     use shuttle::sync::atomic::{AtomicI64, Ordering::SeqCst};
     use shuttle::sync::Mutex;
     use shuttle::thread;
@@ -84,7 +95,9 @@ mod on_shuttle {
 /// The very same bodies on rankcheck-rt's types (the `cfg` import swap a
 /// user would make): both tools run identical Rust programs.
 mod on_rankcheck {
-    use super::{Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES};
+    use super::{
+        Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES, MUTEX_COUNTER_TIMES,
+    };
     use rankcheck_rt::sync::atomic::{AtomicI64, Ordering::SeqCst};
     use rankcheck_rt::sync::{Arc, Mutex};
     use rankcheck_rt::thread;

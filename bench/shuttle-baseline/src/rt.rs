@@ -24,6 +24,11 @@ pub fn throughput(program: Program, duration: Duration, seed: u64) -> Result<Thr
     timed(program, target, seed)
 }
 
+/// Exactly `runs` executions, timed, without calibration.
+pub fn exactly(program: Program, runs: u64, seed: u64) -> Result<Throughput, String> {
+    timed(program, runs, seed)
+}
+
 fn timed(program: Program, runs: u64, seed: u64) -> Result<Throughput, String> {
     let builder = Builder::new()
         .strategy(Strategy::Random)

@@ -50,6 +50,11 @@ pub fn measure(program: Program, duration: Duration, seed: u64) -> Result<Throug
     timed_run(program, target, seed)
 }
 
+/// One `Runner::run` of exactly `iterations` executions, timed, without calibration.
+pub fn exactly(program: Program, iterations: u64, seed: u64) -> Result<Throughput, String> {
+    timed_run(program, iterations, seed)
+}
+
 /// One `Runner::run` of `iterations` executions, timed. The count comes from a counter bumped
 /// in the test body (an `std` atomic: no scheduling point) and is checked against both the count
 /// `run` returns and the count asked for.

@@ -57,7 +57,7 @@ impl Vm<'_> {
         let budget = self.budget;
         let log = self.accesses.take();
         self.speculating = true;
-        let result = self.interpret(exe, thread, &mut regs, &mut frames);
+        let result = self.interpret_outlined(exe, thread, &mut regs, &mut frames);
         self.speculating = false;
         self.accesses = log;
         self.budget = budget;

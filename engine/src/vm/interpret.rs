@@ -11,6 +11,20 @@ use crate::value::Value;
 use super::{Fault, Frame, PrintLine, Status, Vm};
 
 impl<'e> Vm<'e> {
+    /// [`Vm::interpret`] as a call of its own, for the rare callers
+    /// (evaluating an `await` condition, looking ahead): the scheduling
+    /// loop gets the loop inlined, these share one copy.
+    #[inline(never)]
+    pub(super) fn interpret_outlined(
+        &mut self,
+        exe: &'e Executable,
+        thread: ThreadId,
+        regs: &mut Vec<Value>,
+        frames: &mut Vec<Frame>,
+    ) -> Result<Event, Fault> {
+        self.interpret(exe, thread, regs, frames)
+    }
+
     /// The interpreter loop proper. `regs` and `frames` are the running
     /// thread's, taken out of its state for the duration.
     ///
@@ -20,6 +34,7 @@ impl<'e> Vm<'e> {
     /// [`EventKind::AwaitBlocked`] (false) and changes nothing else; the
     /// caller restores the thread.
     #[allow(clippy::too_many_lines)]
+    #[inline(always)]
     pub(super) fn interpret(
         &mut self,
         exe: &'e Executable,
@@ -581,7 +596,7 @@ impl<'e> Vm<'e> {
                     let state = self.mutexes[m.index()];
                     peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
                     if state.owner.is_none() {
-                        self.acquire(m, thread);
+                        self.take_mutex(m, thread);
                         sync!(EventKind::Lock, site, state.var, state.tracked);
                     } else if in_atomic!() {
                         error!(

@@ -14,6 +14,7 @@
 
 mod awaits;
 mod enabled;
+mod held;
 mod interpret;
 mod pending;
 
@@ -28,6 +29,7 @@ use crate::span::Span;
 use crate::value::Value;
 
 use self::enabled::EnabledSet;
+use self::held::Held;
 
 /// Bounds that turn a runaway execution into a report instead of a hang.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -394,6 +396,24 @@ impl<'e> Vm<'e> {
             !wants_pending || self.exe.observes_all,
             "invariant: schedulers that look at pending operations run an executable observing every site"
         );
+        let mut held = Held::default();
+        let outcome = self.steps(scheduler, wants_pending, &mut held);
+        held.put_back(&mut self.threads);
+        outcome
+    }
+
+    /// The scheduling loop of [`Vm::run`], from the initial state to the
+    /// end; `held` has the running thread's registers and frames.
+    #[inline(always)]
+    fn steps<S: Scheduler>(
+        &mut self,
+        scheduler: &mut S,
+        wants_pending: bool,
+        held: &mut Held,
+    ) -> Outcome {
+        // Read once: the interpreter's tables then stay in registers or
+        // known places across steps instead of being looked up at each.
+        let exe = self.exe;
         let mut last: Option<ThreadId> = None;
         let mut event = Event::START;
         loop {
@@ -416,6 +436,8 @@ impl<'e> Vm<'e> {
             }
             self.budget -= 1;
             if wants_pending {
+                // Looking ahead runs every thread on its own registers.
+                held.put_back(&mut self.threads);
                 self.refresh_pending();
             }
             let point = Point {
@@ -446,7 +468,7 @@ impl<'e> Vm<'e> {
             if let Some(fresh) = self.pending_fresh.get_mut(chosen.index()) {
                 *fresh = false;
             }
-            match self.resume(chosen) {
+            match self.resume(exe, held, chosen) {
                 Ok(next) => {
                     event = next;
                     last = Some(chosen);
@@ -583,13 +605,19 @@ impl<'e> Vm<'e> {
         }
     }
 
-    /// `thread` takes mutex `mutex` (free): the threads blocked on it can no
-    /// longer run.
+    /// `thread`, blocked on mutex `mutex` (free), takes it: it leaves the
+    /// lockers, and the others can no longer run.
     fn acquire(&mut self, mutex: MutexId, thread: ThreadId) {
+        self.lockers[mutex.index()].retain(|&t| t != thread);
+        self.take_mutex(mutex, thread);
+    }
+
+    /// `thread`, not among its lockers, takes mutex `mutex` (free): the
+    /// threads blocked on it can no longer run. (A lock that did not block
+    /// needs no search of the lockers.)
+    fn take_mutex(&mut self, mutex: MutexId, thread: ThreadId) {
         self.mutexes[mutex.index()].owner = Some(thread);
-        let lockers = &mut self.lockers[mutex.index()];
-        lockers.retain(|&t| t != thread);
-        for &locker in lockers.iter() {
+        for &locker in &self.lockers[mutex.index()] {
             self.enabled.remove(locker);
         }
         self.log(Some(self.mutexes[mutex.index()].var), true);
@@ -621,25 +649,28 @@ impl<'e> Vm<'e> {
         self.status[thread.index()] = Status::Finished;
         self.n_finished += 1;
         self.enabled.remove(thread);
-        let joiners = std::mem::take(&mut self.threads[thread.index()].joiners);
-        for &joiner in &joiners {
+        for &joiner in &self.threads[thread.index()].joiners {
             self.enabled.insert(joiner);
         }
-        self.threads[thread.index()].joiners = joiners;
         self.log(None, true);
     }
 
     /// Let `thread` (enabled) take its next step.
-    #[inline]
-    fn resume(&mut self, thread: ThreadId) -> Result<Event, Fault> {
+    #[inline(always)]
+    fn resume(
+        &mut self,
+        exe: &'e Executable,
+        held: &mut Held,
+        thread: ThreadId,
+    ) -> Result<Event, Fault> {
         match self.status[thread.index()] {
-            Status::Runnable => self.execute(thread),
+            Status::Runnable => self.execute(exe, held, thread),
             Status::Awaiting { .. } => {
                 // The frame's pc points back at the AwaitBegin: evaluate
                 // again, now true.
                 self.awaiters.retain(|&t| t != thread);
                 self.status[thread.index()] = Status::Runnable;
-                self.execute(thread)
+                self.execute(exe, held, thread)
             }
             Status::Locking { mutex, woken } => {
                 self.status[thread.index()] = Status::Runnable;
@@ -680,16 +711,15 @@ impl<'e> Vm<'e> {
     }
 
     /// Run `thread` until its next scheduling point.
-    #[inline]
-    fn execute(&mut self, thread: ThreadId) -> Result<Event, Fault> {
-        let exe = self.exe;
-        let state = &mut self.threads[thread.index()];
-        let mut regs = std::mem::take(&mut state.regs);
-        let mut frames = std::mem::take(&mut state.frames);
-        let result = self.interpret(exe, thread, &mut regs, &mut frames);
-        let state = &mut self.threads[thread.index()];
-        state.regs = regs;
-        state.frames = frames;
+    #[inline(always)]
+    fn execute(
+        &mut self,
+        exe: &'e Executable,
+        held: &mut Held,
+        thread: ThreadId,
+    ) -> Result<Event, Fault> {
+        held.take(&mut self.threads, thread);
+        let result = self.interpret(exe, thread, &mut held.regs, &mut held.frames);
         if let Ok(event) = &result {
             if event.kind == EventKind::Finished {
                 self.finish(thread);

@@ -65,7 +65,7 @@ impl Vm<'_> {
         let prints = self.prints.take();
         let log = self.accesses.take();
         self.peeking = true;
-        let result = self.interpret(exe, thread, &mut regs, &mut frames);
+        let result = self.interpret_outlined(exe, thread, &mut regs, &mut frames);
         self.peeking = false;
         self.accesses = log;
         self.prints = prints;

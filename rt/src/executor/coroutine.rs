@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
+use rankcheck_engine::ThreadId;
 
 use super::suspend::{Suspender, YielderPtr};
 
@@ -27,10 +28,11 @@ pub enum Yield {
 /// test's threads go.
 const STACK_SIZE: usize = 1 << 20;
 
-/// A coroutine that runs jobs, one after the other.
+/// A coroutine that runs jobs, one after the other: each a thread's body,
+/// run by [`super::run_thread`].
 pub struct Worker {
     coroutine: Coroutine<(), Yield, ()>,
-    job: Rc<Cell<Option<Job>>>,
+    job: Rc<Cell<Option<(ThreadId, Job)>>>,
     suspender: Suspender,
     /// Whether it is in the middle of a job.
     busy: bool,
@@ -39,7 +41,7 @@ pub struct Worker {
 impl Worker {
     /// A new coroutine, stopped before its first job.
     fn new() -> Worker {
-        let job: Rc<Cell<Option<Job>>> = Rc::new(Cell::new(None));
+        let job: Rc<Cell<Option<(ThreadId, Job)>>> = Rc::new(Cell::new(None));
         let slot = job.clone();
         let stack = DefaultStack::new(STACK_SIZE).unwrap_or_else(|error| {
             panic!("rankcheck: cannot allocate a coroutine stack: {error}")
@@ -47,8 +49,8 @@ impl Worker {
         let mut coroutine = Coroutine::with_stack(stack, move |yielder, ()| loop {
             // Hand the yielder out once, then run whatever job comes.
             yielder.suspend(Yield::JobDone(YielderPtr::of(yielder)));
-            if let Some(job) = slot.take() {
-                job();
+            if let Some((thread, job)) = slot.take() {
+                super::run_thread(thread, job);
             }
         });
         let CoroutineResult::Yield(Yield::JobDone(ptr)) = coroutine.resume(()) else {
@@ -67,10 +69,10 @@ impl Worker {
         self.suspender
     }
 
-    /// Give it `job`, to start at the next [`Worker::resume`].
-    fn start(&mut self, job: Job) {
+    /// Give it `thread`'s `job`, to start at the next [`Worker::resume`].
+    fn start(&mut self, thread: ThreadId, job: Job) {
         debug_assert!(!self.busy, "invariant: a worker takes a job when idle");
-        self.job.set(Some(job));
+        self.job.set(Some((thread, job)));
         self.busy = true;
     }
 
@@ -108,10 +110,10 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// An idle worker started on `job`.
-    pub fn take(&mut self, job: Job) -> Worker {
+    /// An idle worker started on `thread`'s `job`.
+    pub fn take(&mut self, thread: ThreadId, job: Job) -> Worker {
         let mut worker = self.idle.pop().unwrap_or_else(Worker::new);
-        worker.start(job);
+        worker.start(thread, job);
         worker
     }
 

@@ -201,9 +201,24 @@ pub fn present() -> bool {
     })
 }
 
-/// A test's session on this OS thread: it owns the registry between runs.
+/// A test's session on this OS thread: it owns the registry between runs,
+/// and the memory the last execution grew, so that a run allocates little.
 pub struct Session {
     registry: Option<Registry>,
+    spare: Spare,
+}
+
+/// The buffers of a finished execution, emptied, for the next one: a run
+/// of a small test then costs a few allocations instead of dozens.
+#[derive(Default)]
+struct Spare {
+    threads: Threads,
+    objects: Vec<Object>,
+    pending: Vec<Pending>,
+    tracked: Vec<bool>,
+    workers: Vec<Option<Worker>>,
+    /// The longest schedule so far: the next one's capacity.
+    schedule_len: usize,
 }
 
 impl Session {
@@ -219,6 +234,7 @@ impl Session {
         panic_capture::install();
         Session {
             registry: Some(Registry::new()),
+            spare: Spare::default(),
         }
     }
 
@@ -238,18 +254,23 @@ impl Session {
         config: RunConfig,
     ) -> (RunResult, S) {
         let registry = self.registry.take().unwrap_or_default();
-        let execution = Execution::new(registry, Box::new(scheduler), config);
+        let mut spare = std::mem::take(&mut self.spare);
+        let mut workers = std::mem::take(&mut spare.workers);
+        let execution = Execution::new(registry, Box::new(scheduler), config, spare);
         let id = execution.id;
         EXECUTION.with(|cell| *cell.borrow_mut() = Some(Box::new(execution)));
         crate::lazy::started(id);
         let test = test.clone();
-        drive(Box::new(move || test()));
+        drive(Box::new(move || test()), &mut workers);
         crate::lazy::ended(id);
         let execution = EXECUTION
             .with(|cell| cell.borrow_mut().take())
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
-        let (result, registry, scheduler) = execution.finish();
+        let (result, registry, scheduler, mut spare) = execution.finish();
+        spare.workers = workers;
+        spare.schedule_len = spare.schedule_len.max(self.spare.schedule_len);
         self.registry = Some(registry);
+        self.spare = spare;
         let scheduler = scheduler
             .into_any()
             .downcast::<S>()
@@ -265,9 +286,14 @@ impl Default for Session {
 }
 
 impl Execution {
-    fn new(registry: Registry, scheduler: Box<dyn RunScheduler>, config: RunConfig) -> Execution {
+    fn new(
+        registry: Registry,
+        scheduler: Box<dyn RunScheduler>,
+        config: RunConfig,
+        spare: Spare,
+    ) -> Execution {
         let wants_pending = scheduler.wants_pending();
-        let mut tracked = Vec::new();
+        let mut tracked = spare.tracked;
         if let Tracking::Vars(vars) = &config.tracking {
             for v in vars {
                 if tracked.len() <= v.index() {
@@ -279,8 +305,8 @@ impl Execution {
         Execution {
             id: NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed),
             registry,
-            threads: Threads::default(),
-            objects: Vec::new(),
+            threads: spare.threads,
+            objects: spare.objects,
             current: ThreadId(0),
             next: None,
             step_end: None,
@@ -292,8 +318,8 @@ impl Execution {
             tracked_objects: Vec::new(),
             scheduler: Some(scheduler),
             wants_pending,
-            pending: Vec::new(),
-            schedule: Vec::new(),
+            pending: spare.pending,
+            schedule: Vec::with_capacity(spare.schedule_len),
             failure: None,
             aborting: false,
             trace: config.trace.then(TraceLog::default),
@@ -302,25 +328,49 @@ impl Execution {
         }
     }
 
-    fn finish(mut self) -> (RunResult, Registry, Box<dyn RunScheduler>) {
+    fn finish(mut self) -> (RunResult, Registry, Box<dyn RunScheduler>, Spare) {
         let scheduler = self
             .scheduler
             .take()
             .unwrap_or_else(|| unreachable!("invariant: the scheduler is back after each point"));
+        // Only a failing or traced run is reported step by step: the names
+        // are made for those alone (formatting them is most of a small
+        // run's cost otherwise).
+        let reported = self.failure.is_some() || self.trace.is_some();
+        let (objects, thread_names) = if reported {
+            (
+                self.objects.iter().map(|o| o.var).collect(),
+                (0..self.threads.all.len())
+                    .map(|i| self.threads.name(ThreadId(i as u32)))
+                    .collect(),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let result = RunResult {
             failure: self.failure,
             schedule: self.schedule,
             trace: self.trace,
             threads: self.threads.all.len(),
             tracked_objects: self.tracked_objects,
-            objects: self.objects.iter().map(|o| o.var).collect(),
-            thread_names: (0..self.threads.all.len())
-                .map(|i| self.threads.name(ThreadId(i as u32)))
-                .collect(),
+            objects,
+            thread_names,
             wakes: self.wakes.made,
             early: self.wakes.early,
         };
-        (result, self.registry, scheduler)
+        self.threads.clear();
+        self.objects.clear();
+        self.pending.clear();
+        self.tracked.clear();
+        let spare = Spare {
+            threads: self.threads,
+            objects: self.objects,
+            pending: self.pending,
+            tracked: self.tracked,
+            workers: Vec::new(),
+            schedule_len: result.schedule.len(),
+        };
+        (result, self.registry, scheduler, spare)
     }
 
     /// The most operations a run may take.
@@ -520,15 +570,14 @@ fn foreign_object(name: Option<&str>) -> ! {
 
 /// Run the execution installed on this OS thread to its end: the main
 /// thread runs `main`, then whichever thread the scheduler picks.
-fn drive(main: Job) {
+fn drive(main: Job, workers: &mut Vec<Option<Worker>>) {
     let first = with(|ex| {
         let main_thread = ex.add_thread(main, None, None, Location::caller());
         point::start(ex, main_thread)
     });
-    let mut workers: Vec<Option<Worker>> = Vec::new();
     let mut next = first;
     while let Some(thread) = next {
-        let mut worker = take_worker(&mut workers, thread);
+        let mut worker = take_worker(workers, thread);
         let yielded = worker.resume();
         match yielded {
             Yield::Switched => workers[thread.index()] = Some(worker),
@@ -555,28 +604,26 @@ fn take_worker(workers: &mut Vec<Option<Worker>>, thread: ThreadId) -> Worker {
     }
     let job = with(|ex| ex.threads.get_mut(thread).job.take())
         .unwrap_or_else(|| unreachable!("invariant: a thread without a coroutine has its job"));
-    let worker = POOL.with(|pool| pool.borrow_mut().take(thread_body(thread, job)));
+    let worker = POOL.with(|pool| pool.borrow_mut().take(thread, job));
     let suspender = worker.suspender();
     with(|ex| ex.threads.get_mut(thread).suspender = Some(suspender));
     worker
 }
 
-/// The body a coroutine runs for `thread`: its job, a panic caught as the
+/// What a coroutine runs for `thread`: its job, a panic caught as the
 /// execution's failure, then the thread's end.
-fn thread_body(thread: ThreadId, job: Job) -> Job {
-    Box::new(move || {
-        let outcome = panic::catch_unwind(AssertUnwindSafe(job));
-        if let Err(payload) = outcome {
-            if with(|ex| ex.aborting) {
-                // Teardown unwinds stopped threads: let it go through.
-                panic::resume_unwind(payload);
-            }
-            fail_with_panic(thread, payload.as_ref());
-            return;
+fn run_thread(thread: ThreadId, job: Job) {
+    let outcome = panic::catch_unwind(AssertUnwindSafe(job));
+    if let Err(payload) = outcome {
+        if with(|ex| ex.aborting) {
+            // Teardown unwinds stopped threads: let it go through.
+            panic::resume_unwind(payload);
         }
-        crate::local::destroy(thread);
-        crate::op::finish(thread);
-    })
+        fail_with_panic(thread, payload.as_ref());
+        return;
+    }
+    crate::local::destroy(thread);
+    crate::op::finish(thread);
 }
 
 /// `thread` panicked with `payload` and nothing caught it: the execution
@@ -640,12 +687,13 @@ pub fn panic_delivered(thread: ThreadId) {
 }
 
 /// Unwind the threads stopped in the middle of their bodies, so that what
-/// they hold is dropped; their operations do nothing meanwhile.
+/// they hold is dropped; their operations do nothing meanwhile. `workers`
+/// is left empty.
 ///
 /// Newest first, and bodies that never ran before any: a scoped thread
 /// (`thread::scope`) borrows from the frames of the older thread that
 /// spawned it, which must still be there when its body and frames drop.
-fn tear_down(workers: Vec<Option<Worker>>) {
+fn tear_down(workers: &mut Vec<Option<Worker>>) {
     with(|ex| ex.aborting = true);
     // Taken out first, dropped outside the borrow: a body's drop may do an
     // operation (which then only keeps its bookkeeping).
@@ -658,7 +706,7 @@ fn tear_down(workers: Vec<Option<Worker>>) {
             .collect()
     });
     drop(unstarted);
-    for worker in workers.into_iter().rev().flatten() {
+    for worker in workers.drain(..).rev().flatten() {
         if worker.busy() {
             worker.unwind();
         } else {

@@ -125,6 +125,14 @@ impl Threads {
         id
     }
 
+    /// Forget every thread, keeping the memory.
+    pub fn clear(&mut self) {
+        self.all.clear();
+        self.enabled.clear();
+        self.position.clear();
+        self.newly_enabled.clear();
+    }
+
     /// The name of thread `id` in reports: `main`, or `LABEL#k` where the
     /// label is the builder's name or `thread@LINE` of the spawn.
     pub fn name(&self, id: ThreadId) -> String {
