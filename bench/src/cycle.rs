@@ -263,8 +263,9 @@ fn markdown(model: &Model, current: &[String], best: &[String], args: &CycleArgs
     let mut md = String::from("# The default search's cycle\n\n");
     let _ = writeln!(
         md,
-        "Written by `cargo run --release -p rankcheck-bench -- cycle --extra-seeds {}` at commit {} from `strategies.csv` and `cycle_extra.csv`. Each line's per-run hit rate on a program is the bugs it found over the executions it ran; a cycle's expected executions to the first bug follow from the rates of its components in order, and are compared with the fastest line's, `1 / rate` (every line of the strategy benchmark, the default excepted). The search keeps PCT d=1, PCT d=3 and PCTVB d=2 v=1, whose runs earn the summary's guarantees, and cycles of 3 to 16 runs.\n",
+        "Written by `cargo run --release -p rankcheck-bench -- cycle --extra-seeds {} --seed {}` at commit {} from `strategies.csv` and `cycle_extra.csv`. Each line's per-run hit rate on a program is the bugs it found over the executions it ran; a cycle's expected executions to the first bug follow from the rates of its components in order, and are compared with the fastest line's, `1 / rate` (every line of the strategy benchmark, the default excepted). The search keeps PCT d=1, PCT d=3 and PCTVB d=2 v=1, whose runs earn the summary's guarantees, and cycles of 3 to 16 runs.\n",
         args.extra_seeds,
+        args.seed,
         commit()
     );
     for (title, cycle) in [
