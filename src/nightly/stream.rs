@@ -255,14 +255,9 @@ pub fn setting_key(
     } else {
         format!(" track={}", spec.track.join(","))
     };
-    // The portfolio's settings are PCT's, or PCTVB's where they draw
-    // their variables.
-    let strategy = match (&setting.vars, spec.strategy) {
-        (VarSelection::Drawn { .. }, StrategyArg::Portfolio) => "pctvb",
-        _ => spec.strategy.setting_name(),
-    };
     format!(
-        "{strategy} d={} v={vars} {}{track}",
+        "{} d={} v={vars} {}{track}",
+        spec.strategy.setting_name(setting),
         setting.depth,
         scheme.name()
     )
