@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use rankcheck_engine::guarantee::parse_duration;
+use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
 
 /// rankcheck finds concurrency bugs in `.rk` programs by running them many
 /// times under a scheduler it controls (by default the portfolio, a
@@ -617,13 +618,14 @@ impl StrategyArg {
         }
     }
 
-    /// The name of its priority settings' runs in reports, replay files
-    /// and stream keys: the portfolio's settings track every variable or
-    /// none, so they are plain PCT.
-    pub fn setting_name(self) -> &'static str {
-        match self {
-            StrategyArg::Portfolio => "pct",
-            strategy => strategy.name(),
+    /// The name of the runs of its priority setting `setting` in
+    /// reports, replay files and stream keys: the portfolio's settings
+    /// are PCT's, or PCTVB's where they draw their variables.
+    pub fn setting_name(self, setting: &PrioritySetting) -> &'static str {
+        match (self, &setting.vars) {
+            (StrategyArg::Portfolio, VarSelection::Drawn { .. }) => "pctvb",
+            (StrategyArg::Portfolio, _) => "pct",
+            (strategy, _) => strategy.name(),
         }
     }
 

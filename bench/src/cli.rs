@@ -88,6 +88,9 @@ pub struct StrategiesArgs {
     /// Executions a trial may run.
     #[arg(long, default_value_t = 10_000)]
     pub cap: u64,
+    /// Executions a trial of the scaled families (group `scaled`) may run.
+    #[arg(long, default_value_t = 3_000)]
+    pub scaled_cap: u64,
     /// Trials run at once (each one `rankcheck` process).
     #[arg(long, default_value_t = crate::workload::cores())]
     pub jobs: usize,
@@ -95,6 +98,10 @@ pub struct StrategiesArgs {
     /// their rows are measured again, the others' kept.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
+    /// Only the programs whose names start with one of these,
+    /// comma-separated (`reorder,twostage`).
+    #[arg(long, value_delimiter = ',')]
+    pub programs: Vec<String>,
     /// Keep the rows already in `results/strategies.csv` and run only the
     /// trials missing from it.
     #[arg(long)]
@@ -113,13 +120,17 @@ pub struct StrategiesArgs {
 #[derive(Debug, Args)]
 pub struct CycleArgs {
     /// More seeds for each strategy on each program where it finds the
-    /// bug within 300 executions on average (`results/cycle_extra.csv`;
-    /// 0: use the file as it is).
+    /// bug within 300 executions on average (`results/cycle_extra.csv`,
+    /// whose trials are kept: only the missing ones run; 0: use the file
+    /// as it is).
     #[arg(long, default_value_t = 100)]
     pub extra_seeds: u64,
     /// Executions a trial may run, and the horizon of the model.
     #[arg(long, default_value_t = 10_000)]
     pub cap: u64,
+    /// Executions a trial of the scaled families may run.
+    #[arg(long, default_value_t = 3_000)]
+    pub scaled_cap: u64,
     /// Trials run at once.
     #[arg(long, default_value_t = crate::workload::cores())]
     pub jobs: usize,

@@ -6,9 +6,10 @@
 //! on each program: the bugs it found over the executions it ran. A cycle
 //! then has an expected number of executions to each program's first bug,
 //! which this compares with the fastest line's (`1 / rate`). The search
-//! (simulated annealing over cycles of 3 to 12 components, always with
-//! PCT d=1 and d=3, whose runs earn the guarantee) minimises the largest
-//! ratio over the corpus, and must find every bug within the cap.
+//! (simulated annealing over cycles of 3 to 16 components, always with
+//! PCT d=1 and d=3 and PCTVB d=2 v=1, whose runs earn the guarantee)
+//! minimises the largest ratio over the corpus, and must find every bug
+//! within the cap.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -22,13 +23,26 @@ use crate::cli::CycleArgs;
 use crate::strategies::{self, line_name, Trial, LINES};
 use crate::workload::{commit, root};
 
-/// The lines a cycle can be made of: the sampling strategies and the
-/// portfolio's two PCT settings.
-const COMPONENTS: [&str; 7] = ["urw", "swpos", "pos", "surw", "wpos", "pct d=1", "pct d=3"];
+/// The lines a cycle can be made of: the sampling strategies, PCT's
+/// settings and PCTVB's (the engine's `default_search` names each so).
+const COMPONENTS: [&str; 11] = [
+    "urw",
+    "swpos",
+    "pos",
+    "surw",
+    "wpos",
+    "pct d=1",
+    "pct d=2",
+    "pct d=3",
+    "pctvb d=2 v=1",
+    "pctvb d=3 v=1",
+    "pctvb d=3 v=2",
+];
 
 /// The components every cycle keeps: the settings whose runs earn the
-/// guarantee the summary states.
-const REQUIRED: [&str; 2] = ["pct d=1", "pct d=3"];
+/// guarantee the summary states, PCT's over every variable and PCTVB's
+/// per variable.
+const REQUIRED: [&str; 3] = ["pct d=1", "pct d=3", "pctvb d=2 v=1"];
 
 /// Seeds of the extra trials start here, far from the comparison's and
 /// the confirmation's.
@@ -58,31 +72,48 @@ pub fn run(args: &CycleArgs) -> Result<()> {
 }
 
 /// Run `args.extra_seeds` more seeds of every component line on every
-/// program where its 20-seed mean is below [`EXTRA_BELOW`].
+/// program where its 20-seed mean is below [`EXTRA_BELOW`], keeping the
+/// trials `path` already has: an interrupted measurement resumes.
 fn measure_extra(args: &CycleArgs, trials: &[Trial], path: &std::path::Path) -> Result<()> {
     let programs = strategies::programs()?;
     let by_line = strategies::by_line(trials);
+    let done: BTreeSet<(String, String, u64)> = if path.exists() {
+        strategies::read(path)?
+            .into_iter()
+            .map(|t| (t.program, line_name(&t.strategy, &t.parameters), t.seed))
+            .collect()
+    } else {
+        strategies::start_csv(path)?;
+        BTreeSet::new()
+    };
     let mut todo = Vec::new();
-    for program in &programs {
+    // Every line finds the trivial programs' bugs in a run or two: they
+    // never decide the cycle.
+    for program in programs.iter().filter(|p| p.group() != "trivial") {
         for line in LINES
             .iter()
             .filter(|l| COMPONENTS.contains(&line_name(l.strategy, l.parameters).as_str()))
         {
             let name = line_name(line.strategy, line.parameters);
-            let Some(rows) = by_line.get(&(program.name.clone(), name)) else {
+            let Some(rows) = by_line.get(&(program.name.clone(), name.clone())) else {
                 continue;
             };
             let mean = rows.iter().map(|t| t.executions as f64).sum::<f64>() / rows.len() as f64;
             if mean < EXTRA_BELOW {
                 for seed in EXTRA_FIRST_SEED..EXTRA_FIRST_SEED + args.extra_seeds {
-                    todo.push((program.clone(), line, seed));
+                    if !done.contains(&(program.name.clone(), name.clone(), seed)) {
+                        todo.push((program.clone(), line, seed));
+                    }
                 }
             }
         }
     }
-    strategies::start_csv(path)?;
     let binary = crate::baseline::build_current()?;
-    strategies::run_all(&binary, &todo, args.cap, args.jobs, path)
+    let caps = strategies::Caps {
+        corpus: args.cap,
+        scaled: args.scaled_cap,
+    };
+    strategies::run_all(&binary, &todo, caps, args.jobs, path)
 }
 
 /// Per-run hit rates and the fastest line per program.
@@ -219,7 +250,7 @@ fn mutate(cycle: &[String], rng: &mut Pcg64Mcg) -> Vec<String> {
         next[rng.random_range(0..len)] = pick(rng);
     } else if roll < 0.7 {
         next.swap(rng.random_range(0..len), rng.random_range(0..len));
-    } else if roll < 0.85 && len < 12 {
+    } else if roll < 0.85 && len < 32 {
         let at = rng.random_range(0..=len);
         next.insert(at, pick(rng));
     } else if len > 3 {
@@ -232,8 +263,9 @@ fn markdown(model: &Model, current: &[String], best: &[String], args: &CycleArgs
     let mut md = String::from("# The default search's cycle\n\n");
     let _ = writeln!(
         md,
-        "Written by `cargo run --release -p rankcheck-bench -- cycle --extra-seeds {}` at commit {} from `strategies.csv` and `cycle_extra.csv`. Each line's per-run hit rate on a program is the bugs it found over the executions it ran; a cycle's expected executions to the first bug follow from the rates of its components in order, and are compared with the fastest line's, `1 / rate` (every line of the strategy benchmark, the default excepted). The search keeps PCT d=1 and PCT d=3, whose runs earn the summary's guarantee, and cycles of 3 to 12 runs.\n",
+        "Written by `cargo run --release -p rankcheck-bench -- cycle --extra-seeds {} --seed {}` at commit {} from `strategies.csv` and `cycle_extra.csv`. Each line's per-run hit rate on a program is the bugs it found over the executions it ran; a cycle's expected executions to the first bug follow from the rates of its components in order, and are compared with the fastest line's, `1 / rate` (every line of the strategy benchmark, the default excepted). The search keeps PCT d=1, PCT d=3 and PCTVB d=2 v=1, whose runs earn the summary's guarantees, and cycles of 3 to 16 runs.\n",
         args.extra_seeds,
+        args.seed,
         commit()
     );
     for (title, cycle) in [

@@ -114,12 +114,114 @@ pub const LINES: [Line; 15] = [
     },
 ];
 
-/// A buggy benchmark program.
+/// A buggy benchmark program, with the `-D` values it is run with.
 #[derive(Clone)]
 pub struct Program {
     pub name: String,
     group: &'static str,
     path: PathBuf,
+    defines: Vec<(&'static str, i64)>,
+}
+
+/// A `-D` constant and the values it takes.
+type Swept = (&'static str, &'static [i64]);
+
+/// The scaled families (group `scaled`, issue 19): a program and the `-D`
+/// values swept, every combination of them one program of the
+/// comparison, named like `corner_flag(HOT=400 WORKERS=2)`. Each bug is a
+/// short window among many accesses, so that strategies differ by orders
+/// of magnitude; `corner_variable` is the paper's Figure 6 sweep (its
+/// HOT=50 is the example itself).
+const SWEEPS: [(&str, &[Swept]); 5] = [
+    (
+        "bench/corpus/scaled/corner_flag.rk",
+        &[("HOT", &[50, 400, 1600]), ("WORKERS", &[0, 2])],
+    ),
+    (
+        "bench/corpus/scaled/corner_publish.rk",
+        &[("HOT", &[50, 400, 1600])],
+    ),
+    ("bench/corpus/scaled/reorder.rk", &[("N", &[10, 20, 50])]),
+    ("bench/corpus/scaled/twostage.rk", &[("N", &[10, 100])]),
+    ("examples/corner_variable.rk", &[("HOT", &[400, 1600])]),
+];
+
+impl Program {
+    /// Its group: `corpus`, `trivial`, `examples` or `scaled`.
+    pub fn group(&self) -> &'static str {
+        self.group
+    }
+}
+
+/// Every program of the scaled families.
+fn scaled() -> Vec<Program> {
+    let mut found = Vec::new();
+    for (file, parameters) in SWEEPS {
+        let mut combinations: Vec<Vec<(&'static str, i64)>> = vec![Vec::new()];
+        for &(name, values) in parameters {
+            combinations = combinations
+                .into_iter()
+                .flat_map(|c| {
+                    values.iter().map(move |&v| {
+                        let mut next = c.clone();
+                        next.push((name, v));
+                        next
+                    })
+                })
+                .collect();
+        }
+        let path = root().join(file);
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        for defines in combinations {
+            let values: Vec<String> = defines.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            found.push(Program {
+                name: format!("{stem}({})", values.join(" ")),
+                group: "scaled",
+                path: path.clone(),
+                defines,
+            });
+        }
+    }
+    found
+}
+
+/// Whether `line` runs on `program`. Every bug of the scaled families
+/// needs a preemption, which PCT at depth 1 never makes, in a window of
+/// one step among hundreds or thousands, which the random scheduler hits
+/// by chance alone: their trials there would only spend the cap.
+fn applies(line: &Line, program: &Program) -> bool {
+    let hopeless =
+        line.strategy == "random" || (line.strategy == "pct" && line.parameters == "d=1");
+    !(program.group == "scaled" && hopeless)
+}
+
+/// The executions a trial may run.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    /// On the corpus, its trivial programs and the examples.
+    pub corpus: u64,
+    /// On the scaled families, whose executions are hundreds of times
+    /// longer and whose fast lines find the bugs in tens of runs.
+    pub scaled: u64,
+}
+
+impl Caps {
+    fn of(self, program: &Program) -> u64 {
+        if program.group == "scaled" {
+            self.scaled
+        } else {
+            self.corpus
+        }
+    }
+}
+
+impl StrategiesArgs {
+    fn caps(&self) -> Caps {
+        Caps {
+            corpus: self.cap,
+            scaled: self.scaled_cap,
+        }
+    }
 }
 
 /// A row of the CSV.
@@ -169,7 +271,12 @@ fn buggy(dir: &str, group: &'static str) -> Result<Vec<Program>> {
             .unwrap_or_default()
             .to_string_lossy()
             .into();
-        found.push(Program { name, group, path });
+        found.push(Program {
+            name,
+            group,
+            path,
+            defines: Vec::new(),
+        });
     }
     found.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(found)
@@ -179,6 +286,7 @@ pub fn programs() -> Result<Vec<Program>> {
     let mut all = buggy("bench/corpus", "corpus")?;
     all.extend(buggy("bench/corpus/trivial", "trivial")?);
     all.extend(buggy("examples", "examples")?);
+    all.extend(scaled());
     Ok(all)
 }
 
@@ -254,8 +362,11 @@ fn measure(args: &StrategiesArgs, csv_path: &Path) -> Result<()> {
         .filter(|l| args.only.is_empty() || args.only.iter().any(|o| *o == l.strategy))
         .collect();
     let mut todo = Vec::new();
-    for program in programs()? {
-        for &line in &lines {
+    let wanted = |p: &Program| {
+        args.programs.is_empty() || args.programs.iter().any(|w| p.name.starts_with(w.as_str()))
+    };
+    for program in programs()?.into_iter().filter(wanted) {
+        for &line in lines.iter().filter(|l| applies(l, &program)) {
             for seed in 0..args.seeds {
                 if !done.contains(&key(&program.name, line, seed)) {
                     todo.push((program.clone(), line, seed));
@@ -263,15 +374,15 @@ fn measure(args: &StrategiesArgs, csv_path: &Path) -> Result<()> {
             }
         }
     }
-    run_all(&binary, &todo, args.cap, args.jobs, csv_path)
+    run_all(&binary, &todo, args.caps(), args.jobs, csv_path)
 }
 
-/// Run `todo`'s trials, at most `cap` executions each, on `jobs`
+/// Run `todo`'s trials, at most `caps` executions each, on `jobs`
 /// workers, appending each row to `csv_path` as it finishes.
 pub fn run_all(
     binary: &Path,
     todo: &[(Program, &Line, u64)],
-    cap: u64,
+    caps: Caps,
     jobs: usize,
     csv_path: &Path,
 ) -> Result<()> {
@@ -288,6 +399,7 @@ pub fn run_all(
                         let Some((program, line, seed)) = todo.get(i) else {
                             return Ok(());
                         };
+                        let cap = caps.of(program);
                         let Some(trial) = run_trial(binary, program, line, *seed, cap, &scratch)?
                         else {
                             continue;
@@ -348,7 +460,13 @@ fn confirm(args: &StrategiesArgs, trials: &[Trial], confirm_path: &Path) -> Resu
     if todo.is_empty() {
         return Ok(());
     }
-    run_all(&build_current()?, &todo, args.cap, args.jobs, confirm_path)
+    run_all(
+        &build_current()?,
+        &todo,
+        args.caps(),
+        args.jobs,
+        confirm_path,
+    )
 }
 
 /// An empty trials CSV at `path`: the header only.
@@ -374,6 +492,12 @@ fn run_trial(
     let output = Command::new(binary)
         .arg("check")
         .args(line.flags)
+        .args(
+            program
+                .defines
+                .iter()
+                .flat_map(|(name, value)| ["-D".to_string(), format!("{name}={value}")]),
+        )
         .args(["--jobs", "1", "--format", "json", "--runs"])
         .arg(cap.to_string())
         .arg("--seed")

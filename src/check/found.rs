@@ -131,7 +131,11 @@ fn priority_run(
         marks: Marks::ChangePoints(steps),
         depth: Some(checked.prepared.settings[setting].depth),
         chosen: choices.vars,
-        strategy: checked.args.strategy().setting_name().to_string(),
+        strategy: checked
+            .args
+            .strategy()
+            .setting_name(&strategy.settings()[setting])
+            .to_string(),
         priorities: scheme(checked.args).name().to_string(),
     }
 }

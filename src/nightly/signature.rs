@@ -75,8 +75,12 @@ pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Resu
         StreamStrategy::Sampling(strategy) => {
             (strategy.sampling().name().to_string(), "none".to_string())
         }
-        StreamStrategy::Priority(_) => (
-            program.spec.strategy.setting_name().to_string(),
+        StreamStrategy::Priority(priority) => (
+            program
+                .spec
+                .strategy
+                .setting_name(&priority.settings()[0])
+                .to_string(),
             program.scheme.name().to_string(),
         ),
     };

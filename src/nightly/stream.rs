@@ -235,7 +235,7 @@ fn check_args(spec: &SuiteProgram) -> CheckArgs {
 }
 
 /// A setting's stable key: the strategy (`pct` for the portfolio's
-/// settings), depth, variables, priorities, as in
+/// PCT settings, `pctvb` for its PCTVB ones), depth, variables, priorities, as in
 /// `pctvb d=2 v=1 pct`, `pct d=3 v=all pct`, `pctvb d=1 v=none pct`, and
 /// `track=a,b` when the entry restricts the variables.
 pub fn setting_key(
@@ -257,7 +257,7 @@ pub fn setting_key(
     };
     format!(
         "{} d={} v={vars} {}{track}",
-        spec.strategy.setting_name(),
+        spec.strategy.setting_name(setting),
         setting.depth,
         scheme.name()
     )

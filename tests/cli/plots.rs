@@ -135,9 +135,15 @@ fn check_plot_marks_the_runs_done() {
                     "all" => "any variables",
                     other => other,
                 };
-                // The default portfolio's settings track every variable
-                // or none: plain PCT.
-                (s == "pct" || s == "pct and pctvb")
+                // The default portfolio's PCT settings track every
+                // variable or none; its PCTVB settings draw one (`1 of 2`),
+                // and their panel draws PCT beside them.
+                let series = if tracking.contains(" of ") {
+                    s == "pctvb"
+                } else {
+                    s == "pct" || s == "pct and pctvb"
+                };
+                series
                     && number(m, "x") == runs
                     && m["panel"].starts_with(&format!("depth {} over", setting["depth"]))
                     && m["panel"].contains(tracking)

@@ -146,9 +146,9 @@ fn sampling_strategies_refuse_bound_flags() {
 }
 
 /// The default search is the portfolio: its runs split into the sampling
-/// strategies' and the PCT settings' as its cycle of 10 says, the counts
-/// add up to the runs done, and each PCT setting states the guarantee of
-/// its own runs.
+/// strategies' and the PCT and PCTVB settings' as its cycle of 29 says,
+/// the counts add up to the runs done, and each setting states the
+/// guarantee of its own runs.
 #[test]
 fn the_default_portfolio_accounts_for_every_run() {
     let program = root().join("examples/locked_counter_ok.rk");
@@ -175,14 +175,8 @@ fn the_default_portfolio_accounts_for_every_run() {
             )
         })
         .collect();
-    // 1000 cycles of 10, and run 10001 is the cycle's first: URW.
-    let expected = [
-        ("urw", 1001),
-        ("swpos", 2000),
-        ("pos", 1000),
-        ("surw", 2000),
-        ("wpos", 2000),
-    ];
+    // 344 cycles of 29, then the cycle's first 25 slots.
+    let expected = [("urw", 690), ("swpos", 1035), ("surw", 3792)];
     let expected: Vec<(String, u64)> = expected.iter().map(|(s, n)| (s.to_string(), *n)).collect();
     assert_eq!(sampling, expected);
     let settings = report["settings"].as_array().unwrap();
@@ -196,12 +190,76 @@ fn the_default_portfolio_accounts_for_every_run() {
             )
         })
         .collect();
-    assert_eq!(tracking, [(1, "none", 1000), (3, "all", 1000)]);
+    assert_eq!(
+        tracking,
+        [
+            (3, "1 of 2", 3450),
+            (1, "none", 345),
+            (3, "all", 345),
+            (2, "1 of 2", 344)
+        ]
+    );
     for setting in settings {
         // 1 - (1 - p)^runs, from the setting's own runs.
         let p = setting["bound"].as_f64().unwrap();
-        let expected = 1.0 - (1.0 - p).powf(1000.0);
+        let runs = setting["runs"].as_f64().unwrap();
+        let expected = 1.0 - (1.0 - p).powf(runs);
         let confidence = setting["confidence"].as_f64().unwrap();
         assert!((confidence - expected).abs() < 1e-9, "{setting}");
     }
+}
+
+/// A clean default search states what its PCTVB runs earned per
+/// variable, beside the PCT settings' statements, in text and JSON.
+#[test]
+fn a_clean_default_search_states_per_variable_guarantees() {
+    let program = root().join("examples/locked_counter_ok.rk");
+    let program = program.to_str().unwrap();
+    let args = ["--runs", "2900", "--seed", "1", program];
+    let out = rankcheck(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "no bug of depth 3 over 1 variable (1 of 2), with probability >= 0.2927 (1000 runs, each finding one with p >= 1/2888; 13298 runs reach 0.99)",
+        "    over counter alone: >= 0.2927 (each run p >= 1/2888)",
+        "    over m alone: >= 0.3201 (each run p >= 1/2592)",
+        "no bug of depth 1 over no variable, with probability >= 1 - 10^-12.5 (100 runs, each finding one with p >= 1/4; 17 runs reach 0.99)",
+        "no bug of depth 3 over any variables, with probability >= 0.0181 (100 runs, each finding one with p >= 1/5476; 25216 runs reach 0.99)",
+        "no bug of depth 2 over 1 variable (1 of 2), with probability >= 0.4832 (100 runs, each finding one with p >= 1/152; 698 runs reach 0.99)",
+        "    over counter alone: >= 0.4832 (each run p >= 1/152)",
+        "    over m alone: >= 0.5019 (each run p >= 1/144)",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no line {line:?} in:\n{text}");
+    }
+    let report = json(&rankcheck(&[&args[..], &["--format", "json"]].concat()));
+    let per_set = |index: usize| -> Vec<(String, f64, f64)> {
+        report["settings"][index]["per_set"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["vars"][0].as_str().unwrap().to_string(),
+                    s["bound"].as_f64().unwrap(),
+                    s["confidence"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // Depth 3 over one of {counter (k_q 19), m (18)}, n = 4: 1/(2 * 4 * 19^2)
+    // and 1/(2 * 4 * 18^2), over the setting's 1000 runs.
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    for (index, runs, expected) in [
+        (0, 1000.0, [("counter", 1.0 / 2888.0), ("m", 1.0 / 2592.0)]),
+        (3, 100.0, [("counter", 1.0 / 152.0), ("m", 1.0 / 144.0)]),
+    ] {
+        let sets = per_set(index);
+        assert_eq!(sets.len(), 2, "{sets:?}");
+        for ((var, bound, confidence), (name, p)) in sets.iter().zip(expected) {
+            assert_eq!(var, name);
+            assert!(close(*bound, p), "{var}: {bound} against {p}");
+            assert!(close(*confidence, 1.0 - (1.0 - p).powf(runs)), "{var}");
+        }
+    }
+    assert!(report["settings"][1]["per_set"].is_null());
 }

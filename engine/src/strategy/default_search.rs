@@ -5,73 +5,130 @@
 //! strategy where one finds a bug within 300 runs: among cycles of the
 //! measured components, the one whose expected executions to each corpus
 //! bug, computed from each strategy's measured per-run hit rate, stay
-//! closest to the fastest strategy's on every program. URW finds the bugs
-//! that need the finest interleaving in a run or two, partial order
-//! sampling the ones where a thread must stay behind the others for long,
-//! its weighted variant and SURW the ones where a spawning thread must run
-//! ahead, sticky POS and PCT with no change point (depth 1) the ones that
-//! need only an order of whole threads, and the depth-3 PCT setting earns
-//! a guarantee over every variable.
+//! closest to the fastest strategy's on every program. PCTVB finds a
+//! short window at a rarely accessed ("corner") variable among many hot
+//! accesses (the scaled families of bench/corpus/scaled), URW the bugs
+//! that need the finest interleaving in a run or two, SURW the ones where
+//! a spawning thread must run ahead or a thread must stop between two
+//! critical sections, sticky POS and PCT with no change point (depth 1)
+//! the ones that need only an order of whole threads. PCT at depth 3
+//! earns a guarantee over every variable, PCTVB one per variable.
 
+use super::settings::default_pool;
 use super::{
     PortfolioStrategy, PrioritySetting, PriorityStrategy, Rotation, Sampling, SamplingStrategy,
     Slot, VarSelection,
 };
 use crate::profile::Profile;
 
+/// Which variables a priority component tracks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Vars {
+    /// None: the change points have nowhere to go, so only depth 1 uses it.
+    None,
+    /// Every variable (plain PCT).
+    All,
+    /// This many drawn from the accessed variables for each run (PCTVB).
+    Drawn(usize),
+}
+
 /// One run's kind in the cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Component {
     Sampling(Sampling),
-    /// A priority setting: depth, and whether every variable is tracked
-    /// (else none is).
+    /// A priority setting: depth and variables.
     Setting {
         depth: u32,
-        all: bool,
+        vars: Vars,
     },
 }
 
 use Component::{Sampling as S, Setting};
 
-/// The cycle: sampling runs first, since most bugs fall to them in a
-/// few runs; the PCT settings get 2 runs of 10.
-const CYCLE: [Component; 10] = [
+const PCT_D1: Component = Setting {
+    depth: 1,
+    vars: Vars::None,
+};
+const PCT_D3: Component = Setting {
+    depth: 3,
+    vars: Vars::All,
+};
+const PCTVB_D2_V1: Component = Setting {
+    depth: 2,
+    vars: Vars::Drawn(1),
+};
+const PCTVB_D3_V1: Component = Setting {
+    depth: 3,
+    vars: Vars::Drawn(1),
+};
+
+/// The cycle, from `rankcheck-bench cycle` (results/cycle.md): 11 of its
+/// 29 runs are PCTVB's (10 of depth 3, 1 of depth 2, each over one
+/// variable), which find a short window at a rarely accessed variable in
+/// a few runs whatever the hot accesses around it; 11 are SURW's, the
+/// fastest on most programs of the corpus and far the fastest on
+/// twostage; 3 sticky POS, 2 URW, and one run each of the two PCT
+/// settings.
+const CYCLE: [Component; 29] = [
     S(Sampling::Urw),
     S(Sampling::StickyPos),
-    S(Sampling::Pos),
-    S(Sampling::Surw),
-    S(Sampling::Surw),
+    S(Sampling::Urw),
+    PCTVB_D3_V1,
     S(Sampling::StickyPos),
-    S(Sampling::WeightedPos),
-    S(Sampling::WeightedPos),
-    Setting {
-        depth: 1,
-        all: false,
-    },
-    Setting {
-        depth: 3,
-        all: true,
-    },
+    S(Sampling::Surw),
+    PCTVB_D3_V1,
+    S(Sampling::Surw),
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    S(Sampling::Surw),
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    S(Sampling::StickyPos),
+    S(Sampling::Surw),
+    S(Sampling::Surw),
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    S(Sampling::Surw),
+    S(Sampling::Surw),
+    S(Sampling::Surw),
+    PCT_D1,
+    PCT_D3,
+    S(Sampling::Surw),
+    PCTVB_D2_V1,
+    S(Sampling::Surw),
+    S(Sampling::Surw),
 ];
 
 /// The cycle as the lines of `rankcheck-bench strategies` name its
-/// components (`urw`, `pct d=1`, ...), for the benchmark that chooses it.
+/// components (`urw`, `pct d=1`, `pctvb d=2 v=1`, ...), for the benchmark
+/// that chooses it.
 pub fn cycle_lines() -> Vec<String> {
-    CYCLE
-        .iter()
-        .map(|component| match component {
-            S(s) => s.name().to_string(),
-            Setting { depth, .. } => format!("pct d={depth}"),
-        })
-        .collect()
+    CYCLE.iter().map(|&c| line(c)).collect()
 }
 
-/// The priority settings of the cycle, in order of first appearance.
+/// A component's line in `rankcheck-bench strategies`.
+fn line(component: Component) -> String {
+    match component {
+        S(s) => s.name().to_string(),
+        Setting {
+            depth,
+            vars: Vars::None | Vars::All,
+        } => format!("pct d={depth}"),
+        Setting {
+            depth,
+            vars: Vars::Drawn(v),
+        } => format!("pctvb d={depth} v={v}"),
+    }
+}
+
+/// The priority settings of the cycle, in order of first appearance; a
+/// PCTVB setting needs as many accessed variables as it draws.
 pub fn settings(profile: &Profile) -> Vec<PrioritySetting> {
     let mut settings: Vec<PrioritySetting> = Vec::new();
     for component in CYCLE {
-        if let Setting { depth, all } = component {
-            let setting = setting(depth, all, profile);
+        if let Some(setting) = setting(component, profile) {
             if !settings.contains(&setting) {
                 settings.push(setting);
             }
@@ -80,15 +137,26 @@ pub fn settings(profile: &Profile) -> Vec<PrioritySetting> {
     settings
 }
 
-fn setting(depth: u32, all: bool, profile: &Profile) -> PrioritySetting {
-    let vars = if all {
-        VarSelection::All {
-            window: profile.max_accesses,
-        }
-    } else {
-        VarSelection::Fixed(Vec::new())
+/// A component's priority setting; `None` for a sampling strategy, or a
+/// PCTVB setting with too few variables to draw from.
+fn setting(component: Component, profile: &Profile) -> Option<PrioritySetting> {
+    let Setting { depth, vars } = component else {
+        return None;
     };
-    PrioritySetting { depth, vars }
+    let vars = match vars {
+        Vars::None => VarSelection::Fixed(Vec::new()),
+        Vars::All => VarSelection::All {
+            window: profile.max_accesses,
+        },
+        Vars::Drawn(count) => {
+            let pool = default_pool(profile, profile.vars.len());
+            if pool.len() < count {
+                return None;
+            }
+            VarSelection::Drawn { pool, count }
+        }
+    };
+    Some(PrioritySetting { depth, vars })
 }
 
 /// The portfolio over `priority` (whose settings are those of
@@ -106,9 +174,9 @@ pub fn portfolio(priority: PriorityStrategy, profile: &Profile) -> PortfolioStra
                 }
                 slots.push(Slot::Sampling(s));
             }
-            Setting { depth, all } => {
-                let wanted = setting(depth, all, profile);
-                if let Some(i) = kept.iter().position(|s| *s == wanted) {
+            Setting { .. } => {
+                let wanted = setting(component, profile);
+                if let Some(i) = kept.iter().position(|s| Some(s) == wanted.as_ref()) {
                     slots.push(Slot::Setting(i));
                 }
             }
@@ -122,9 +190,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_cycle_starts_with_a_sampling_run_and_has_both_settings() {
+    fn the_cycle_starts_with_a_sampling_run_and_has_the_guarantee_settings() {
         assert!(matches!(CYCLE[0], S(_)));
-        let settings = CYCLE.iter().filter(|c| matches!(c, Setting { .. })).count();
-        assert_eq!(settings, 2);
+        for kept in [PCT_D1, PCT_D3, PCTVB_D2_V1] {
+            assert!(CYCLE.contains(&kept), "{kept:?}");
+        }
+    }
+
+    #[test]
+    fn components_are_named_as_the_benchmark_lines() {
+        assert_eq!(line(PCT_D1), "pct d=1");
+        assert_eq!(line(PCT_D3), "pct d=3");
+        assert_eq!(line(PCTVB_D3_V1), "pctvb d=3 v=1");
+        assert_eq!(line(S(Sampling::StickyPos)), "swpos");
     }
 }

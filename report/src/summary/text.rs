@@ -76,7 +76,7 @@ pub fn summary_text(json: &SummaryJson) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "portfolio runs: {}; the PCT settings' runs are on their lines below",
+            "portfolio runs: {}; the PCT and PCTVB settings' runs are on their lines below",
             parts.join(", ")
         );
     }

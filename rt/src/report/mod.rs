@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use rankcheck_engine::priority::AppliedChange;
-use rankcheck_engine::strategy::Slot;
+use rankcheck_engine::strategy::{Slot, VarSelection};
 use rankcheck_engine::VarId;
 use rankcheck_report::failure::{failure_text, observe, FailureJson, FoundBy};
 use rankcheck_report::summary::{summary_text, SummaryJson, VarNames};
@@ -94,7 +94,8 @@ impl RunFacts {
 }
 
 /// The strategy that ran run `run` (from 0) of `plan`, and its priority
-/// setting if it had one: the portfolio's settings are PCT's.
+/// setting if it had one: the portfolio's settings are PCT's, or PCTVB's
+/// where they draw their variables.
 fn what_ran(plan: &Plan, builder: &Builder, run: u64) -> (&'static str, Option<usize>) {
     let asked = builder.effective_strategy().name();
     match plan {
@@ -102,7 +103,10 @@ fn what_ran(plan: &Plan, builder: &Builder, run: u64) -> (&'static str, Option<u
         Plan::Priority(strategy) => (asked, Some(strategy.setting_of(run))),
         Plan::Portfolio(portfolio) => match portfolio.rotation().slot(run) {
             Slot::Sampling(sampling) => (sampling.name(), None),
-            Slot::Setting(setting) => ("pct", Some(setting)),
+            Slot::Setting(setting) => match portfolio.priority().settings()[setting].vars {
+                VarSelection::Drawn { .. } => ("pctvb", Some(setting)),
+                _ => ("pct", Some(setting)),
+            },
         },
     }
 }

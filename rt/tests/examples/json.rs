@@ -161,3 +161,76 @@ fn a_json_that_cannot_be_written_fails_the_test() {
         "{message}"
     );
 }
+
+/// A clean default search states what its PCTVB runs earned per
+/// variable, beside its PCT settings, as the command does.
+#[test]
+fn a_clean_default_search_states_per_variable_guarantees() {
+    let path = json_path("clean-default");
+    let _ = std::fs::remove_file(&path);
+    let guarantee = Builder::new()
+        .seed(SEED)
+        .runs(2_900)
+        .json(&path)
+        .check(programs::locked_counter_ok);
+    let json = read_json(&path);
+    assert_eq!(json["strategy"], "portfolio");
+    let settings: Vec<(u64, String, u64)> = json["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["depth"].as_u64().unwrap(),
+                s["tracking"].as_str().unwrap().to_owned(),
+                s["runs"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let per_set: Vec<Vec<(String, f64)>> = json["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["per_set"]
+                .as_array()
+                .map(|sets| {
+                    sets.iter()
+                        .map(|set| {
+                            (
+                                set["vars"][0].as_str().unwrap().to_owned(),
+                                1.0 / set["bound"].as_f64().unwrap(),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let expected = [
+        (3, "1 of 2", 1000),
+        (1, "none", 100),
+        (3, "all", 100),
+        (2, "1 of 2", 100),
+    ];
+    let expected: Vec<(u64, String, u64)> = expected
+        .iter()
+        .map(|&(d, t, r)| (d, t.to_owned(), r))
+        .collect();
+    assert_eq!(settings, expected);
+    assert_eq!(guarantee.settings.len(), 4);
+    // Depth 3 and 2 over one of {the counter (k_q 19), the mutex (18)},
+    // n = 4: 1/(2 * 4 * 19^(d-1)) and 1/(2 * 4 * 18^(d-1)).
+    for (index, counter, mutex) in [(0, 2888.0, 2592.0), (3, 152.0, 144.0)] {
+        let sets = &per_set[index];
+        assert_eq!(sets.len(), 2, "{sets:?}");
+        assert!(sets[0].0.starts_with("AtomicI64@"), "{sets:?}");
+        assert!(sets[1].0.starts_with("Mutex@"), "{sets:?}");
+        assert!((sets[0].1 - counter).abs() < 1e-6, "{sets:?}");
+        assert!((sets[1].1 - mutex).abs() < 1e-6, "{sets:?}");
+    }
+    assert!(per_set[1].is_empty() && per_set[2].is_empty());
+    let depth3 = &guarantee.settings[0];
+    let expected = 1.0 - (1.0 - 1.0 / 2888.0f64).powf(1000.0);
+    assert!((depth3.confidence.unwrap() - expected).abs() < 1e-9);
+}
