@@ -178,7 +178,7 @@ impl LazyHandle {
         let handle = if carried_over && known >> 32 == registry {
             ex.add_object(VarId(known as u32), self.initial.clone())
         } else {
-            ex.create(self.kind, self.site, self.initial.clone())
+            ex.create_first_used(self.kind, self.site, self.initial.clone())
         };
         self.var
             .store(registry << 32 | u64::from(handle.var.0), Relaxed);

@@ -33,8 +33,9 @@
 //! JSON document the command's `--format json` prints.
 //!
 //! Every instance of a replacement type is a variable, known across runs
-//! by its type, its creation site, the thread that first used it and its
-//! place among that thread's values there. Values register with the run
+//! by its type, its creation site and its place among that site's values
+//! the run has used so far (a channel or cell: among its creating
+//! thread's). Values register with the run
 //! on their first use, so `Mutex`, `RwLock`, `Condvar`, `Once`,
 //! `OnceLock`, `LazyLock` and the atomics have `const fn new` and can be
 //! `static`: a static starts every run afresh (its lock state, an atomic's

@@ -84,3 +84,34 @@ fn the_default_finds_a_corner_window_within_3x_of_pctvb() {
         "the default's mean {default} runs against PCTVB's {pctvb}"
     );
 }
+
+/// A value made by `main` and shared is one variable whichever thread
+/// reaches it first in a run: otherwise variable bounding would track a
+/// different object in different runs (and the search above would never
+/// find the corner window).
+#[test]
+fn a_shared_value_is_one_variable_whoever_uses_it_first() {
+    let guarantee = Builder::new()
+        .seed(1)
+        .runs(200)
+        .depth(2)
+        .vars(Vars::Count(1))
+        .check(|| {
+            let hits = Arc::new(AtomicUsize::new(0));
+            let others: Vec<_> = (0..2)
+                .map(|_| {
+                    let hits = hits.clone();
+                    thread::spawn(move || {
+                        hits.fetch_add(1, SeqCst);
+                    })
+                })
+                .collect();
+            for other in others {
+                other.join().unwrap();
+            }
+            assert_eq!(hits.load(SeqCst), 2);
+        });
+    let text = guarantee.to_string();
+    assert!(text.contains("Q = 1 variable"), "{text}");
+    assert!(!text.contains(" in thread@"), "{text}");
+}

@@ -117,6 +117,9 @@ pub struct Execution {
     /// `tracked[var]` when tracking a set.
     tracked: Vec<bool>,
     tracked_objects: Vec<ObjectId>,
+    /// Values registered on first use (lazy.rs), per creation site: how
+    /// many so far in this run.
+    first_used: Vec<(&'static Location<'static>, u32)>,
     scheduler: Option<Box<dyn RunScheduler>>,
     /// Each thread's next operation, when the scheduler wants them.
     pub pending: Vec<Pending>,
@@ -316,6 +319,7 @@ impl Execution {
             tracking: config.tracking,
             tracked,
             tracked_objects: Vec::new(),
+            first_used: Vec::new(),
             scheduler: Some(scheduler),
             wants_pending,
             pending: spare.pending,
@@ -407,6 +411,32 @@ impl Execution {
         };
         let identity = thread.identity;
         let var = self.registry.var(kind, site, identity, index);
+        self.add_object(var, sync)
+    }
+
+    /// An object for a value made by a `const fn new` and seen first now
+    /// (lazy.rs): which thread made it is unknown, so its variable is the
+    /// `index`-th such value of `site` in the run, whichever thread uses
+    /// it first. Keying it by the first user instead would make one shared
+    /// value two variables in runs where different threads reach it first,
+    /// and variable bounding would track a different object each run.
+    pub fn create_first_used(
+        &mut self,
+        kind: &'static str,
+        site: &'static Location<'static>,
+        sync: SyncState,
+    ) -> Handle {
+        let index = match self.first_used.iter_mut().find(|(s, _)| *s == site) {
+            Some((_, count)) => {
+                *count += 1;
+                *count - 1
+            }
+            None => {
+                self.first_used.push((site, 1));
+                0
+            }
+        };
+        let var = self.registry.var(kind, site, MAIN_IDENTITY, index);
         self.add_object(var, sync)
     }
 
