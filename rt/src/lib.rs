@@ -39,6 +39,7 @@
 mod builder;
 pub mod cell;
 mod executor;
+mod explore;
 mod failure;
 mod object;
 mod op;
@@ -53,6 +54,7 @@ mod trace;
 mod var;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
+pub use explore::{explore, Explored, Reached};
 pub use report::{Guarantee, SettingGuarantee};
 
 /// Search `test` with the command line's defaults (the portfolio, runs

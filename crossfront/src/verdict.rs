@@ -1,0 +1,155 @@
+//! One failure in the terms both front ends share: what went wrong and
+//! where in the `.rk` text, from the engine's bugs and from the runtime's
+//! failures (whose Rust lines map back to `.rk` lines).
+
+use rankcheck_engine::outcome::Bug;
+use rankcheck_engine::BugKind;
+use rankcheck_rt::Reached;
+
+/// What kind of failure, as docs/LANGUAGE.md names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// An `assert` was false (in Rust: `assert!` panicked).
+    Assert,
+    /// A run-time error (in Rust: another panic, such as a division by
+    /// zero).
+    Error,
+    /// No thread can run and some have not finished.
+    Deadlock,
+    /// The step limit.
+    StepLimit,
+}
+
+/// A failure, located in the `.rk` text.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Verdict {
+    /// What went wrong.
+    pub kind: Kind,
+    /// The failing statement's line; 0 for a deadlock (see `blocked`) and
+    /// the step limit.
+    pub line: u32,
+    /// An assert's message.
+    pub message: Option<String>,
+    /// For a deadlock, every blocked thread's blocking line, sorted.
+    pub blocked: Vec<u32>,
+}
+
+/// A `.rk` program's lines, for turning places into lines.
+pub struct RkText<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> RkText<'a> {
+    /// The lines of `text`.
+    pub fn new(text: &'a str) -> RkText<'a> {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        RkText { text, starts }
+    }
+
+    /// The 1-based line of byte `offset`.
+    pub fn line(&self, offset: u32) -> u32 {
+        self.starts.partition_point(|&s| s <= offset as usize) as u32
+    }
+
+    /// Whether line `line` (1-based) is an `assert` statement.
+    fn is_assert(&self, line: u32) -> bool {
+        self.text
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .is_some_and(|l| l.trim_start().starts_with("assert("))
+    }
+
+    /// The engine's bug as a verdict.
+    pub fn engine(&self, bug: &Bug) -> Verdict {
+        let kind = match bug.kind {
+            BugKind::Assert => Kind::Assert,
+            BugKind::Error => Kind::Error,
+            BugKind::Deadlock => Kind::Deadlock,
+            BugKind::StepLimit => Kind::StepLimit,
+        };
+        let mut blocked: Vec<u32> = bug
+            .blocked
+            .iter()
+            .map(|b| self.line(b.span.start))
+            .collect();
+        blocked.sort_unstable();
+        Verdict {
+            kind,
+            line: match kind {
+                Kind::Assert | Kind::Error => self.line(bug.span.start),
+                Kind::Deadlock | Kind::StepLimit => 0,
+            },
+            message: (kind == Kind::Assert).then(|| bug.message.clone()),
+            blocked,
+        }
+    }
+}
+
+/// Where the twin's lines are: the generated file and its line map.
+pub struct TwinLines<'a> {
+    /// `(line in the generated file, .rk line)`, sorted.
+    pub lines: &'a [(u32, u32)],
+}
+
+/// A Rust place the twin's line map does not cover: a failure at a line
+/// that renders no `.rk` statement, or outside the generated file.
+pub const UNMAPPED: u32 = u32::MAX;
+
+impl TwinLines<'_> {
+    /// The `.rk` line of the generated file's `file:line`, or
+    /// [`UNMAPPED`].
+    pub fn rk_line(&self, file: Option<&str>, line: Option<u32>) -> u32 {
+        let (Some(file), Some(line)) = (file, line) else {
+            return UNMAPPED;
+        };
+        if !file.ends_with("programs.rs") {
+            return UNMAPPED;
+        }
+        self.lines
+            .binary_search_by_key(&line, |&(rust, _)| rust)
+            .map_or(UNMAPPED, |i| self.lines[i].1)
+    }
+
+    /// The runtime's failure as a verdict: a panic is an `assert` when it
+    /// is on an `assert` line (its message then compared), else an error.
+    pub fn runtime(&self, reached: &Reached, rk: &RkText<'_>) -> Verdict {
+        let line = self.rk_line(reached.file.as_deref(), reached.line);
+        match reached.kind {
+            "panic" if rk.is_assert(line) => Verdict {
+                kind: Kind::Assert,
+                line,
+                message: Some(reached.message.clone()),
+                blocked: Vec::new(),
+            },
+            "panic" => Verdict {
+                kind: Kind::Error,
+                line,
+                message: None,
+                blocked: Vec::new(),
+            },
+            "deadlock" => {
+                let mut blocked: Vec<u32> = reached
+                    .blocked
+                    .iter()
+                    .map(|(file, line)| self.rk_line(Some(file), Some(*line)))
+                    .collect();
+                blocked.sort_unstable();
+                Verdict {
+                    kind: Kind::Deadlock,
+                    line: 0,
+                    message: None,
+                    blocked,
+                }
+            }
+            _ => Verdict {
+                kind: Kind::StepLimit,
+                line: 0,
+                message: None,
+                blocked: Vec::new(),
+            },
+        }
+    }
+}
