@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 
 use rankcheck_engine::explore::{explore_every_schedule, ExploreConfig};
 use rankcheck_engine::profile::profile;
@@ -185,12 +185,29 @@ fn search(
         .runs(budgets.search_runs)
         .max_steps(budgets.max_steps);
     let run = program.run;
+    quiet_reports();
     let payload = panic::catch_unwind(AssertUnwindSafe(|| builder.check(run))).err()?;
     let report = match payload.downcast::<String>() {
         Ok(report) => *report,
         Err(_) => return Some(unreadable()),
     };
     Some(read_report(&report, twin, rk))
+}
+
+/// Keep rt's failure reports, which `search` catches and reads, off
+/// stderr (with a backtrace each, under `RUST_BACKTRACE`); every other
+/// panic goes to the hook that was there before.
+fn quiet_reports() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let report = info.payload().downcast_ref::<String>();
+            if !report.is_some_and(|r| r.starts_with("error[")) {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// A report this module cannot read: never a failure either side reaches.

@@ -14,7 +14,8 @@ pub mod verdict;
 pub mod world;
 
 pub use compare::{compare, Budgets, Compared, Disagreement};
-pub use verdict::{Kind, Verdict};
+pub use rankcheck_engine::BugKind as Kind;
+pub use verdict::Verdict;
 
 /// What the generated code sees.
 mod prelude {

@@ -3,27 +3,13 @@
 //! failures (whose Rust lines map back to `.rk` lines).
 
 use rankcheck_engine::outcome::Bug;
-use rankcheck_engine::BugKind;
+use rankcheck_engine::BugKind as Kind;
 use rankcheck_rt::Reached;
-
-/// What kind of failure, as docs/LANGUAGE.md names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    /// An `assert` was false (in Rust: `assert!` panicked).
-    Assert,
-    /// A run-time error (in Rust: another panic, such as a division by
-    /// zero).
-    Error,
-    /// No thread can run and some have not finished.
-    Deadlock,
-    /// The step limit.
-    StepLimit,
-}
 
 /// A failure, located in the `.rk` text.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Verdict {
-    /// What went wrong.
+    /// What went wrong (a panic in Rust is an `assert` or an error).
     pub kind: Kind,
     /// The failing statement's line; 0 for a deadlock (see `blocked`) and
     /// the step limit.
@@ -64,12 +50,7 @@ impl<'a> RkText<'a> {
 
     /// The engine's bug as a verdict.
     pub fn engine(&self, bug: &Bug) -> Verdict {
-        let kind = match bug.kind {
-            BugKind::Assert => Kind::Assert,
-            BugKind::Error => Kind::Error,
-            BugKind::Deadlock => Kind::Deadlock,
-            BugKind::StepLimit => Kind::StepLimit,
-        };
+        let kind = bug.kind;
         let mut blocked: Vec<u32> = bug
             .blocked
             .iter()
