@@ -14,8 +14,9 @@ use std::time::Duration;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// rankcheck finds concurrency bugs in `.rk` programs by running them many
-/// times under a scheduler it controls: PCT with variable bounding by
-/// default, with a probability guarantee for what it did not find.
+/// times under a scheduler it controls (by default the portfolio, a
+/// rotation of strategies that `check --help` lists under --strategy),
+/// with a probability guarantee for what it did not find.
 /// `rankcheck PROGRAM...` tests programs (the `check` subcommand).
 #[derive(Debug, Parser)]
 #[command(

@@ -96,13 +96,17 @@ impl TwinLines<'_> {
 
     /// The runtime's failure as a verdict: a panic is an `assert` when it
     /// is on an `assert` line (its message then compared), else an error.
+    /// A `.rk` run ends at its first failure, where std lets the other
+    /// threads go on after a spawned thread panics: the verdict is rt's
+    /// first panic, which its report names (see [`first_panic`]).
     pub fn runtime(&self, reached: &Reached, rk: &RkText<'_>) -> Verdict {
-        let line = self.rk_line(reached.file.as_deref(), reached.line);
+        let (file, line, message) = first_panic(reached);
+        let line = self.rk_line(file.as_deref(), line);
         match reached.kind {
             "panic" if rk.is_assert(line) => Verdict {
                 kind: Kind::Assert,
                 line,
-                message: Some(reached.message.clone()),
+                message: Some(message),
                 blocked: Vec::new(),
             },
             "panic" => Verdict {
@@ -132,5 +136,32 @@ impl TwinLines<'_> {
                 blocked: Vec::new(),
             },
         }
+    }
+}
+
+/// The first panic of the run `reached` reports: its file, line and
+/// message. rt names it first when a thread took it from `join` and then
+/// panicked (`"M (then T, which took it from join, panicked ..)"`, at the
+/// first panic's place), and last when another thread panicked after it
+/// and no `join` took it (`"M2 (after thread T panicked at F:L:C: M)"`,
+/// at the later panic's place).
+fn first_panic(reached: &Reached) -> (Option<String>, Option<u32>, String) {
+    let message = &reached.message;
+    if let Some((first, _)) = message.split_once(" (then ") {
+        return (reached.file.clone(), reached.line, first.to_owned());
+    }
+    let earlier = message
+        .split_once(" (after thread ")
+        .and_then(|(_, rest)| rest.split_once(" panicked at "))
+        .and_then(|(_, rest)| rest.strip_suffix(')'))
+        .and_then(|rest| rest.split_once(": "));
+    match earlier {
+        Some((place, first)) => {
+            let mut parts = place.rsplitn(3, ':');
+            let _column = parts.next();
+            let line = parts.next().and_then(|l| l.parse().ok());
+            (parts.next().map(str::to_owned), line, first.to_owned())
+        }
+        None => (reached.file.clone(), reached.line, message.clone()),
     }
 }

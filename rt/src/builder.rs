@@ -7,9 +7,16 @@ use std::time::Duration;
 
 use crate::report::{write_json, Guarantee, Reported};
 use crate::search;
+use crate::wake::Wakes;
 
 /// The step limit of one run by default: operations of replacement types.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
+
+/// The spurious wake-ups and timeouts a run may make by default: one each.
+pub const DEFAULT_WAKES: Wakes = Wakes {
+    spurious: 1,
+    timeouts: 1,
+};
 
 /// The search strategy, as `--strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -91,6 +98,7 @@ pub struct Builder {
     pub(crate) max_steps: u64,
     pub(crate) profile_runs: u64,
     pub(crate) json: Option<PathBuf>,
+    pub(crate) wakes: Wakes,
 }
 
 impl Default for Builder {
@@ -108,6 +116,7 @@ impl Default for Builder {
             max_steps: DEFAULT_MAX_STEPS,
             profile_runs: 20,
             json: None,
+            wakes: DEFAULT_WAKES,
         }
     }
 }
@@ -183,6 +192,30 @@ impl Builder {
     /// The preparatory runs that measure `n`, `k` and `k_q` (default 20).
     pub fn profile_runs(mut self, runs: u64) -> Builder {
         self.profile_runs = runs;
+        self
+    }
+
+    /// The most spurious wake-ups one run makes (default 1; 0: none). As
+    /// std's, `Condvar::wait` and `thread::park` may return without a
+    /// notify or an unpark: here each such wait, as it begins, ends early
+    /// with chance 1/4 (drawn from the run's seed) while the run's budget
+    /// lasts; the thread then only waits for the scheduler (and a
+    /// condition variable's mutex). Code that forgets the `while` loop
+    /// around its wait is found. `wait_while` never returns spuriously.
+    /// The reports count them, and the replay string reproduces them.
+    pub fn spurious_wakeups(mut self, most: u32) -> Builder {
+        self.wakes.spurious = most;
+        self
+    }
+
+    /// The most early timeouts one run makes (default 1; 0: none).
+    /// `Condvar::wait_timeout`, `wait_timeout_while`,
+    /// `thread::park_timeout` and `mpsc::Receiver::recv_timeout` time out
+    /// as the spurious wake-ups are drawn, never by the clock (the
+    /// duration is not used), and besides whenever no other thread can
+    /// run, as their timeout would then fire (not counted against this).
+    pub fn timeouts(mut self, most: u32) -> Builder {
+        self.wakes.timeouts = most;
         self
     }
 

@@ -25,6 +25,7 @@ use rankcheck_engine::{Location as Place, Pending, Point, Scheduler, ThreadId};
 
 use crate::executor::{RunConfig, Session, Tracking};
 use crate::failure::{Failure, FailureKind};
+use crate::wake::WakeChoices;
 
 /// A failure [`explore`] reached: how it failed and where.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -60,7 +61,8 @@ pub struct Explored {
 
 /// Run `test` under every schedule, every variable tracked, at most
 /// `max_schedules` of them and `max_steps` operations each; the distinct
-/// failures. A schedule that only reorders independent steps of one
+/// failures. No wait ends early: there are no spurious wake-ups, and a
+/// timed wait times out only when no other thread can run. A schedule that only reorders independent steps of one
 /// already run (accesses to different atomics or cells, a memory access
 /// and a lock) is skipped. Meant for small tests: the schedules still grow
 /// exponentially with their length.
@@ -90,6 +92,8 @@ where
             tracking: Tracking::All,
             max_steps,
             trace: false,
+            // No wait ends early: the run is a function of its schedule.
+            wakes: WakeChoices::Replay(Vec::new()),
         };
         let (result, dfs) = session.run(&test, Depth::new(path), config);
         schedules += 1;

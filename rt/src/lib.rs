@@ -35,6 +35,18 @@
 //! Every instance of a replacement type is a variable, known across runs
 //! by its type, its creation site, the thread that created it and its
 //! place among that thread's creations there.
+//!
+//! The types behave as std documents them (README, What is intercepted):
+//! `try_lock`, `try_read`, `try_write` and `try_send` decide at their own
+//! scheduling point and never block; a panic caught with `catch_unwind`
+//! poisons the locks its thread held, and a spawned thread's panic is its
+//! `join`'s `Err` (the run fails only with a panic nothing takes);
+//! `notify_one` wakes a waiter of the scheduler's choosing; `Condvar::wait`
+//! and `thread::park` may wake spuriously and timed waits may time out,
+//! each a choice drawn per wait within the run's budgets
+//! ([`Builder::spurious_wakeups`], [`Builder::timeouts`]) and recorded in
+//! the replay string, never the clock's; under the priority strategies a
+//! yield gives way at once.
 
 mod builder;
 pub mod cell;
@@ -52,6 +64,7 @@ pub mod sync;
 pub mod thread;
 mod trace;
 mod var;
+mod wake;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
 pub use explore::{explore, Explored, Reached};

@@ -17,6 +17,7 @@ use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
+use crate::wake::{WakeChoices, WakeCount};
 
 /// Search `test` as `builder` asks, `program` naming where the test
 /// called `check`: the report (the guarantee or the failure, and the
@@ -83,7 +84,7 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         elapsed,
     };
     Ok(match failed {
-        None => report::clean(&searched),
+        None => report::clean(&searched).with_wakes(outcome.wakes, builder.wakes),
         Some(((traced, replay), facts)) => report::failed(&traced, &facts, &replay, &searched),
     })
 }
@@ -100,8 +101,9 @@ fn profile(
     let profile_seed = run_seed(seed, u64::MAX);
     let mut failed = None;
     for run in 0..builder.profile_runs {
-        let counting = profiler.start_run(run_seed(profile_seed, run));
-        let (result, counting) = session.run(test, counting, config(builder, Tracking::All));
+        let seed = run_seed(profile_seed, run);
+        let counting = profiler.start_run(seed);
+        let (result, counting) = session.run(test, counting, config(builder, Tracking::All, seed));
         profiler.end_run(
             counting,
             RunEnd {
@@ -119,19 +121,30 @@ fn profile(
     (profiler.finish(session.registry().len()), failed)
 }
 
-fn config(builder: &Builder, tracking: Tracking) -> RunConfig {
+/// How run `seed` is run: its spurious wake-ups and early timeouts are
+/// drawn from its seed.
+fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
     RunConfig {
         tracking,
         max_steps: builder.max_steps,
         trace: false,
+        wakes: WakeChoices::Draw {
+            seed: run_seed(seed, WAKE_STREAM),
+            budget: builder.wakes,
+        },
     }
 }
+
+/// The stream of a run's seed its wake-up decisions are drawn from.
+const WAKE_STREAM: u64 = 0x7761_6b65;
 
 /// What the runs did: how many, and the failing one with what it tracked
 /// and, under priorities, the change points it fired.
 struct Outcome {
     runs: u64,
     failure: Option<(RunResult, Tracking, Option<Vec<AppliedChange>>)>,
+    /// The spurious wake-ups and timeouts the runs made.
+    wakes: WakeCount,
 }
 
 /// The runs of the search, until one fails, the count is done or the time
@@ -150,11 +163,13 @@ where
     St::Scheduler: Explained + 'static,
 {
     let deadline = builder.time.map(|t| started + t);
+    let mut wakes = WakeCount::default();
     for run in 0..runs {
         if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
             return Outcome {
                 runs: run,
                 failure: None,
+                wakes,
             };
         }
         let run_seed = run_seed(seed, run);
@@ -163,17 +178,21 @@ where
             Tracked::All => Tracking::All,
             Tracked::Vars(vars) => Tracking::Vars(vars.to_vec()),
         };
-        let (result, scheduler) = session.run(test, scheduler, config(builder, tracking.clone()));
+        let config = config(builder, tracking.clone(), run_seed);
+        let (result, scheduler) = session.run(test, scheduler, config);
+        wakes.add(result.wakes);
         if result.failure.is_some() {
             return Outcome {
                 runs: run + 1,
                 failure: Some((result, tracking, scheduler.changes())),
+                wakes,
             };
         }
     }
     Outcome {
         runs,
         failure: None,
+        wakes,
     }
 }
 
@@ -219,6 +238,7 @@ fn retrace(
             Tracking::All => Tracking::All,
             _ => Tracking::Objects(failed.tracked_objects.clone()),
         },
+        early: failed.early.clone(),
         schedule: failed.schedule.clone(),
     };
     let traced = trace(session, test, &replay, builder.max_steps);
@@ -236,6 +256,7 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u
         tracking: replay.tracking.clone(),
         max_steps,
         trace: true,
+        wakes: WakeChoices::Replay(replay.early.clone()),
     };
     session
         .run(test, Replay::new(replay.schedule.clone()), config)

@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::Status;
 use crate::guarantee::{show, show_guarantee};
-use crate::invocation::command_line;
+use crate::invocation::replay_command;
 
 use super::history_figure::history_figures;
 use super::history_path;
@@ -216,9 +216,7 @@ fn failure_view(
         first_night: name(failure.first_night),
         last_night: name(failure.last_night),
         count: failure.count,
-        replay_command: replay
-            .as_ref()
-            .map(|p| command_line(&["replay", &p.display().to_string()])),
+        replay_command: replay.as_deref().map(replay_command),
         replay: replay.map(|p| p.display().to_string()),
     }
 }

@@ -26,6 +26,7 @@ use crate::object::{Handle, Object, ObjectId, SyncState};
 use crate::panic_capture;
 use crate::trace::TraceLog;
 use crate::var::{Registry, MAIN_IDENTITY};
+use crate::wake::{WakeChoices, WakeState, Wakes};
 use coroutine::{Job, Pool, Worker, Yield};
 use threads::{Status, ThreadState, Threads};
 
@@ -63,6 +64,8 @@ pub struct RunConfig {
     pub max_steps: u64,
     /// Whether to keep the trace (the failing run's rerun).
     pub trace: bool,
+    /// Where the run's spurious wake-ups and early timeouts come from.
+    pub wakes: WakeChoices,
 }
 
 /// How an execution ended.
@@ -81,6 +84,10 @@ pub struct RunResult {
     pub objects: Vec<VarId>,
     /// Each thread's name, by id.
     pub thread_names: Vec<String>,
+    /// The spurious wake-ups and timeouts the run made.
+    pub wakes: Wakes,
+    /// The waits that ended early, by ordinal (for a replay string).
+    pub early: Vec<u32>,
 }
 
 /// The state of the execution running on this OS thread, if any.
@@ -124,6 +131,20 @@ pub struct Execution {
     pub aborting: bool,
     /// The trace, when kept.
     pub trace: Option<TraceLog>,
+    /// Panics of spawned threads, kept for `join` to deliver.
+    pub panics: Vec<Panicked>,
+    /// Spurious wake-ups and timeouts: the decisions so far.
+    pub wakes: WakeState,
+}
+
+/// A spawned thread's panic: its result, which `join` delivers as `Err`.
+pub struct Panicked {
+    /// The failure it is if nobody takes it.
+    pub failure: Failure,
+    /// The thread that panicked.
+    pub thread: ThreadId,
+    /// The thread whose `join` took it, once one did.
+    pub delivered_to: Option<ThreadId>,
 }
 
 thread_local! {
@@ -270,6 +291,8 @@ impl Execution {
             failure: None,
             aborting: false,
             trace: config.trace.then(TraceLog::default),
+            panics: Vec::new(),
+            wakes: WakeState::new(config.wakes),
         }
     }
 
@@ -288,6 +311,8 @@ impl Execution {
             thread_names: (0..self.threads.all.len())
                 .map(|i| self.threads.name(ThreadId(i as u32)))
                 .collect(),
+            wakes: self.wakes.made,
+            early: self.wakes.early,
         };
         (result, self.registry, scheduler)
     }
@@ -427,6 +452,47 @@ impl Execution {
             blocked: Vec::new(),
         });
     }
+
+    /// The running thread panicked and nothing caught it. When it had
+    /// taken another thread's panic from `join` (`join().unwrap()`), that
+    /// panic is the cause, and the failure names it first.
+    /// Otherwise, when a panic no `join` took came first (a lock it
+    /// poisoned may be why), the failure says so.
+    fn fail_panicking(&mut self, message: String, at: Option<SourceLocation>) {
+        let running = self.current;
+        let cause = self.panics.iter().find(|p| p.delivered_to == Some(running));
+        let Some(cause) = cause else {
+            let message = match self.undelivered_panic() {
+                Some(earlier) => format!(
+                    "{message} (after thread {} panicked{}: {})",
+                    earlier.thread,
+                    earlier
+                        .location
+                        .map_or_else(String::new, |at| format!(" at {at}")),
+                    earlier.message
+                ),
+                None => message,
+            };
+            return self.fail(FailureKind::Panic, message, at);
+        };
+        let mut failure = cause.failure.clone();
+        let place = at.map_or_else(String::new, |at| format!(" at {at}"));
+        failure.message = format!(
+            "{} (then {}, which took it from join, panicked{place}: {message})",
+            failure.message,
+            self.threads.name(running)
+        );
+        self.failure.get_or_insert(failure);
+    }
+
+    /// The first panic of a spawned thread that no `join` took, if any:
+    /// nothing caught it, so it fails the run.
+    pub fn undelivered_panic(&self) -> Option<Failure> {
+        self.panics
+            .iter()
+            .find(|p| p.delivered_to.is_none())
+            .map(|p| p.failure.clone())
+    }
 }
 
 #[cold]
@@ -496,12 +562,48 @@ fn thread_body(thread: ThreadId, job: Job) -> Job {
             let (message, location) = panic_capture::take(payload.as_ref());
             with(|ex| {
                 ex.current = thread;
-                ex.fail(FailureKind::Panic, message, location);
+                ex.fail_panicking(message, location);
             });
             return;
         }
         crate::op::finish(thread);
     })
+}
+
+/// A spawned thread's body panicked with `payload`: kept as its result for
+/// `join` to deliver (the run fails with it if none does); returns the
+/// payload. The teardown's unwinding goes on through.
+pub fn thread_panicked(payload: Box<dyn Any + Send>) -> Box<dyn Any + Send> {
+    if with(|ex| ex.aborting) {
+        panic::resume_unwind(payload);
+    }
+    let (message, location) = panic_capture::take(payload.as_ref());
+    with(|ex| {
+        let thread = ex.current;
+        let failure = Failure {
+            kind: FailureKind::Panic,
+            message,
+            location,
+            thread: ex.threads.name(thread),
+            blocked: Vec::new(),
+        };
+        ex.panics.push(Panicked {
+            failure,
+            thread,
+            delivered_to: None,
+        });
+    });
+    payload
+}
+
+/// The running thread's `join` took `thread`'s panic.
+pub fn panic_delivered(thread: ThreadId) {
+    with(|ex| {
+        let joiner = ex.current;
+        if let Some(p) = ex.panics.iter_mut().find(|p| p.thread == thread) {
+            p.delivered_to = Some(joiner);
+        }
+    });
 }
 
 /// Unwind the threads stopped in the middle of their bodies, so that what
