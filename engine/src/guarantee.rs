@@ -215,6 +215,29 @@ impl RunsAsked {
     }
 }
 
+/// A time budget as the command line's `--time` and rt's `RANKCHECK_TIME`
+/// take it: a number of seconds, minutes or hours (`90s`, `90`, `10m`,
+/// `1.5h`); the error says what was expected.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration like 90s, 10m or 2h, found `{text}`"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("unknown time unit `{unit}`: use s, m or h")),
+    };
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!("`{text}` is not a positive duration"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
 #[cfg(test)]
 mod show_tests {
     use rankcheck_stats::Probability;

@@ -345,6 +345,40 @@ fn history_marks_every_night_and_the_failure() {
         .all(|m| m.attr("night") == Some("2025-03-04")));
 }
 
+/// Settings whose lines coincide night for night (sampling streams with
+/// the same runs and no guarantee) are one legend entry naming them all,
+/// drawn in one colour; each keeps its own marks.
+#[test]
+fn history_names_coinciding_lines_together() {
+    let sampling = |setting: &str| NightSeries {
+        setting: setting.into(),
+        nights: (1u32..=3)
+            .map(|d| NightPoint {
+                night: format!("2025-03-{d:02}"),
+                index: u64::from(d),
+                runs: 1024 * u64::from(d),
+                confidence: None,
+                failures: 0,
+            })
+            .collect(),
+    };
+    let mut history = history();
+    history
+        .series
+        .extend([sampling("urw"), sampling("pos"), sampling("surw")]);
+    let (points, text) = read(&history_svg(&history).unwrap());
+    assert!(text.contains("urw, pos, surw (one line)"), "{text}");
+    for setting in ["urw", "pos", "surw"] {
+        assert!(
+            !text.lines().any(|l| l.trim() == setting),
+            "`{setting}` has no entry of its own"
+        );
+        assert_eq!(points.iter().filter(|m| m.series == setting).count(), 3);
+    }
+    // The settings with lines of their own keep their entries.
+    assert!(text.contains("depth 2 over 1 variable (1 of 2)"));
+}
+
 #[test]
 fn corner_cost_and_strategies_marks_are_their_numbers() {
     let (points, text) = read(&corner_svg(&corner_figure()).unwrap());

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::environment::Overrides;
 use crate::report::{write_json, Guarantee, Reported};
 use crate::search;
 use crate::wake::Wakes;
@@ -236,18 +237,29 @@ impl Builder {
     /// # Panics
     /// Also on settings that cannot run (as the command refuses them), and
     /// when the JSON asked for with [`Builder::json`] cannot be written.
+    ///
+    /// The environment overrides these settings (crate::environment):
+    /// `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`, and
+    /// `RANKCHECK_REPLAY`, which replays that run instead (as [`replay`]).
+    ///
+    /// [`replay`]: crate::replay
     #[track_caller]
     pub fn check<F>(&self, test: F) -> Guarantee
     where
         F: Fn() + Send + Sync + 'static,
     {
+        let overrides = Overrides::from_env();
+        if let Some(replay) = &overrides.replay {
+            search::replay(Arc::new(test), replay, self.max_steps);
+        }
+        let builder = overrides.apply(self);
         let caller = Location::caller();
         let program = format!("{}:{}", caller.file(), caller.line());
-        let reported = match search::check(self, Arc::new(test), &program) {
+        let reported = match search::check(&builder, Arc::new(test), &program) {
             Ok(reported) => reported,
             Err(refused) => panic!("{refused}"),
         };
-        self.conclude(reported)
+        builder.conclude(reported)
     }
 
     /// Write the JSON if asked, then return the guarantee or panic with

@@ -518,9 +518,10 @@ pub fn barrier(handle: &Handle, site: Site) -> bool {
             arrived.push(running);
             return false;
         }
+        // The released threads stay blocked until chosen: `sleep` wakes
+        // them then.
         let released = std::mem::take(arrived);
         for thread in released {
-            ex.threads.get_mut(thread).status = Status::Runnable;
             ex.threads.enable(thread);
         }
         sync_done(ex, EventKind::Broadcast, handle);

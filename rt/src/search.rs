@@ -13,6 +13,7 @@ use rankcheck_engine::{Point, PriorityScheduler, Scheduler, ThreadId};
 use rankcheck_stats::Probability;
 
 use crate::builder::Builder;
+use crate::divergence::{self, Recording};
 use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
@@ -26,8 +27,14 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let seed = builder.seed.unwrap_or_else(fresh_seed);
     let mut session = Session::new();
     let (profile, failed) = profile(&mut session, &test, builder, seed);
-    if let Some((run, result)) = failed {
-        let (traced, replay) = retrace(&mut session, &test, builder, result, Tracking::All);
+    if let Some((run, result, digests)) = failed {
+        let (traced, replay) = retrace(
+            &mut session,
+            &test,
+            builder,
+            (result, digests),
+            Tracking::All,
+        )?;
         let registry = session.registry();
         let searched = Searched::preparatory(builder, program, seed, &profile, registry);
         return Ok(report::failed(
@@ -64,13 +71,19 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         Plan::Portfolio(s) => search!((**s).clone()),
     };
     let elapsed = started.elapsed();
-    let failed = outcome.failure.map(|(result, tracking, changes)| {
-        let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
-        (
-            retrace(&mut session, &test, builder, result, tracking),
-            facts,
-        )
-    });
+    let failed = match outcome.failure {
+        None => None,
+        Some(Failed {
+            result,
+            digests,
+            tracking,
+            changes,
+        }) => {
+            let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
+            let retraced = retrace(&mut session, &test, builder, (result, digests), tracking)?;
+            Some((retraced, facts))
+        }
+    };
     let searched = Searched {
         builder,
         program,
@@ -96,14 +109,19 @@ fn profile(
     test: &Test,
     builder: &Builder,
     seed: u64,
-) -> (Profile, Option<(u64, RunResult)>) {
+) -> (Profile, Option<(u64, RunResult, Vec<u64>)>) {
     let mut profiler = Profiler::new(0);
     let profile_seed = run_seed(seed, u64::MAX);
     let mut failed = None;
+    let mut digests = Vec::new();
     for run in 0..builder.profile_runs {
         let seed = run_seed(profile_seed, run);
         let counting = profiler.start_run(seed);
-        let (result, counting) = session.run(test, counting, config(builder, Tracking::All, seed));
+        let recording = Recording::new(counting, std::mem::take(&mut digests));
+        let config = config(builder, Tracking::All, seed);
+        let (result, recording) = session.run(test, recording, config);
+        let (counting, recorded) = recording.into_parts();
+        digests = recorded;
         profiler.end_run(
             counting,
             RunEnd {
@@ -114,7 +132,7 @@ fn profile(
             },
         );
         if result.failure.is_some() {
-            failed = Some((run + 1, result));
+            failed = Some((run + 1, result, digests));
             break;
         }
     }
@@ -138,13 +156,23 @@ fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
 /// The stream of a run's seed its wake-up decisions are drawn from.
 const WAKE_STREAM: u64 = 0x7761_6b65;
 
-/// What the runs did: how many, and the failing one with what it tracked
-/// and, under priorities, the change points it fired.
+/// What the runs did: how many, and the failing one.
 struct Outcome {
     runs: u64,
-    failure: Option<(RunResult, Tracking, Option<Vec<AppliedChange>>)>,
+    failure: Option<Failed>,
     /// The spurious wake-ups and timeouts the runs made.
     wakes: WakeCount,
+}
+
+/// A failing run of the search.
+struct Failed {
+    result: RunResult,
+    /// Its points' digests (crate::divergence).
+    digests: Vec<u64>,
+    /// What it tracked.
+    tracking: Tracking,
+    /// Under priorities, the change points it fired.
+    changes: Option<Vec<AppliedChange>>,
 }
 
 /// The runs of the search, until one fails, the count is done or the time
@@ -164,6 +192,7 @@ where
 {
     let deadline = builder.time.map(|t| started + t);
     let mut wakes = WakeCount::default();
+    let mut digests = Vec::new();
     for run in 0..runs {
         if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
             return Outcome {
@@ -179,12 +208,20 @@ where
             Tracked::Vars(vars) => Tracking::Vars(vars.to_vec()),
         };
         let config = config(builder, tracking.clone(), run_seed);
-        let (result, scheduler) = session.run(test, scheduler, config);
+        let recording = Recording::new(scheduler, std::mem::take(&mut digests));
+        let (result, recording) = session.run(test, recording, config);
+        let (scheduler, recorded) = recording.into_parts();
+        digests = recorded;
         wakes.add(result.wakes);
         if result.failure.is_some() {
             return Outcome {
                 runs: run + 1,
-                failure: Some((result, tracking, scheduler.changes())),
+                failure: Some(Failed {
+                    result,
+                    digests,
+                    tracking,
+                    changes: scheduler.changes(),
+                }),
                 wakes,
             };
         }
@@ -224,15 +261,17 @@ impl Explained for PortfolioScheduler {
     }
 }
 
-/// Rerun the failing run with a trace: the traced run and its replay
-/// string.
+/// Rerun the failing run (its result and its points' digests) with a
+/// trace: the traced run and its replay string; or, when the rerun parts
+/// from the run, the report of the nondeterminism (crate::divergence).
 fn retrace(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
-    failed: RunResult,
+    failed: (RunResult, Vec<u64>),
     tracking: Tracking,
-) -> (RunResult, String) {
+) -> Result<(RunResult, String), String> {
+    let (failed, digests) = failed;
     let replay = ReplayString {
         tracking: match tracking {
             Tracking::All => Tracking::All,
@@ -241,36 +280,46 @@ fn retrace(
         early: failed.early.clone(),
         schedule: failed.schedule.clone(),
     };
-    let traced = trace(session, test, &replay, builder.max_steps);
+    let (traced, traced_digests) = trace(session, test, &replay, builder.max_steps);
+    if let Some(parted) = divergence::parted((&failed, &digests), (&traced, &traced_digests)) {
+        return Err(divergence::report(&failed, &parted, digests.len()));
+    }
+    // The same run; its message may still differ (an address printed).
     let result = if traced.failure == failed.failure {
         traced
     } else {
         failed
     };
-    (result, replay.encode())
+    Ok((result, replay.encode()))
 }
 
-/// Rerun `replay` with a trace.
-fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u64) -> RunResult {
+/// Rerun `replay` with a trace: the run and its points' digests.
+fn trace(
+    session: &mut Session,
+    test: &Test,
+    replay: &ReplayString,
+    max_steps: u64,
+) -> (RunResult, Vec<u64>) {
     let config = RunConfig {
         tracking: replay.tracking.clone(),
         max_steps,
         trace: true,
         wakes: WakeChoices::Replay(replay.early.clone()),
     };
-    session
-        .run(test, Replay::new(replay.schedule.clone()), config)
-        .0
+    let recording = Recording::new(Replay::new(replay.schedule.clone()), Vec::new());
+    let (result, recording) = session.run(test, recording, config);
+    (result, recording.into_parts().1)
 }
 
-/// `rankcheck::replay`.
-pub fn replay(test: Test, text: &str, max_steps: u64) {
+/// `rankcheck::replay`: panics, at the caller, with the run's report.
+#[track_caller]
+pub fn replay(test: Test, text: &str, max_steps: u64) -> ! {
     let replay = match ReplayString::decode(text) {
         Ok(replay) => replay,
         Err(why) => panic!("rankcheck::replay: not a replay string of rankcheck: {why}"),
     };
     let mut session = Session::new();
-    let result = trace(&mut session, &test, &replay, max_steps);
+    let (result, _) = trace(&mut session, &test, &replay, max_steps);
     if result.failure.is_none() {
         panic!(
             "rankcheck::replay: the run did not fail: its {} choices ran the test to its end (has the test changed?)",

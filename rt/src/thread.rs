@@ -6,7 +6,9 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex as StdMutex};
 
 use crate::executor::{self, with};
+pub use crate::local::{AccessError, LocalKey};
 use crate::op;
+pub use crate::scope::{scope, Scope, ScopedJoinHandle};
 
 /// A thread's result, as `std::thread::Result`: `join` returns `Err` with
 /// the panic's payload when the thread panicked, as std's. The run fails
@@ -61,7 +63,7 @@ pub struct JoinHandle<T> {
     id: ThreadId,
     /// Made when asked for: most handles are only joined.
     thread: std::sync::OnceLock<Thread>,
-    result: Arc<StdMutex<Option<Result<T>>>>,
+    result: Slot<T>,
 }
 
 impl<T> fmt::Debug for JoinHandle<T> {
@@ -77,7 +79,22 @@ impl<T> JoinHandle<T> {
     /// synchronisation operation, a scheduling point.
     #[track_caller]
     pub fn join(self) -> Result<T> {
-        op::join(self.id.0, Location::caller());
+        self.join_at(Location::caller())
+    }
+
+    /// A handle to the thread `id` whose body leaves its result in
+    /// `result`.
+    pub(crate) fn from_parts(id: rankcheck_engine::ThreadId, result: Slot<T>) -> JoinHandle<T> {
+        JoinHandle {
+            id: ThreadId(id),
+            thread: std::sync::OnceLock::new(),
+            result,
+        }
+    }
+
+    /// `join`, called at `site`.
+    pub(crate) fn join_at(self, site: op::Site) -> Result<T> {
+        op::join(self.id.0, site);
         let value = self
             .result
             .lock()
@@ -121,20 +138,30 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let result = Arc::new(StdMutex::new(None));
+    let (job, result) = body(f);
+    let id = op::spawn(job, name, site);
+    JoinHandle::from_parts(id, result)
+}
+
+/// Where a thread's body leaves its result for `join`.
+pub(crate) type Slot<T> = Arc<StdMutex<Option<Result<T>>>>;
+
+/// The body a thread runs for `f`, and where it leaves `f`'s result: a
+/// panic is the result, for `join` to deliver. (`'a`: a scoped thread's
+/// body borrows.)
+pub(crate) fn body<'a, F, T>(f: F) -> (Box<dyn FnOnce() + 'a>, Slot<T>)
+where
+    F: FnOnce() -> T + Send + 'a,
+    T: Send + 'a,
+{
+    let result: Slot<T> = Arc::new(StdMutex::new(None));
     let slot = result.clone();
     let job = Box::new(move || {
-        // A panic is the thread's result, for `join` to deliver.
         let value = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
             .map_err(executor::thread_panicked);
         *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
     });
-    let id = op::spawn(job, name, site);
-    JoinHandle {
-        id: ThreadId(id),
-        thread: std::sync::OnceLock::new(),
-        result,
-    }
+    (job, result)
 }
 
 /// Thread factory, as `std::thread::Builder`: only the name is used.
@@ -169,6 +196,20 @@ impl Builder {
         T: Send + 'static,
     {
         Ok(spawn_named(f, self.name, Location::caller()))
+    }
+
+    /// Spawn a scoped thread in `scope`, as std's; never fails.
+    #[track_caller]
+    pub fn spawn_scoped<'scope, 'env, F, T>(
+        self,
+        scope: &'scope Scope<'scope, 'env>,
+        f: F,
+    ) -> std::io::Result<ScopedJoinHandle<'scope, T>>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        Ok(scope.spawn_named(f, self.name, Location::caller()))
     }
 }
 

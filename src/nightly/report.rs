@@ -23,6 +23,7 @@ use crate::invocation::replay_command;
 use super::history_figure::history_figures;
 use super::history_path;
 use super::html::{write_page, TARGET};
+use super::stream::setting_label;
 
 /// `rankcheck report DIR`.
 pub fn report(args: &ReportArgs) -> Result<ExitCode> {
@@ -247,7 +248,7 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
                 confidence: e.confidence(),
                 program: e.program,
                 fingerprint: e.fingerprint,
-                setting: e.setting,
+                setting: setting_label(&e.setting),
                 nights: e.nights,
                 runs: e.runs,
                 clean_runs: e.clean_runs,

@@ -172,10 +172,13 @@ pub fn with<R>(f: impl FnOnce(&mut Execution) -> R) -> R {
 fn outside_check() -> ! {
     panic!(
         "rankcheck: a rankcheck thread or sync type was used outside a test run; \
-         create and use them only inside the closure given to rankcheck::check \
-         or rankcheck::replay (a `static` or a value kept from one run to the next \
-         is not supported)"
+         use them only inside the closure given to rankcheck::check or rankcheck::replay"
     )
+}
+
+/// The running execution's id and running thread.
+pub fn running() -> (u64, ThreadId) {
+    with(|ex| (ex.id, ex.current))
 }
 
 /// Whether an execution runs on this OS thread and is not unwinding.
@@ -236,9 +239,12 @@ impl Session {
     ) -> (RunResult, S) {
         let registry = self.registry.take().unwrap_or_default();
         let execution = Execution::new(registry, Box::new(scheduler), config);
+        let id = execution.id;
         EXECUTION.with(|cell| *cell.borrow_mut() = Some(Box::new(execution)));
+        crate::lazy::started(id);
         let test = test.clone();
         drive(Box::new(move || test()));
+        crate::lazy::ended(id);
         let execution = EXECUTION
             .with(|cell| cell.borrow_mut().take())
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
@@ -351,6 +357,11 @@ impl Execution {
         };
         let identity = thread.identity;
         let var = self.registry.var(kind, site, identity, index);
+        self.add_object(var, sync)
+    }
+
+    /// Add an object of variable `var`, in state `sync`.
+    pub fn add_object(&mut self, var: VarId, sync: SyncState) -> Handle {
         let object = ObjectId(self.objects.len() as u32);
         self.objects.push(Object { var, sync });
         if let Tracking::Objects(objects) = &self.tracking {
@@ -499,7 +510,8 @@ impl Execution {
 fn foreign_object(name: Option<&str>) -> ! {
     panic!(
         "rankcheck: {} was created in another run of the test; every run must create \
-         its own (a `static` or a value kept from one run to the next is not supported)",
+         its own channels and cells (a value kept from one run to the next is supported \
+         only for the types with a `const fn new`)",
         name.map_or("a rankcheck object".to_owned(), |n| format!(
             "the object {n}"
         ))
@@ -559,15 +571,22 @@ fn thread_body(thread: ThreadId, job: Job) -> Job {
                 // Teardown unwinds stopped threads: let it go through.
                 panic::resume_unwind(payload);
             }
-            let (message, location) = panic_capture::take(payload.as_ref());
-            with(|ex| {
-                ex.current = thread;
-                ex.fail_panicking(message, location);
-            });
+            fail_with_panic(thread, payload.as_ref());
             return;
         }
+        crate::local::destroy(thread);
         crate::op::finish(thread);
     })
+}
+
+/// `thread` panicked with `payload` and nothing caught it: the execution
+/// fails with the panic (or with the one it took from a `join`).
+pub fn fail_with_panic(thread: ThreadId, payload: &(dyn Any + Send)) {
+    let (message, location) = panic_capture::take(payload);
+    with(|ex| {
+        ex.current = thread;
+        ex.fail_panicking(message, location);
+    });
 }
 
 /// A spawned thread's body panicked with `payload`: kept as its result for
@@ -596,6 +615,20 @@ pub fn thread_panicked(payload: Box<dyn Any + Send>) -> Box<dyn Any + Send> {
     payload
 }
 
+/// Whether `thread` panicked and no `join` took the panic; the running
+/// thread then takes it (a scope does, as std's).
+pub fn take_undelivered_panic(thread: ThreadId) -> bool {
+    let undelivered = with(|ex| {
+        ex.panics
+            .iter()
+            .any(|p| p.thread == thread && p.delivered_to.is_none())
+    });
+    if undelivered {
+        panic_delivered(thread);
+    }
+    undelivered
+}
+
 /// The running thread's `join` took `thread`'s panic.
 pub fn panic_delivered(thread: ThreadId) {
     with(|ex| {
@@ -608,21 +641,31 @@ pub fn panic_delivered(thread: ThreadId) {
 
 /// Unwind the threads stopped in the middle of their bodies, so that what
 /// they hold is dropped; their operations do nothing meanwhile.
+///
+/// Newest first, and bodies that never ran before any: a scoped thread
+/// (`thread::scope`) borrows from the frames of the older thread that
+/// spawned it, which must still be there when its body and frames drop.
 fn tear_down(workers: Vec<Option<Worker>>) {
     with(|ex| ex.aborting = true);
-    for worker in workers.into_iter().flatten() {
+    // Taken out first, dropped outside the borrow: a body's drop may do an
+    // operation (which then only keeps its bookkeeping).
+    let unstarted: Vec<Job> = with(|ex| {
+        ex.threads
+            .all
+            .iter_mut()
+            .rev()
+            .filter_map(|thread| thread.job.take())
+            .collect()
+    });
+    drop(unstarted);
+    for worker in workers.into_iter().rev().flatten() {
         if worker.busy() {
             worker.unwind();
         } else {
             POOL.with(|pool| pool.borrow_mut().put(worker));
         }
     }
-    with(|ex| {
-        for thread in &mut ex.threads.all {
-            // Bodies that never ran are dropped here, outside any coroutine.
-            drop(thread.job.take());
-        }
-    });
+    crate::local::tear_down();
 }
 
 /// Give control back to the executor until `thread`, the thread running

@@ -9,13 +9,14 @@ use std::sync::{LockResult, PoisonError};
 use std::time::Duration;
 
 use super::mutex::MutexGuard;
-use crate::object::{Handle, SyncState};
+use crate::lazy::LazyHandle;
+use crate::object::SyncState;
 use crate::op;
 use crate::wake::Woken;
 
 /// As `std::sync::Condvar`.
 pub struct Condvar {
-    handle: Handle,
+    handle: LazyHandle,
 }
 
 /// As `std::sync::WaitTimeoutResult`.
@@ -32,9 +33,9 @@ impl WaitTimeoutResult {
 impl Condvar {
     /// A new condition variable: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new() -> Condvar {
+    pub const fn new() -> Condvar {
         Condvar {
-            handle: op::create(
+            handle: LazyHandle::new(
                 "Condvar",
                 Location::caller(),
                 SyncState::Condvar {
@@ -65,7 +66,7 @@ impl Condvar {
         site: op::Site,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         let mutex = guard.release();
-        let woken = op::wait(&self.handle, mutex.handle(), timed, site);
+        let woken = op::wait(&self.handle.get(), &mutex.handle(), timed, site);
         let result = WaitTimeoutResult(woken == Woken::Timeout);
         match mutex.guard(site) {
             Ok(guard) => Ok((guard, result)),
@@ -133,13 +134,13 @@ impl Condvar {
     /// (std promises no order).
     #[track_caller]
     pub fn notify_one(&self) {
-        op::notify(&self.handle, false, Location::caller());
+        op::notify(&self.handle.get(), false, Location::caller());
     }
 
     /// Wake every waiting thread.
     #[track_caller]
     pub fn notify_all(&self) {
-        op::notify(&self.handle, true, Location::caller());
+        op::notify(&self.handle.get(), true, Location::caller());
     }
 }
 

@@ -3,18 +3,28 @@
 //! the executor hands the lock to one thread at a time. That std mutex's
 //! poison flag is the lock's: a holder that panics (and the panic is
 //! caught) poisons it, as std's.
+//!
+//! `new` is a `const fn`, so a mutex can be `static`: its lock state and
+//! poison are fresh in every run (crate::lazy). Its data cannot be rebuilt
+//! (the value given to `new` is gone): a static mutex whose data a run
+//! changed is refused in the next run, with a message pointing at
+//! `LazyLock`, whose value is built anew in every run.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
+use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
 
 /// As `std::sync::Mutex`, poisoned as std's.
 pub struct Mutex<T: ?Sized> {
-    handle: Handle,
+    handle: LazyHandle,
+    /// Whether a guard ever reached the data mutably: a mutex carried
+    /// over to the next run with changed data would leak it there.
+    changed: Changed,
     data: std::sync::Mutex<T>,
 }
 
@@ -30,13 +40,14 @@ pub struct MutexGuard<'a, T: ?Sized> {
 impl<T> Mutex<T> {
     /// A new mutex: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new(value: T) -> Mutex<T> {
+    pub const fn new(value: T) -> Mutex<T> {
         Mutex {
-            handle: op::create(
+            handle: LazyHandle::new(
                 "Mutex",
                 Location::caller(),
                 SyncState::Mutex { owner: None },
             ),
+            changed: Changed::new(),
             data: std::sync::Mutex::new(value),
         }
     }
@@ -54,7 +65,7 @@ impl<T: ?Sized> Mutex<T> {
     /// guard when poisoned.
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        op::lock(&self.handle, Location::caller());
+        op::lock(&self.handle(), Location::caller());
         self.guard(Location::caller())
     }
 
@@ -62,7 +73,7 @@ impl<T: ?Sized> Mutex<T> {
     /// blocks.
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        if op::try_lock(&self.handle, Location::caller()) {
+        if op::try_lock(&self.handle(), Location::caller()) {
             Ok(self.guard(Location::caller())?)
         } else {
             Err(TryLockError::WouldBlock)
@@ -99,8 +110,12 @@ impl<T: ?Sized> Mutex<T> {
         self.data.get_mut()
     }
 
-    pub(crate) fn handle(&self) -> &Handle {
-        &self.handle
+    /// Its object in the running execution (a mutex carried over from an
+    /// earlier run unpoisoned); refused when carried over with changed
+    /// data.
+    pub(crate) fn handle(&self) -> Handle {
+        self.handle
+            .resolve_lock(&self.changed, || self.data.clear_poison())
     }
 }
 
@@ -127,9 +142,12 @@ impl<T: ?Sized> Deref for MutexGuard<'_, T> {
 
 impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        self.inner
+        let data = self
+            .inner
             .as_deref_mut()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"));
+        self.mutex.changed.mark(data);
+        data
     }
 }
 
@@ -138,7 +156,10 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
         // The data goes after the unlock's scheduling point, before the
         // next holder can run; dropping it while panicking poisons the
         // mutex, as std's.
-        op::unlock(&self.mutex.handle, self.site, || self.inner = None);
+        match self.mutex.handle.registered() {
+            Some(handle) => op::unlock(&handle, self.site, || self.inner = None),
+            None => self.inner = None,
+        }
     }
 }
 

@@ -9,12 +9,15 @@ use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
+use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
 
 /// As `std::sync::RwLock`, poisoned as std's.
 pub struct RwLock<T: ?Sized> {
-    handle: Handle,
+    handle: LazyHandle,
+    /// Whether a write guard ever reached the data mutably (as `Mutex`'s).
+    changed: Changed,
     data: std::sync::RwLock<T>,
 }
 
@@ -35,9 +38,10 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
 impl<T> RwLock<T> {
     /// A new lock: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new(value: T) -> RwLock<T> {
+    pub const fn new(value: T) -> RwLock<T> {
         RwLock {
-            handle: op::create(
+            changed: Changed::new(),
+            handle: LazyHandle::new(
                 "RwLock",
                 Location::caller(),
                 SyncState::RwLock {
@@ -61,7 +65,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let site = Location::caller();
-        op::rw_lock(&self.handle, false, site);
+        op::rw_lock(&self.handle(), false, site);
         self.read_guard(site)
     }
 
@@ -70,7 +74,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let site = Location::caller();
-        op::rw_lock(&self.handle, true, site);
+        op::rw_lock(&self.handle(), true, site);
         self.write_guard(site)
     }
 
@@ -79,7 +83,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let site = Location::caller();
-        if !op::try_rw_lock(&self.handle, false, site) {
+        if !op::try_rw_lock(&self.handle(), false, site) {
             return Err(TryLockError::WouldBlock);
         }
         Ok(self.read_guard(site)?)
@@ -90,7 +94,7 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let site = Location::caller();
-        if !op::try_rw_lock(&self.handle, true, site) {
+        if !op::try_rw_lock(&self.handle(), true, site) {
             return Err(TryLockError::WouldBlock);
         }
         Ok(self.write_guard(site)?)
@@ -161,15 +165,30 @@ impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
 
 impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        self.inner
+        let data = self
+            .inner
             .as_deref_mut()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"));
+        self.lock.changed.mark(data);
+        data
+    }
+}
+
+impl<T: ?Sized> RwLock<T> {
+    /// Its object in the running execution; refused when carried over
+    /// from an earlier run with changed data (as `Mutex`'s).
+    fn handle(&self) -> Handle {
+        self.handle
+            .resolve_lock(&self.changed, || self.data.clear_poison())
     }
 }
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
-        op::rw_unlock(&self.lock.handle, false, self.site, || self.inner = None);
+        match self.lock.handle.registered() {
+            Some(handle) => op::rw_unlock(&handle, false, self.site, || self.inner = None),
+            None => self.inner = None,
+        }
     }
 }
 
@@ -177,7 +196,10 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         // Dropping the data's guard while panicking poisons the lock, as
         // std's does.
-        op::rw_unlock(&self.lock.handle, true, self.site, || self.inner = None);
+        match self.lock.handle.registered() {
+            Some(handle) => op::rw_unlock(&handle, true, self.site, || self.inner = None),
+            None => self.inner = None,
+        }
     }
 }
 
