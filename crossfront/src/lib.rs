@@ -2,7 +2,7 @@
 //! draws small `.rk` programs and renders each also as a Rust test of
 //! rankcheck-rt (its "twin", [`world`] the shared state it uses); the
 //! build script compiles every twin into this crate ([`programs`]).
-//! [`compare`] then runs both sides on a program: the engine explores
+//! [`compare()`] then runs both sides on a program: the engine explores
 //! every schedule of the `.rk` text (as `rankcheck explore`), rankcheck-rt
 //! every schedule of the twin ([`rankcheck_rt::explore`]), and the two sets
 //! of reachable failures, each as a [`Verdict`] (kind, `.rk` line, assert

@@ -98,7 +98,7 @@ impl TwinLines<'_> {
     /// is on an `assert` line (its message then compared), else an error.
     /// A `.rk` run ends at its first failure, where std lets the other
     /// threads go on after a spawned thread panics: the verdict is rt's
-    /// first panic, which its report names (see [`first_panic`]).
+    /// first panic, which its report names (`first_panic`).
     pub fn runtime(&self, reached: &Reached, rk: &RkText<'_>) -> Verdict {
         let (file, line, message) = first_panic(reached);
         let line = self.rk_line(file.as_deref(), line);
