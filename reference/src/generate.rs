@@ -21,7 +21,7 @@
 //! program small enough for [`crate::Reference::reachable_failures`] to
 //! explore in a few milliseconds.
 
-use std::fmt::Write as _;
+mod render;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -273,7 +273,9 @@ fn snippet(max_loop: u8) -> impl Strategy<Value = Snippet> {
     ]
 }
 
-fn plan(knobs: Knobs) -> impl Strategy<Value = Plan> {
+/// Plans of small programs drawn with `knobs`, to render with [`render`]
+/// and [`render_rust`].
+pub fn plan(knobs: Knobs) -> impl Strategy<Value = Plan> {
     let style = prop_oneof![
         Just(Style::Items),
         Just(Style::Replicated),
@@ -325,361 +327,57 @@ fn plan(knobs: Knobs) -> impl Strategy<Value = Plan> {
 
 /// Renders `plan` as source text.
 pub fn render(plan: &Plan) -> String {
-    let mut out = Renderer {
-        plan,
-        text: String::new(),
-        depth: 0,
-        fresh: 0,
-        replicated: false,
-    };
-    out.declarations();
-    out.helpers();
-    match plan.style {
-        Style::Items => {
-            for (k, body) in plan.bodies.iter().enumerate() {
-                out.open(&format!("thread t{k} {{"));
-                out.body(body);
-                if k + 1 == plan.bodies.len() {
-                    out.check();
-                }
-                out.close();
-            }
-        }
-        Style::Replicated => {
-            out.open("thread w[2](i) {");
-            out.replicated = true;
-            out.body(&plan.bodies[0]);
-            out.replicated = false;
-            if plan.bodies.len() == 1 {
-                out.check();
-            }
-            out.close();
-            if let Some(body) = plan.bodies.get(1) {
-                out.open("thread t {");
-                out.body(body);
-                out.check();
-                out.close();
-            }
-        }
-        Style::Spawner => out.spawner(),
-    }
-    out.text
+    render::render(plan).rk
 }
 
-/// Writes a program out, one statement per line.
-struct Renderer<'p> {
-    plan: &'p Plan,
-    text: String,
-    /// Indentation level.
-    depth: usize,
-    /// Counter for fresh local names.
-    fresh: usize,
-    /// Whether the body being written is a replicated thread's (`i` in
-    /// scope).
-    replicated: bool,
+/// A generated program as a Rust test of rankcheck-rt, each `.rk`
+/// construct as its Rust counterpart, one line for one line.
+///
+/// The code is a module body: `pub fn run()`, the test (make the shared
+/// state, start the threads), and one function per thread and helper. It
+/// expects in scope: `thread` (rankcheck-rt's), `W` (an `Arc` of the
+/// shared state, which functions take as `cx: &W`), `World::new(&[initial
+/// values], &[guarded], awaited)`, `Vals` (the guarded globals,
+/// `st.g[k]`), `spawn(&W, fn(&W))` and `spawn_copy(&W, fn(&W,
+/// usize), usize)`; and of the state: `cx.g(k)` and `cx.set(k, v)` (global
+/// `gk`), `cx.arr(i)` and `cx.set_arr(i, v)` (`arr`), `cx.set_box()` and
+/// `cx.boxed()` (the heap object through `box`, with `get(slot)` and
+/// `set(slot, v)`), `cx.m[k]` (mutex `mk`), `cx.c` (`c`), `cx.state()`
+/// (the globals' guard: `atomic`), `cx.changed()` (wake the awaiting
+/// threads, at the end of `atomic`) and `cx.await_until(|st: &Vals|
+/// condition)` (`await`).
+///
+/// | `.rk` | Rust |
+/// | --- | --- |
+/// | `global gk` | `cx.g(k)`: an atomic, or a field of one mutex-guarded state (guarded) when an `atomic` block or `await` uses it |
+/// | `lock(m)` ... `unlock(m)` | `let m = cx.m[k].lock().unwrap();` ... `drop(m);` |
+/// | `sync m { .. }` | `{ let m = cx.m[k].lock().unwrap(); .. }` |
+/// | `wait(c, m)` | `m = cx.c.wait(m).unwrap();` |
+/// | `signal(c)` / `broadcast(c)` | `cx.c.notify_one()` / `cx.c.notify_all()` |
+/// | `await e` | a wait on a condition variable, in a loop over `e`, that every write of a global notifies |
+/// | `atomic { .. }` | the state's guard held over the block |
+/// | `assert(e, "m")` | `assert!(e, "m")` |
+/// | `yield` | `thread::yield_now()` |
+/// | `spawn f()` / `join(h)` | `thread::spawn` / `h.join().unwrap()` |
+/// | thread items | spawned by `run`, in id order |
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RustTwin {
+    /// The Rust items.
+    pub code: String,
+    /// `(line in code, line in the .rk text)`, 1-based, for every Rust
+    /// line that renders a `.rk` line: where a failure of one is in the
+    /// other.
+    pub lines: Vec<(u32, u32)>,
 }
 
-impl Renderer<'_> {
-    fn line(&mut self, line: &str) {
-        let _ = writeln!(self.text, "{}{line}", "    ".repeat(self.depth));
-    }
-
-    fn open(&mut self, line: &str) {
-        self.line(line);
-        self.depth += 1;
-    }
-
-    fn close(&mut self) {
-        self.depth -= 1;
-        self.line("}");
-    }
-
-    fn local(&mut self) -> String {
-        self.fresh += 1;
-        format!("x{}", self.fresh)
-    }
-
-    fn global(&self, g: u8) -> String {
-        format!("g{}", g as usize % self.plan.globals.len())
-    }
-
-    fn mutex(&self, m: u8) -> Option<String> {
-        (self.plan.mutexes > 0).then(|| format!("m{}", m as usize % self.plan.mutexes))
-    }
-
-    fn declarations(&mut self) {
-        let plan = self.plan;
-        for (k, init) in plan.globals.iter().enumerate() {
-            self.line(&format!("global g{k} = {init};"));
-        }
-        if plan.array {
-            self.line("global arr[2];");
-        }
-        if plan.heap != Heap::None {
-            self.line("global box = null;");
-        }
-        for m in 0..plan.mutexes {
-            self.line(&format!("mutex m{m};"));
-        }
-        if plan.cond {
-            self.line("cond c;");
-        }
-    }
-
-    fn uses(&self, wanted: fn(&Snippet) -> bool) -> bool {
-        self.plan.bodies.iter().flatten().any(wanted)
-    }
-
-    fn helpers(&mut self) {
-        if self.uses(|s| matches!(s, Snippet::Call(true, _))) {
-            self.open("fn add(k) {");
-            self.line("g0 = g0 + k;");
-            self.close();
-        }
-        if self.uses(|s| matches!(s, Snippet::Call(false, _))) {
-            self.open("fn get() {");
-            self.line("return g0;");
-            self.close();
-        }
-        if self.uses(|s| matches!(s, Snippet::AwaitHelper(_))) {
-            self.open("fn ready(v) {");
-            self.line("return g0 >= v;");
-            self.close();
-        }
-    }
-
-    fn body(&mut self, body: &[Snippet]) {
-        for snippet in body {
-            self.snippet(*snippet);
-        }
-    }
-
-    /// `main` makes the heap object, spawns the workers (the last one
-    /// inside `atomic` if the plan says so), runs its own snippets, joins
-    /// the workers and checks a final value.
-    fn spawner(&mut self) {
-        let plan = self.plan;
-        let workers = plan.n_threads - 1;
-        for k in 0..workers {
-            self.open(&format!("fn w{k}() {{"));
-            self.body(&plan.bodies[k + 1]);
-            self.close();
-        }
-        self.open("fn main() {");
-        match plan.heap {
-            Heap::None => {}
-            Heap::Record => self.line("box = new { v: 0, w: 0 };"),
-            Heap::Array => self.line("box = new [2];"),
-        }
-        for k in 0..workers {
-            if k + 1 == workers && plan.spawn_in_atomic {
-                self.line(&format!("let h{k} = null;"));
-                self.open("atomic {");
-                self.line(&format!("h{k} = spawn w{k}();"));
-                self.line("g0 = g0 + 1;");
-                self.close();
-            } else {
-                self.line(&format!("let h{k} = spawn w{k}();"));
-            }
-        }
-        self.body(&plan.bodies[0]);
-        for k in 0..workers {
-            self.line(&format!("join(h{k});"));
-        }
-        self.check();
-        self.close();
-    }
-
-    /// The plan's final check, if it has one.
-    fn check(&mut self) {
-        if let Some((g, v)) = self.plan.final_check {
-            let g = self.global(g);
-            self.line(&format!("assert({g} != {v}, \"{g} ends at {v}\");"));
-        }
-    }
-
-    fn snippet(&mut self, snippet: Snippet) {
-        match snippet {
-            Snippet::Increment(g) => self.increment(g),
-            Snippet::Store(g, v) => {
-                let g = self.global(g);
-                self.line(&format!("{g} = {v};"));
-            }
-            Snippet::ReadTwice(g) => self.read_twice(g),
-            Snippet::AssertAtMost(g, bound) => {
-                let g = self.global(g);
-                self.line(&format!(
-                    "assert({g} <= {bound}, \"{g} is at most {bound}\");"
-                ));
-            }
-            Snippet::IfShared(g, v, h) => self.if_shared(g, v, h),
-            Snippet::Locked(m, g) => self.locked(m, g),
-            Snippet::Sync(m, g) => self.sync(m, g),
-            Snippet::Nested(forward, g) => self.nested(forward, g),
-            Snippet::Await(g, v) => {
-                let g = self.global(g);
-                self.line(&format!("await {g} == {v};"));
-            }
-            Snippet::AwaitHelper(v) => self.line(&format!("await ready({v});")),
-            Snippet::Atomic(g, h) => self.atomic(g, h),
-            Snippet::AtomicUnlock(m, g, h) => self.atomic_unlock(m, g, h),
-            Snippet::Yield => self.line("yield;"),
-            Snippet::Loop(n, g) => self.bounded_loop(n, g),
-            Snippet::Call(add, k) => self.call(add, k),
-            Snippet::Divide(g) => {
-                let (q, g) = (self.local(), self.global(g));
-                self.line(&format!("let {q} = 6 / {g};"));
-            }
-            Snippet::ArrayBump(index) => self.array_bump(index),
-            Snippet::HeapBump(index) => self.heap_bump(index),
-            Snippet::Consume(g) => self.consume(g),
-            Snippet::Produce(g, all) => self.produce(g, all),
-        }
-    }
-
-    fn increment(&mut self, g: u8) {
-        let g = self.global(g);
-        self.line(&format!("{g} = {g} + 1;"));
-    }
-
-    fn read_twice(&mut self, g: u8) {
-        let (first, second, g) = (self.local(), self.local(), self.global(g));
-        self.line(&format!("let {first} = {g};"));
-        self.line(&format!("let {second} = {g};"));
-        self.line(&format!(
-            "assert({first} == {second}, \"{g} changed between two reads\");"
-        ));
-    }
-
-    fn if_shared(&mut self, g: u8, v: u8, h: u8) {
-        let (g, h) = (self.global(g), self.global(h));
-        self.open(&format!("if {g} == {v} {{"));
-        self.line(&format!("{h} = 1;"));
-        self.depth -= 1;
-        self.open("} else {");
-        self.line(&format!("{h} = 2;"));
-        self.close();
-    }
-
-    fn locked(&mut self, m: u8, g: u8) {
-        let Some(m) = self.mutex(m) else {
-            return self.increment(g);
-        };
-        self.line(&format!("lock({m});"));
-        self.increment(g);
-        self.line(&format!("unlock({m});"));
-    }
-
-    fn sync(&mut self, m: u8, g: u8) {
-        let Some(m) = self.mutex(m) else {
-            return self.increment(g);
-        };
-        let (t, g) = (self.local(), self.global(g));
-        self.open(&format!("sync {m} {{"));
-        self.line(&format!("let {t} = {g};"));
-        self.line(&format!("{g} = {t} + 1;"));
-        self.close();
-    }
-
-    fn nested(&mut self, forward: bool, g: u8) {
-        if self.plan.mutexes < 2 {
-            return self.locked(0, g);
-        }
-        let (outer, inner) = if forward { ("m0", "m1") } else { ("m1", "m0") };
-        self.line(&format!("lock({outer});"));
-        self.line(&format!("lock({inner});"));
-        self.increment(g);
-        self.line(&format!("unlock({inner});"));
-        self.line(&format!("unlock({outer});"));
-    }
-
-    fn atomic(&mut self, g: u8, h: u8) {
-        let (g, h) = (self.global(g), self.global(h));
-        self.open("atomic {");
-        self.line(&format!("{g} = {g} + 1;"));
-        self.line(&format!("{h} = {g};"));
-        self.close();
-    }
-
-    fn atomic_unlock(&mut self, m: u8, g: u8, h: u8) {
-        let Some(m) = self.mutex(m) else {
-            return self.atomic(g, h);
-        };
-        let (g, h) = (self.global(g), self.global(h));
-        self.line(&format!("lock({m});"));
-        self.line(&format!("{g} = {g} + 1;"));
-        self.open("atomic {");
-        self.line(&format!("{h} = {g};"));
-        self.line(&format!("unlock({m});"));
-        self.close();
-    }
-
-    fn bounded_loop(&mut self, n: u8, g: u8) {
-        let k = self.local();
-        self.open(&format!("for {k} in 0..{n} {{"));
-        self.increment(g);
-        self.close();
-    }
-
-    fn call(&mut self, add: bool, k: u8) {
-        if add {
-            self.line(&format!("add({k});"));
-        } else {
-            let t = self.local();
-            self.line(&format!("let {t} = get();"));
-        }
-    }
-
-    fn array_bump(&mut self, index: u8) {
-        if !self.plan.array {
-            return self.increment(index);
-        }
-        let index = if self.replicated {
-            "i".to_string()
-        } else {
-            index.to_string()
-        };
-        self.line(&format!("arr[{index}] = arr[{index}] + 1;"));
-    }
-
-    fn heap_bump(&mut self, index: u8) {
-        let b = self.local();
-        match self.plan.heap {
-            Heap::None => self.increment(index),
-            Heap::Record => {
-                let field = if index % 2 == 0 { "v" } else { "w" };
-                self.line(&format!("let {b} = box;"));
-                self.line(&format!("{b}.{field} = {b}.{field} + 1;"));
-            }
-            Heap::Array => {
-                let index = index % 2;
-                self.line(&format!("let {b} = box;"));
-                self.line(&format!("{b}[{index}] = {b}[{index}] + 1;"));
-            }
-        }
-    }
-
-    fn consume(&mut self, g: u8) {
-        if !self.plan.cond {
-            return self.increment(g);
-        }
-        let g = self.global(g);
-        self.line("lock(m0);");
-        self.open(&format!("while {g} == 0 {{"));
-        self.line("wait(c, m0);");
-        self.close();
-        self.line(&format!("{g} = {g} - 1;"));
-        self.line("unlock(m0);");
-    }
-
-    fn produce(&mut self, g: u8, all: bool) {
-        if !self.plan.cond {
-            return self.increment(g);
-        }
-        let g = self.global(g);
-        self.line("lock(m0);");
-        self.line(&format!("{g} = {g} + 1;"));
-        self.line(if all { "broadcast(c);" } else { "signal(c);" });
-        self.line("unlock(m0);");
-    }
+/// Renders `plan` as source text and as its Rust twin.
+pub fn render_rust(plan: &Plan) -> (String, RustTwin) {
+    let rendered = render::render(plan);
+    (
+        rendered.rk,
+        RustTwin {
+            code: rendered.rust,
+            lines: rendered.lines,
+        },
+    )
 }

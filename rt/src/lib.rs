@@ -81,6 +81,7 @@ pub mod cell;
 mod divergence;
 mod environment;
 mod executor;
+mod explore;
 mod failure;
 mod lazy;
 mod local;
@@ -99,6 +100,7 @@ mod var;
 mod wake;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
+pub use explore::{explore, Explored, Reached};
 pub use rankcheck_rt_macros::test;
 
 /// What the test attribute's expansion calls; not API.

@@ -3,6 +3,7 @@
 //! string, each correct one passes, and the same seed gives the same
 //! result; plus what bad usage is told.
 
+mod explore;
 mod json;
 #[path = "../support/mod.rs"]
 mod support;

@@ -1,0 +1,118 @@
+//! `rankcheck::explore`: every schedule of a small test, with the failures
+//! each reaches, located.
+
+use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use rankcheck::sync::{Arc, Mutex};
+use rankcheck::thread;
+use rankcheck_rt as rankcheck;
+
+const MAX_STEPS: u64 = 10_000;
+
+/// Two threads increment with a load and a store: one update can be lost.
+fn lost_update() {
+    let a = Arc::new(AtomicUsize::new(0));
+    let other = {
+        let a = a.clone();
+        thread::spawn(move || {
+            let v = a.load(SeqCst);
+            a.store(v + 1, SeqCst);
+        })
+    };
+    let v = a.load(SeqCst);
+    a.store(v + 1, SeqCst);
+    other.join().unwrap();
+    assert_eq!(a.load(SeqCst), 2, "an update was lost");
+}
+
+#[test]
+fn a_lost_update_is_the_one_failure_reached() {
+    let explored = rankcheck::explore(lost_update, 10_000, MAX_STEPS);
+    assert!(explored.complete);
+    let failures: Vec<_> = explored.failures.iter().collect();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].kind, "panic");
+    assert!(failures[0].message.contains("an update was lost"));
+    assert!(failures[0].file.as_deref().unwrap().ends_with("explore.rs"));
+    assert_eq!(failures[0].line, Some(24));
+}
+
+#[test]
+fn a_correct_test_reaches_no_failure() {
+    let explored = rankcheck::explore(
+        || {
+            let a = Arc::new(AtomicUsize::new(0));
+            let other = {
+                let a = a.clone();
+                thread::spawn(move || a.fetch_add(1, SeqCst))
+            };
+            a.fetch_add(1, SeqCst);
+            other.join().unwrap();
+            assert_eq!(a.load(SeqCst), 2);
+        },
+        10_000,
+        MAX_STEPS,
+    );
+    assert!(explored.complete);
+    assert!(explored.failures.is_empty(), "{:?}", explored.failures);
+}
+
+#[test]
+fn a_lock_order_inversion_deadlocks_with_both_threads_blocked() {
+    let explored = rankcheck::explore(
+        || {
+            let locks = Arc::new((Mutex::new(()), Mutex::new(())));
+            let other = {
+                let locks = locks.clone();
+                thread::spawn(move || {
+                    let _b = locks.1.lock().unwrap();
+                    let _a = locks.0.lock().unwrap();
+                })
+            };
+            let _a = locks.0.lock().unwrap();
+            let _b = locks.1.lock().unwrap();
+            drop((_a, _b));
+            other.join().unwrap();
+        },
+        10_000,
+        MAX_STEPS,
+    );
+    assert!(explored.complete);
+    let deadlock = explored
+        .failures
+        .iter()
+        .find(|f| f.kind == "deadlock")
+        .expect("the inversion deadlocks");
+    let lines: Vec<u32> = deadlock.blocked.iter().map(|(_, line)| *line).collect();
+    // The spawned thread's second lock, and main's.
+    assert_eq!(lines, vec![68, 72]);
+}
+
+/// Accesses to different atomics commute: the search runs far fewer
+/// schedules than the interleavings of the two threads' steps.
+#[test]
+fn independent_accesses_are_not_reordered() {
+    let explored = rankcheck::explore(
+        || {
+            let (a, b) = (Arc::new(AtomicUsize::new(0)), AtomicUsize::new(0));
+            let other = {
+                let a = a.clone();
+                thread::spawn(move || (0..4).for_each(|k| a.store(k, SeqCst)))
+            };
+            (0..4).for_each(|k| b.store(k, SeqCst));
+            other.join().unwrap();
+        },
+        10_000,
+        MAX_STEPS,
+    );
+    assert!(explored.complete);
+    // The 8 stores of two threads alone interleave in C(8, 4) = 70 ways;
+    // only where the new thread starts, and the ends, are orders to try.
+    assert!(explored.schedules < 35, "{} schedules", explored.schedules);
+}
+
+#[test]
+fn the_schedule_budget_stops_the_search() {
+    let explored = rankcheck::explore(lost_update, 2, MAX_STEPS);
+    assert!(!explored.complete);
+    assert_eq!(explored.schedules, 2);
+}
