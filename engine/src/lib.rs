@@ -11,6 +11,7 @@ pub mod explore;
 pub mod guarantee;
 mod heap;
 pub mod id;
+pub mod identity;
 pub mod ir;
 pub mod outcome;
 pub mod pos;

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use rusqlite::{params, OptionalExtension};
 
 use crate::error::HistoryError;
-use crate::record::{Budget, Signature};
+use crate::identity::{Identity, Variant};
+use crate::record::Budget;
 use crate::store::History;
 
 /// A night as recorded.
@@ -65,9 +66,12 @@ pub struct FailureSummary {
     /// The program's name.
     pub program: String,
     /// What identifies it.
-    pub signature: Signature,
-    /// [`Signature::key`].
+    pub identity: Identity,
+    /// [`Identity::key`].
     pub key: String,
+    /// How its sightings differed, each with how many sightings showed it,
+    /// the most seen first.
+    pub variants: Vec<(Variant, u64)>,
     /// The first night it was seen.
     pub first_night: u64,
     /// The last night it was seen.
@@ -348,29 +352,28 @@ impl History {
         let mut statement = self
             .conn
             .prepare(
-                "SELECT id, program, signature, kind, source_line, source_column, message,
-                        variables, threads, first_night_index, last_night_index, count
+                "SELECT id, program, fingerprint, identity, kind, file, source_line, source_column,
+                        message, first_night_index, last_night_index, count
                  FROM failure_history
-                 ORDER BY program, kind, source_line, source_column, signature",
+                 ORDER BY program, kind, source_line, source_column, identity",
             )
             .map_err(|e| self.error(e))?;
         let found = statement
             .query_map([], |r| {
-                let list =
-                    |text: String| serde_json::from_str::<Vec<String>>(&text).unwrap_or_default();
                 Ok((
                     r.get::<_, i64>(0)?,
                     FailureSummary {
                         program: r.get(1)?,
-                        key: r.get(2)?,
-                        signature: Signature {
-                            kind: r.get(3)?,
-                            line: r.get::<_, i64>(4)? as u64,
-                            column: r.get::<_, i64>(5)? as u64,
-                            message: r.get(6)?,
-                            variables: list(r.get(7)?),
-                            threads: list(r.get(8)?),
+                        key: r.get(3)?,
+                        identity: Identity {
+                            fingerprint: r.get(2)?,
+                            kind: r.get(4)?,
+                            file: r.get(5)?,
+                            line: r.get::<_, i64>(6)? as u64,
+                            column: r.get::<_, i64>(7)? as u64,
+                            message: r.get(8)?,
                         },
+                        variants: Vec::new(),
                         first_night: r.get::<_, i64>(9)? as u64,
                         last_night: r.get::<_, i64>(10)? as u64,
                         count: r.get::<_, i64>(11)? as u64,
@@ -383,6 +386,7 @@ impl History {
             .map_err(|e| self.error(e))?;
         let mut out = Vec::with_capacity(found.len());
         for (id, mut failure) in found {
+            failure.variants = self.variants(id)?;
             let latest: Option<(String, String)> = self
                 .conn
                 .query_row(
@@ -405,6 +409,37 @@ impl History {
             out.push(failure);
         }
         Ok(out)
+    }
+
+    /// The variants of failure `id` with their sightings, the most seen
+    /// first (then by key).
+    fn variants(&self, id: i64) -> Result<Vec<(Variant, u64)>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT v.message, v.variables, v.threads, COUNT(*) AS seen
+                 FROM variants v JOIN sightings g ON g.variant_id = v.id
+                 WHERE v.failure_id = ?1
+                 GROUP BY v.id
+                 ORDER BY seen DESC, v.variant",
+            )
+            .map_err(|e| self.error(e))?;
+        let rows = statement
+            .query_map([id], |r| {
+                let list =
+                    |text: String| serde_json::from_str::<Vec<String>>(&text).unwrap_or_default();
+                Ok((
+                    Variant {
+                        message: r.get(0)?,
+                        variables: list(r.get(1)?),
+                        threads: list(r.get(2)?),
+                    },
+                    r.get::<_, i64>(3)? as u64,
+                ))
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.error(e))?;
+        Ok(rows)
     }
 }
 

@@ -5,13 +5,13 @@
 //! over every night of its current version. Exit status 1 when a failure
 //! is new.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use rankcheck_history::{current_fingerprints, Evidence, FailureSummary, History, Night};
+use rankcheck_history::{current_fingerprints, Evidence, FailureSummary, History, Night, Variant};
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
@@ -92,17 +92,24 @@ pub struct FailureView {
     pub program: String,
     /// `assert`, `error`, `deadlock` or `step-limit`.
     pub kind: String,
-    /// The message.
+    /// The message, with the values of a run masked (`N`).
     pub message: String,
+    /// The program's file.
+    pub file: String,
     /// Where.
     pub line: u64,
     /// Where.
     pub column: u64,
-    /// Variables of the change points that fired.
+    /// The fingerprint of the program version it failed on.
+    pub fingerprint: String,
+    /// The variables its interleavings raced on, over every variant.
     pub variables: Vec<String>,
-    /// Thread functions that ran.
+    /// Thread functions that ran, over every variant.
     pub threads: Vec<String>,
-    /// The signature's key.
+    /// How many variants (threads, variables raced on, message unmasked)
+    /// its sightings showed.
+    pub variants: u64,
+    /// The identity's key.
     pub signature: String,
     /// First night seen.
     pub first_night: String,
@@ -203,15 +210,22 @@ fn failure_view(
             db_dir.join(path)
         }
     });
-    let signature = &failure.signature;
+    let identity = &failure.identity;
+    let union = |part: fn(&Variant) -> &Vec<String>| {
+        let all: BTreeSet<&String> = failure.variants.iter().flat_map(|(v, _)| part(v)).collect();
+        all.into_iter().cloned().collect()
+    };
     FailureView {
         program: failure.program.clone(),
-        kind: signature.kind.clone(),
-        message: signature.message.clone(),
-        line: signature.line,
-        column: signature.column,
-        variables: signature.variables.clone(),
-        threads: signature.threads.clone(),
+        kind: identity.kind.clone(),
+        message: identity.message.clone(),
+        file: identity.file.clone(),
+        line: identity.line,
+        column: identity.column,
+        fingerprint: identity.fingerprint.clone(),
+        variables: union(|v| &v.variables),
+        threads: union(|v| &v.threads),
+        variants: failure.variants.len() as u64,
         signature: failure.key.clone(),
         first_night: name(failure.first_night),
         last_night: name(failure.last_night),
@@ -270,15 +284,21 @@ fn confidence_text(e: &EvidenceView) -> String {
     }
 }
 
-/// `assert at 24:5 "a push was lost" (over head; threads main, push)`.
+/// `assert at 24:5 "a push was lost" (over head; threads main, push)`,
+/// with `; 3 variants` when its sightings differed.
 fn failure_line(f: &FailureView) -> String {
     let over = if f.variables.is_empty() {
         String::new()
     } else {
         format!("over {}; ", f.variables.join(", "))
     };
+    let variants = if f.variants > 1 {
+        format!("; {} variants", f.variants)
+    } else {
+        String::new()
+    };
     format!(
-        "{} at {}:{} \"{}\" ({over}threads {})",
+        "{} at {}:{} \"{}\" ({over}threads {}{variants})",
         f.kind,
         f.line,
         f.column,

@@ -1,12 +1,14 @@
 //! A chunk's failing run, replayed with a trace to read off its signature
-//! (kind, place, message, the variables its threads raced on, the
-//! functions of the threads that ran; never the schedule), and its
-//! replay file written the first time the shard meets the signature.
+//! (its identity: kind, place, masked message; its variant: the message,
+//! the variables its threads raced on, the functions of the threads that
+//! ran; never the schedule), and its replay file written the first time
+//! the shard meets the failure.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
+use rankcheck_engine::identity::Identity;
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::Failure;
 use rankcheck_engine::strategy::Strategy;
@@ -99,9 +101,11 @@ pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Resu
     Ok(Examined { signature, replay })
 }
 
-/// The signature of a traced failure.
+/// The signature of a traced failure: its place and masked message are
+/// its identity's (for a deadlock, the wait cycle's), the rest a variant.
 fn signature_of(program: &ProgramRun, traced: &TracedFailure) -> Signature {
     let bug = &traced.bug;
+    let identity = Identity::of(bug);
     let file = &program.loaded.file;
     let variables = conflicting(&traced.steps);
     let mut threads: Vec<String> = traced
@@ -113,9 +117,10 @@ fn signature_of(program: &ProgramRun, traced: &TracedFailure) -> Signature {
     threads.dedup();
     Signature {
         kind: bug.kind.name().to_string(),
-        line: file.line(bug.span) as u64,
-        column: file.column(bug.span) as u64,
+        line: file.line(identity.span) as u64,
+        column: file.column(identity.span) as u64,
         message: bug.message.clone(),
+        masked: Some(identity.message),
         variables,
         threads,
     }

@@ -49,6 +49,13 @@ pub struct ProgramRun {
     pub streams: Vec<Stream>,
 }
 
+impl ProgramRun {
+    /// Its path as the suite gives it: the file of its failures' identity.
+    pub fn path(&self) -> String {
+        self.spec.path.display().to_string()
+    }
+}
+
 /// How one stream searches.
 #[derive(Clone)]
 pub enum StreamStrategy {
