@@ -97,6 +97,8 @@ pub struct NightEvidence {
     pub clean_runs: u64,
     /// Failing runs in this night alone.
     pub failures: u64,
+    /// Failing runs in this night and every earlier one.
+    pub failures_so_far: u64,
     /// `ln` of the probability that every clean run so far missed a bug of
     /// the setting's class (as [`Evidence::ln_miss`]); `None` while no
     /// chunk had a bound.
@@ -105,10 +107,20 @@ pub struct NightEvidence {
 
 impl NightEvidence {
     /// The guarantee the clean runs so far earned (see [`confidence`]);
-    /// `None` for a stream without a bound.
+    /// `None` for a stream without a bound, and from the night it first
+    /// failed on: a stream that failed claims none, as the report says.
     pub fn confidence(&self) -> Option<f64> {
-        self.ln_miss.map(confidence)
+        claimed(self.failures_so_far, self.ln_miss)
     }
+}
+
+/// The guarantee a stream with `failures` failing runs and `ln_miss`
+/// claims: none once it failed, none without a bound.
+fn claimed(failures: u64, ln_miss: Option<f64>) -> Option<f64> {
+    if failures > 0 {
+        return None;
+    }
+    ln_miss.map(confidence)
 }
 
 /// A stream's nights, in index order.
@@ -130,14 +142,16 @@ impl StreamNights {
     fn night_of(&mut self, row: &ChunkRow) -> &mut NightEvidence {
         let last = self.nights.last();
         if last.is_none_or(|n| n.night_index != row.night_index) {
-            let (runs, clean_runs, ln_miss) =
-                last.map_or((0, 0, None), |n| (n.runs, n.clean_runs, n.ln_miss));
+            let (runs, clean_runs, failures_so_far, ln_miss) = last.map_or((0, 0, 0, None), |n| {
+                (n.runs, n.clean_runs, n.failures_so_far, n.ln_miss)
+            });
             self.nights.push(NightEvidence {
                 night: row.night.clone(),
                 night_index: row.night_index,
                 runs,
                 clean_runs,
                 failures: 0,
+                failures_so_far,
                 ln_miss,
             });
         }
@@ -149,9 +163,9 @@ impl StreamNights {
 
 impl Evidence {
     /// The guarantee its clean runs earned (see [`confidence`]); `None`
-    /// for a stream without a bound.
+    /// for a stream without a bound, or one that failed.
     pub fn confidence(&self) -> Option<f64> {
-        self.ln_miss.map(confidence)
+        claimed(self.failures, self.ln_miss)
     }
 }
 
@@ -299,6 +313,7 @@ impl History {
             night.runs += row.runs;
             night.clean_runs += row.clean_runs;
             night.failures += row.failures;
+            night.failures_so_far += row.failures;
             night.ln_miss = add_ln_miss(night.ln_miss, row.ln_miss);
         }
         let current = current_fingerprints(all.values().filter_map(|s| {
@@ -555,7 +570,10 @@ mod tests {
         // (1 - 1/10)^20 after n1, (1 - 1/10)^33 after n2.
         let expected = |clean: i32| 1.0 - 0.9f64.powi(clean);
         assert!((pct[0].confidence().unwrap() - expected(20)).abs() < 1e-12);
-        assert!((pct[1].confidence().unwrap() - expected(33)).abs() < 1e-12);
+        assert!((pct[1].ln_miss.unwrap() - 33.0 * 0.9f64.ln()).abs() < 1e-12);
+        // n2 failed: from then on the stream claims no guarantee, as the
+        // report says.
+        assert_eq!(pct[1].confidence(), None);
         let pos = &streams[1].nights;
         assert_eq!(pos.len(), 1, "no night without runs");
         assert_eq!((pos[0].runs, pos[0].confidence()), (7, None));

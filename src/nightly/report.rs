@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use rankcheck_history::{current_fingerprints, Evidence, FailureSummary, History, Night, Variant};
+use rankcheck_history::{
+    confidence, current_fingerprints, Evidence, FailureSummary, History, Night, Variant,
+};
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
@@ -147,10 +149,13 @@ pub struct EvidenceView {
     /// Its logarithm.
     pub bound_ln: Option<f64>,
     /// `log10` of the probability that every clean run missed a bug of
-    /// the setting's class.
+    /// the setting's class (null where none is claimed: no bound, or the
+    /// stream failed).
     pub miss_log10: Option<f64>,
     /// `1 -` that probability.
     pub confidence: Option<f64>,
+    /// The guarantee as the report and the figures state it.
+    pub guarantee: String,
 }
 
 /// Read the report out of the history.
@@ -259,8 +264,12 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
                 },
                 bound: bound.map(show),
                 bound_ln: e.last_bound_ln,
-                miss_log10: e.ln_miss.map(|ln| ln / std::f64::consts::LN_10),
+                miss_log10: e
+                    .confidence()
+                    .and(e.ln_miss)
+                    .map(|ln| ln / std::f64::consts::LN_10),
                 confidence: e.confidence(),
+                guarantee: claim_text(e.failures, e.ln_miss),
                 program: e.program,
                 fingerprint: e.fingerprint,
                 setting: e.setting,
@@ -273,14 +282,16 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
         .collect()
 }
 
-/// A confidence as reports print it: four decimals, or `1 - 10^-8.6`.
-fn confidence_text(e: &EvidenceView) -> String {
-    if e.failures > 0 {
+/// The guarantee a stream with `failures` failing runs and `ln_miss`
+/// claims, as the report and the history figures state it: none once it
+/// failed, else four decimals or `1 - 10^-8.6`.
+pub(crate) fn claim_text(failures: u64, ln_miss: Option<f64>) -> String {
+    if failures > 0 {
         return "none: it failed".into();
     }
-    match (e.miss_log10, e.confidence) {
-        (Some(miss), Some(c)) => show_guarantee(miss, c),
-        _ => "no bound claimed".into(),
+    match ln_miss {
+        Some(ln) => show_guarantee(ln / std::f64::consts::LN_10, confidence(ln)),
+        None => "no bound claimed".into(),
     }
 }
 
@@ -333,7 +344,7 @@ pub(super) fn evidence_cells(e: &EvidenceView) -> [String; 8] {
         e.night_runs.to_string(),
         e.failures.to_string(),
         e.bound.clone().unwrap_or_else(|| "-".into()),
-        confidence_text(e),
+        e.guarantee.clone(),
     ]
 }
 
