@@ -22,6 +22,7 @@ pub mod replay;
 pub mod replay_file;
 pub mod scheduler;
 pub mod search;
+pub mod shrink;
 pub mod span;
 pub mod strategy;
 pub mod value;

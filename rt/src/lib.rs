@@ -47,6 +47,7 @@ mod plan;
 mod replay_string;
 mod report;
 mod search;
+mod shrink;
 pub mod sync;
 pub mod thread;
 mod trace;

@@ -10,6 +10,7 @@ use rankcheck_engine::profile::{Profile, Profiler, RunEnd};
 use rankcheck_engine::search::run_seed;
 use rankcheck_engine::strategy::{PortfolioScheduler, Strategy, Tracked};
 use rankcheck_engine::{Point, PriorityScheduler, Scheduler, ThreadId};
+use rankcheck_report::failure::ShrunkJson;
 use rankcheck_stats::Probability;
 
 use crate::builder::Builder;
@@ -17,6 +18,7 @@ use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
+use crate::shrink::shrink_run;
 
 /// Search `test` as `builder` asks, `program` naming where the test
 /// called `check`: the report (the guarantee or the failure, and the
@@ -26,12 +28,12 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let mut session = Session::new();
     let (profile, failed) = profile(&mut session, &test, builder, seed);
     if let Some((run, result)) = failed {
-        let (traced, replay) = retrace(&mut session, &test, builder, result, Tracking::All);
+        let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, Tracking::All);
         let registry = session.registry();
         let searched = Searched::preparatory(builder, program, seed, &profile, registry);
         return Ok(report::failed(
             &traced,
-            &RunFacts::preparatory(run),
+            &RunFacts::preparatory(run).shrunk(shrunk),
             &replay,
             &searched,
         ));
@@ -65,10 +67,8 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let elapsed = started.elapsed();
     let failed = outcome.failure.map(|(result, tracking, changes)| {
         let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
-        (
-            retrace(&mut session, &test, builder, result, tracking),
-            facts,
-        )
+        let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, tracking);
+        ((traced, replay), facts.shrunk(shrunk))
     });
     let searched = Searched {
         builder,
@@ -205,29 +205,46 @@ impl Explained for PortfolioScheduler {
     }
 }
 
-/// Rerun the failing run with a trace: the traced run and its replay
-/// string.
+/// Shrink the failing run's schedule (unless the builder says not to) and
+/// rerun it with a trace: the traced run, its replay string, and how it
+/// was shrunk.
 fn retrace(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
     failed: RunResult,
     tracking: Tracking,
-) -> (RunResult, String) {
+) -> (RunResult, String, Option<ShrunkJson>) {
+    let tracking = match tracking {
+        Tracking::All => Tracking::All,
+        _ => Tracking::Objects(failed.tracked_objects.clone()),
+    };
+    let shrunk = match (builder.shrink_time, &failed.failure) {
+        (Some(budget), Some(failure)) => shrink_run(
+            session,
+            test,
+            (tracking.clone(), builder.max_steps),
+            &failed.schedule,
+            failure,
+            budget,
+        ),
+        _ => None,
+    };
     let replay = ReplayString {
-        tracking: match tracking {
-            Tracking::All => Tracking::All,
-            _ => Tracking::Objects(failed.tracked_objects.clone()),
-        },
-        schedule: failed.schedule.clone(),
+        tracking,
+        schedule: shrunk
+            .as_ref()
+            .map_or_else(|| failed.schedule.clone(), |s| s.schedule.clone()),
     };
     let traced = trace(session, test, &replay, builder.max_steps);
-    let result = if traced.failure == failed.failure {
-        traced
-    } else {
-        failed
-    };
-    (result, replay.encode())
+    if shrunk.is_none() && traced.failure != failed.failure {
+        return (failed, replay.encode(), None);
+    }
+    (
+        traced,
+        replay.encode(),
+        shrunk.as_ref().map(ShrunkJson::from),
+    )
 }
 
 /// Rerun `replay` with a trace.

@@ -237,6 +237,8 @@ fn check_args(spec: &SuiteProgram) -> CheckArgs {
         max_runs: 1,
         confidence: 0.99,
         keep_going: false,
+        shrink_time: std::time::Duration::ZERO,
+        no_shrink: true,
         replay_dir: PathBuf::from(DEFAULT_REPLAY_DIR),
     }
 }

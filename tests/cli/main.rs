@@ -7,6 +7,7 @@ mod plots;
 mod readme;
 mod report_page;
 mod reports;
+mod shrink;
 mod slurm;
 mod strategies;
 mod support;

@@ -114,7 +114,12 @@ fn the_trace_is_the_table(trace: &Value, report: &str) {
             step["operation"].as_str().unwrap(),
             "{row}"
         );
-        assert_eq!(row.starts_with('>'), step["preemption"] == true, "{row}");
+        let mark = match (step["critical"] == true, step["preemption"] == true) {
+            (true, _) => '!',
+            (false, true) => '>',
+            (false, false) => ' ',
+        };
+        assert!(row.starts_with(mark), "{row}");
     }
 }
 

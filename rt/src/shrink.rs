@@ -1,0 +1,78 @@
+//! Shrinking a failing run's schedule before it is reported: the engine's
+//! search (`rankcheck_engine::shrink`), each candidate a run of the test's
+//! closure on the executor under the failing run's tracking. A run fails
+//! the same way when its failure has the same kind and place and its
+//! message reads the same with the run's values masked.
+
+use std::time::{Duration, Instant};
+
+use rankcheck_engine::identity::masked;
+use rankcheck_engine::shrink::{shrink, Decisions, Guided, Replayer, Shrunk, Verdict};
+use rankcheck_engine::ThreadId;
+
+use crate::executor::{RunConfig, Session, Test, Tracking};
+use crate::failure::Failure;
+
+/// Replays candidates on the executor until a deadline.
+struct RunReplayer<'s> {
+    session: &'s mut Session,
+    test: &'s Test,
+    tracking: Tracking,
+    max_steps: u64,
+    failure: &'s Failure,
+    deadline: Instant,
+}
+
+impl RunReplayer<'_> {
+    fn same(&self, other: &Failure) -> bool {
+        other.kind == self.failure.kind
+            && other.location == self.failure.location
+            && masked(&other.message) == masked(&self.failure.message)
+    }
+}
+
+impl Replayer for RunReplayer<'_> {
+    fn replay(&mut self, guided: &mut Guided) -> Verdict {
+        if Instant::now() >= self.deadline {
+            return Verdict::Stop;
+        }
+        if self.replay_anyway(guided) {
+            Verdict::Same
+        } else {
+            Verdict::Other
+        }
+    }
+
+    fn replay_anyway(&mut self, guided: &mut Guided) -> bool {
+        let config = RunConfig {
+            tracking: self.tracking.clone(),
+            max_steps: self.max_steps,
+            trace: false,
+        };
+        let run = std::mem::replace(guided, Guided::decisions(Decisions::new()));
+        let (result, run) = self.session.run(self.test, run, config);
+        *guided = run;
+        result.failure.as_ref().is_some_and(|f| self.same(f))
+    }
+}
+
+/// Shrink `schedule`, whose run of `test` under `tracking` failed with
+/// `failure`, for at most `budget`; `None` if it does not fail again.
+pub fn shrink_run(
+    session: &mut Session,
+    test: &Test,
+    (tracking, max_steps): (Tracking, u64),
+    schedule: &[ThreadId],
+    failure: &Failure,
+    budget: Duration,
+) -> Option<Shrunk> {
+    let mut replayer = RunReplayer {
+        session,
+        test,
+        tracking,
+        max_steps,
+        failure,
+        deadline: Instant::now() + budget,
+    };
+    shrink(schedule, &mut replayer)
+}
