@@ -166,3 +166,33 @@ fn a_json_that_cannot_be_written_fails_the_test() {
         "{message}"
     );
 }
+
+/// A failure's schedule is shrunk before it is reported, as the command's
+/// is: the corner bug needs one preemption, which the report shows (the
+/// search's schedule had more); `no_shrink` reports the search's own.
+#[test]
+fn a_failure_is_reported_shrunk_unless_asked_not_to() {
+    let path = json_path("shrunk");
+    let report = panic_message(|| {
+        pctvb_at_the_corner()
+            .json(&path)
+            .check(|| programs::corner_variable(400));
+    })
+    .expect("found");
+    let failure = read_json(&path)["first_failure"].clone();
+    let shrunk = &failure["shrunk"];
+    assert_eq!(shrunk["after"]["preemptions"], 1, "{shrunk}");
+    assert!(shrunk["before"]["steps"].as_u64() >= shrunk["after"]["steps"].as_u64());
+    assert_eq!(failure["observed"]["preemptions"], 1, "{failure}");
+    assert!(report.contains("shrunk from"), "{report}");
+    assert!(report.contains("critical switch"), "{report}");
+    let unshrunk = json_path("unshrunk");
+    panic_message(|| {
+        pctvb_at_the_corner()
+            .no_shrink()
+            .json(&unshrunk)
+            .check(|| programs::corner_variable(400));
+    })
+    .expect("found");
+    assert!(read_json(&unshrunk)["first_failure"]["shrunk"].is_null());
+}
