@@ -118,8 +118,8 @@ pub const LINES: [Line; 15] = [
 #[derive(Clone)]
 pub struct Program {
     pub name: String,
-    group: &'static str,
-    path: PathBuf,
+    pub group: &'static str,
+    pub path: PathBuf,
 }
 
 /// A row of the CSV.
