@@ -53,7 +53,8 @@ const COLUMNS: [&str; 16] = [
 
 pub fn run(args: &ShrinkArgs) -> Result<()> {
     let binary = rankcheck_binary()?;
-    let scratch = std::env::temp_dir().join(format!("rankcheck-bench-shrink-{}", std::process::id()));
+    let scratch =
+        std::env::temp_dir().join(format!("rankcheck-bench-shrink-{}", std::process::id()));
     let mut rows = Vec::new();
     for program in programs()? {
         for seed in 1..=args.seeds {

@@ -207,11 +207,14 @@ mod tests {
         ));
         drop(History::open(&path).unwrap());
         let history = History::open_existing(&path).unwrap();
-        let version: i64 = history
+        assert_eq!(version(&history), SCHEMA_VERSION);
+    }
+
+    fn version(history: &History) -> i64 {
+        history
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(version, SCHEMA_VERSION);
+            .unwrap()
     }
 
     #[test]
@@ -278,11 +281,7 @@ mod tests {
             tx.commit().unwrap();
         }
         let history = History::open_existing(&path).unwrap();
-        let version: i64 = history
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(version(&history), SCHEMA_VERSION);
         let failures = history.failures().unwrap();
         assert_eq!(failures.len(), 1, "{failures:?}");
         let failure = &failures[0];

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use rankcheck_engine::identity::masked;
-use rankcheck_engine::shrink::{shrink, Decisions, Guided, Replayer, Shrunk, Verdict};
+use rankcheck_engine::shrink::{shrink, Decisions, Guided, Replayer, Shrunk};
 use rankcheck_engine::ThreadId;
 
 use crate::executor::{RunConfig, Session, Test, Tracking};
@@ -32,15 +32,8 @@ impl RunReplayer<'_> {
 }
 
 impl Replayer for RunReplayer<'_> {
-    fn replay(&mut self, guided: &mut Guided) -> Verdict {
-        if Instant::now() >= self.deadline {
-            return Verdict::Stop;
-        }
-        if self.replay_anyway(guided) {
-            Verdict::Same
-        } else {
-            Verdict::Other
-        }
+    fn out_of_time(&mut self) -> bool {
+        Instant::now() >= self.deadline
     }
 
     fn replay_anyway(&mut self, guided: &mut Guided) -> bool {

@@ -68,19 +68,28 @@ pub enum Verdict {
 }
 
 /// What shrinking replays with: the front end's execution of a program
-/// under a [`Guided`] scheduler.
+/// under a [`Guided`] scheduler, and its clock.
 pub trait Replayer {
-    /// Run once under `guided`: did it fail the same way? [`Verdict::Stop`]
-    /// when time is up (then it need not run).
-    fn replay(&mut self, guided: &mut Guided) -> Verdict;
+    /// Whether the time for shrinking is up.
+    fn out_of_time(&mut self) -> bool;
 
     /// Run once under `guided`, whatever the time: whether it failed the
-    /// same way. For marking the critical switches of the schedule found,
-    /// a replay per switch.
+    /// same way.
     fn replay_anyway(&mut self, guided: &mut Guided) -> bool;
 
     /// A smaller schedule was found (for a progress line).
     fn improved(&mut self, _size: Size, _replays: u64) {}
+
+    /// Run once under `guided` unless time is up.
+    fn replay(&mut self, guided: &mut Guided) -> Verdict {
+        if self.out_of_time() {
+            Verdict::Stop
+        } else if self.replay_anyway(guided) {
+            Verdict::Same
+        } else {
+            Verdict::Other
+        }
+    }
 }
 
 /// A shrunk schedule.

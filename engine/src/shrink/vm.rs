@@ -7,7 +7,7 @@ use crate::identity::Identity;
 use crate::outcome::Outcome;
 use crate::vm::{Limits, Vm};
 
-use super::{Guided, Replayer, Size, Verdict};
+use super::{Guided, Replayer, Size};
 
 /// Replays on the VM.
 pub struct VmReplayer<'e> {
@@ -37,15 +37,8 @@ impl<'e> VmReplayer<'e> {
 }
 
 impl Replayer for VmReplayer<'_> {
-    fn replay(&mut self, guided: &mut Guided) -> Verdict {
-        if (self.stop)(None) {
-            return Verdict::Stop;
-        }
-        if self.replay_anyway(guided) {
-            Verdict::Same
-        } else {
-            Verdict::Other
-        }
+    fn out_of_time(&mut self) -> bool {
+        (self.stop)(None)
     }
 
     fn replay_anyway(&mut self, guided: &mut Guided) -> bool {
