@@ -2,6 +2,13 @@
 # The whole test suite: format, lints, docs, then every test of every crate.
 # Needs only the Rust toolchain (cargo, rustfmt, clippy); dependencies come
 # from crates.io through Cargo.lock.
+#
+# Two tests need more than the toolchain and are #[ignore]d by a plain
+# `cargo test`: the browser test (Chromium) and the Slurm test (root, Slurm
+# and munge). This script runs each where it can run, or where CI requires
+# it (RANKCHECK_BROWSER_TEST=1, RANKCHECK_SLURM_TEST=1: then a missing
+# component fails the test), and its summary lists every test that did not
+# run, with the reason.
 set -euo pipefail
 cd "$(dirname "$0")"
 cargo fmt --all --check
@@ -10,6 +17,21 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
-# One closing line for the whole suite: cargo prints one per test binary,
-# the last of which (a doc-test run) counts no test.
-awk '/^test result:/ { passed += $4; failed += $6 } END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"
+
+is_root() { [ "$(id -u)" = 0 ]; }
+on_path() { command -v "$1" >/dev/null; }
+
+# Runs one ignored test (package, test target, test name) in its own pass.
+run_ignored() {
+    cargo test --locked -p "$1" --test "$2" -- --ignored --exact "$3" 2>&1 | tee -a "$log"
+}
+if [ "${RANKCHECK_BROWSER_TEST:-}" = 1 ] || on_path chromium; then
+    run_ignored rankcheck-plot figures figures_render_in_a_browser
+fi
+if [ "${RANKCHECK_SLURM_TEST:-}" = 1 ] || { is_root && on_path sbatch; }; then
+    run_ignored rankcheck cli slurm::the_slurm_array_job_merges_into_the_unsharded_night
+fi
+
+# One closing line for the whole suite, and a line for each test that did
+# not run (.ci/test-summary.awk).
+awk -f .ci/test-summary.awk "$log"

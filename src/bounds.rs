@@ -9,7 +9,7 @@ use rankcheck_engine::profile::{accessed_vars, profile, Profile};
 use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
 use rankcheck_engine::{Executable, Instrumentation, Limits, PriorityScheme, Program};
 use rankcheck_report::words::count;
-use rankcheck_stats::Probability;
+use rankcheck_stats::{decimal::number, Probability};
 use serde::Serialize;
 
 use crate::cli::{BoundsArgs, Format, VarsArg};
@@ -231,7 +231,7 @@ fn csv_text(json: &BoundsJson) -> Result<String> {
                 json.vars.clone()
             },
             String::new(),
-            opt(b.bound.map(|b| format!("{b:e}"))),
+            opt(b.bound.map(number)),
             opt(b.runs_needed.map(|n| n.to_string())),
         ])?;
     }
@@ -242,7 +242,7 @@ fn csv_text(json: &BoundsJson) -> Result<String> {
             json.depth.to_string(),
             json.vars.clone(),
             set.vars.join("+"),
-            format!("{:e}", set.bound),
+            number(set.bound),
             opt(set.runs_needed.map(|n| n.to_string())),
         ])?;
     }

@@ -12,10 +12,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use rankcheck_engine::guarantee::parse_duration;
 
 /// rankcheck finds concurrency bugs in `.rk` programs by running them many
-/// times under a scheduler it controls: PCT with variable bounding by
-/// default, with a probability guarantee for what it did not find.
+/// times under a scheduler it controls (by default the portfolio, a
+/// rotation of strategies that `check --help` lists under --strategy),
+/// with a probability guarantee for what it did not find.
 /// `rankcheck PROGRAM...` tests programs (the `check` subcommand).
 #[derive(Debug, Parser)]
 #[command(
@@ -879,26 +881,6 @@ fn parse_size(text: &str) -> Result<u64, String> {
         Some(bytes) if bytes > 0 => Ok(bytes),
         _ => Err(bad()),
     }
-}
-
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("expected a duration like 90s, 10m or 2h, found `{text}`"))?;
-    let seconds = match unit {
-        "" | "s" => value,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("unknown time unit `{unit}`: use s, m or h")),
-    };
-    if !seconds.is_finite() || seconds <= 0.0 {
-        return Err(format!("`{text}` is not a positive duration"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
 }
 
 fn parse_confidence(text: &str) -> Result<f64, String> {

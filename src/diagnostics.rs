@@ -54,6 +54,15 @@ impl SourceFile {
 
     /// Render front-end diagnostics, one after the other.
     pub fn render_diagnostics(&self, diagnostics: &[Diagnostic]) -> String {
+        self.render_as(diagnostics, Report::error)
+    }
+
+    /// Render compiler warnings with their source excerpts.
+    pub fn render_warnings(&self, warnings: &[Diagnostic]) -> String {
+        self.render_as(warnings, Report::warning)
+    }
+
+    fn render_as(&self, diagnostics: &[Diagnostic], severity: fn() -> Report<()>) -> String {
         let reports: Vec<Report<()>> = diagnostics
             .iter()
             .map(|d| {
@@ -65,7 +74,7 @@ impl SourceFile {
                 labels.extend(d.related.iter().map(|(span, text)| {
                     Label::secondary((), self.clamp(*span)).with_message(text)
                 }));
-                Report::error()
+                severity()
                     .with_message(&d.message)
                     .with_labels(labels)
                     .with_notes(d.notes.clone())

@@ -13,7 +13,7 @@ use rankcheck_report::failure::{
 };
 
 use crate::diagnostics::SourceFile;
-use crate::invocation::command_line;
+use crate::invocation::replay_command;
 use crate::trace::TracedFailure;
 
 /// A failure with everything its report shows.
@@ -83,14 +83,12 @@ impl Report {
         )
     }
 
-    /// `replay: rankcheck replay FILE`, with the command as it can be typed.
+    /// `replay: rankcheck replay FILE`, with the command as it can be
+    /// typed in any directory.
     pub fn replay_line(&self) -> Option<String> {
-        self.replay.as_ref().map(|p| {
-            format!(
-                "replay: {}\n",
-                command_line(&["replay", &p.display().to_string()])
-            )
-        })
+        self.replay
+            .as_ref()
+            .map(|p| format!("replay: {}\n", replay_command(p)))
     }
 }
 

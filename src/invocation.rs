@@ -1,7 +1,8 @@
 //! The command to print for the user to type next (`rankcheck replay
 //! FILE`): `rankcheck` when that name on the PATH is this program, else the
-//! path of the running executable (after `cargo run`, say), so that the
-//! printed command works either way.
+//! absolute path of the running executable (after `cargo run`, say), and
+//! files by absolute path, so that the printed command works pasted into
+//! any directory.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -16,7 +17,35 @@ pub fn command_line(args: &[&str]) -> String {
     line
 }
 
-/// `rankcheck`, or the path of this executable.
+/// `rankcheck replay FILE`, FILE by its absolute path.
+pub fn replay_command(file: &Path) -> String {
+    command_line(&["replay", &absolute(file).display().to_string()])
+}
+
+/// `path` from the root: canonical where it exists, else joined to the
+/// current directory.
+pub fn absolute(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// `path` as a user reads it: relative to the current directory when it
+/// is under it (without `..` detours), else from the root.
+pub fn shown(path: &Path) -> PathBuf {
+    let full = absolute(path);
+    // From `/`, `tmp/x.rk` would read as a typo of `/tmp/x.rk`.
+    let here = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .ok()
+        .filter(|dir| dir.parent().is_some());
+    match here.and_then(|dir| full.strip_prefix(dir).ok().map(Path::to_path_buf)) {
+        Some(relative) if !relative.as_os_str().is_empty() => relative,
+        _ => full,
+    }
+}
+
+/// `rankcheck`, or the absolute path of this executable.
 fn program() -> &'static str {
     static PROGRAM: OnceLock<String> = OnceLock::new();
     PROGRAM.get_or_init(|| {
@@ -26,11 +55,7 @@ fn program() -> &'static str {
         if on_path("rankcheck").is_some_and(|p| p == me) {
             return "rankcheck".into();
         }
-        let here = std::env::current_dir().ok();
-        let shown = here
-            .and_then(|dir| me.strip_prefix(dir).ok().map(Path::to_path_buf))
-            .unwrap_or_else(|| me.clone());
-        quote(&shown.display().to_string())
+        quote(&me.display().to_string())
     })
 }
 

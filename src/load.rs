@@ -23,11 +23,21 @@ pub fn load(path: &Path, defines: &[(String, i64)]) -> Result<Loaded> {
     let source =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let file = SourceFile::new(path.display().to_string(), source);
-    match rankcheck_instr::compile(file.source(), defines) {
-        Ok(program) => Ok(Loaded {
-            file,
-            program: Arc::new(program),
-        }),
+    match rankcheck_instr::compile_with_warnings(file.source(), defines) {
+        Ok(compiled) => {
+            if !compiled.warnings.is_empty() {
+                use std::io::Write as _;
+                let _ = write!(
+                    std::io::stderr().lock(),
+                    "{}",
+                    file.render_warnings(&compiled.warnings)
+                );
+            }
+            Ok(Loaded {
+                file,
+                program: Arc::new(compiled.program),
+            })
+        }
         Err(CompileError::Diagnostics(diagnostics)) => {
             {
                 use std::io::Write as _;

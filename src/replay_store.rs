@@ -12,6 +12,8 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Context, Result};
 use rankcheck_engine::{InstanceKey, Program, ReplayFile, VarId};
 
+use crate::invocation::shown;
+
 /// Write `file` (whose `program` is the path as the user gave it) into
 /// `dir` as `STEM-FINGERPRINT-SUFFIX.replay`; the path written.
 pub fn save(dir: &Path, program: &Path, mut file: ReplayFile, suffix: &str) -> Result<PathBuf> {
@@ -56,7 +58,8 @@ fn relative_to(program: &Path, dir: &Path) -> String {
 
 /// The program a replay file at `replay` names: relative to the file's
 /// directory, else (as older files and hand-written ones do) relative to
-/// the current directory.
+/// the current directory; as a user reads it (`examples/x.rk`, never
+/// `.rankcheck/replays/../../examples/x.rk`).
 pub fn program_of(replay: &Path, recorded: &str) -> Result<PathBuf> {
     let recorded_path = Path::new(recorded);
     let beside = replay
@@ -64,7 +67,7 @@ pub fn program_of(replay: &Path, recorded: &str) -> Result<PathBuf> {
         .map(|dir| dir.join(recorded_path))
         .filter(|p| p.is_file());
     if let Some(found) = beside {
-        return Ok(found);
+        return Ok(shown(&found));
     }
     if recorded_path.is_file() {
         return Ok(recorded_path.to_path_buf());

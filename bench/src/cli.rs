@@ -151,6 +151,10 @@ pub struct ShrinkArgs {
     /// `--shrink-time` of each check.
     #[arg(long, default_value = "0.5s")]
     pub shrink_time: String,
+    /// The rankcheck binary to measure (default: the release build, built
+    /// if missing).
+    #[arg(long)]
+    pub binary: Option<std::path::PathBuf>,
 }
 
 /// Options of `jobs`.

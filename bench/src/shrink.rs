@@ -52,7 +52,10 @@ const COLUMNS: [&str; 16] = [
 ];
 
 pub fn run(args: &ShrinkArgs) -> Result<()> {
-    let binary = rankcheck_binary()?;
+    let binary = match &args.binary {
+        Some(binary) => binary.clone(),
+        None => rankcheck_binary()?,
+    };
     let scratch =
         std::env::temp_dir().join(format!("rankcheck-bench-shrink-{}", std::process::id()));
     let mut rows = Vec::new();
@@ -144,8 +147,14 @@ fn summary(args: &ShrinkArgs, rows: &[Row], commit: &str) -> String {
     let mut md = String::from("# Shrinking: a failure's schedule before and after\n\n");
     let _ = writeln!(
         md,
-        "`cargo run --release -p rankcheck-bench -- shrink --seeds {} --shrink-time {}` at {commit}: `rankcheck check` (the default search, one worker) on every buggy program of `bench/corpus` and `examples`, seeds 1 to {}, the first failure's schedule as the search found it and as reported; seconds of the whole check with shrinking and with `--no-shrink`, measured in the same run. Raw rows: `shrink.csv`.\n",
-        args.seeds, args.shrink_time, args.seeds
+        "`cargo run --release -p rankcheck-bench -- shrink --seeds {} --shrink-time {}{}` at {commit}: `rankcheck check` (the default search, one worker) on every buggy program of `bench/corpus` and `examples`, seeds 1 to {}, the first failure's schedule as the search found it and as reported; seconds of the whole check with shrinking and with `--no-shrink`, measured in the same run. Raw rows: `shrink.csv`.\n",
+        args.seeds,
+        args.shrink_time,
+        args.binary
+            .as_ref()
+            .map(|b| format!(" --binary {}", b.display()))
+            .unwrap_or_default(),
+        args.seeds
     );
     let total = |pick: fn(&Row) -> u64| rows.iter().map(pick).sum::<u64>();
     let _ = writeln!(

@@ -137,10 +137,14 @@ pub fn needed(bound: Probability, confidence: f64) -> Option<u64> {
     }
 }
 
-/// `1/X` for a small probability, with X rounded, as reports print it.
+/// `1/X` for a small probability, with X rounded, as reports print it;
+/// `1` for a certainty.
 pub fn show(bound: Probability) -> String {
     let inverse = (-bound.ln()).exp();
-    if inverse.is_finite() && inverse < 1e15 {
+    if inverse < 1.5 {
+        // A certainty reads as `p >= 1`, not `p >= 1/1`.
+        "1".to_string()
+    } else if inverse.is_finite() && inverse < 1e15 {
         format!("1/{:.0}", inverse)
     } else {
         format!("1/10^{:.1}", -bound.log10())
@@ -208,5 +212,42 @@ impl RunsAsked {
                 (total.min(self.max_runs), total > self.max_runs)
             }
         }
+    }
+}
+
+/// A time budget as the command line's `--time` and rt's `RANKCHECK_TIME`
+/// take it: a number of seconds, minutes or hours (`90s`, `90`, `10m`,
+/// `1.5h`); the error says what was expected.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration like 90s, 10m or 2h, found `{text}`"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("unknown time unit `{unit}`: use s, m or h")),
+    };
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!("`{text}` is not a positive duration"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod show_tests {
+    use rankcheck_stats::Probability;
+
+    use super::show;
+
+    #[test]
+    fn a_certainty_reads_as_one_and_small_bounds_as_one_over_x() {
+        assert_eq!(show(Probability::from_ln(0.0).unwrap()), "1");
+        assert_eq!(show(Probability::from_ln(-(3f64.ln())).unwrap()), "1/3");
+        assert_eq!(show(Probability::from_ln(-40.0).unwrap()), "1/10^17.4");
     }
 }

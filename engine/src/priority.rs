@@ -13,8 +13,11 @@ use crate::id::{ThreadId, VarId};
 use crate::scheduler::{EventKind, Point, Scheduler};
 
 /// A thread that yields more often than this in one run is taken for a spin
-/// loop and lowered, so that the thread it waits for can run (docs/ALGORITHMS.md,
-/// Exhaustive search: "a thread that yields more than 100 times").
+/// loop and lowered, so that the thread it waits for can run (docs/LANGUAGE.md,
+/// "a thread that yields more than 100 times"): the `.rk` default, where
+/// `yield` is a scheduling point and nothing else. The Rust front end sets
+/// 0 ([`PriorityScheduler::spin_yields`]): there `yield_now` is what spin
+/// loops call, and a yield gives way at once.
 pub const SPIN_YIELDS: u32 = 100;
 
 /// Distance between neighbouring priorities, so that a thread the
@@ -79,6 +82,8 @@ pub struct PriorityScheduler {
     next_change: usize,
     accesses: u64,
     yields: Vec<u32>,
+    /// Yields after which a thread counts as spinning.
+    spin_yields: u32,
     applied: Vec<AppliedChange>,
     /// Candidates for the next choice, highest priority (then lowest id)
     /// first. An entry is valid while its thread can run and still has that
@@ -166,9 +171,19 @@ impl PriorityScheduler {
             next_change: 0,
             accesses: 0,
             yields: Vec::new(),
+            spin_yields: SPIN_YIELDS,
             applied: Vec::new(),
             ready: BinaryHeap::new(),
         }
+    }
+
+    /// Take a thread that yields more than `yields` times in the run for a
+    /// spin loop: each further yield lowers it below every other thread
+    /// (default [`SPIN_YIELDS`]; 0: every yield gives way at once, as
+    /// PCT implementations for real code do, e.g. Coyote's and shuttle's).
+    pub fn spin_yields(mut self, yields: u32) -> PriorityScheduler {
+        self.spin_yields = yields;
+        self
     }
 
     /// The change points that fired, in order.
@@ -235,7 +250,7 @@ impl Scheduler for PriorityScheduler {
             if point.event.kind == EventKind::Yield {
                 let yields = &mut self.yields[last.index()];
                 *yields += 1;
-                if *yields > SPIN_YIELDS {
+                if *yields > self.spin_yields {
                     // Lower and lower: of two spinning threads, the one that
                     // spun more gives way.
                     self.priorities[last.index()] = -i64::from(*yields);
@@ -290,6 +305,43 @@ mod tests {
             all.sort_unstable();
             assert_eq!(all, (1..=6).map(|p| p * SCALE).collect::<Vec<_>>());
         }
+    }
+
+    /// Two threads, 0 above 1; `yielder` yields at every point.
+    fn first_yield_gives_way(spin_yields: u32, yields: u32) -> bool {
+        use crate::scheduler::{positions, Event};
+        let mut s = PriorityScheduler::with_order(
+            Pcg64Mcg::seed_from_u64(1),
+            PriorityScheme::Pct,
+            vec![2 * SCALE, SCALE],
+            Vec::new(),
+            (SCALE, 3 * SCALE),
+        )
+        .spin_yields(spin_yields);
+        let enabled = [ThreadId(0), ThreadId(1)];
+        let position = positions(&enabled, 2);
+        let start = Point::new(None, Event::START, &enabled, &enabled, &position);
+        assert_eq!(s.choose(&start), ThreadId(0));
+        let yielded = Event {
+            kind: EventKind::Yield,
+            ..Event::START
+        };
+        let mut chosen = ThreadId(0);
+        for _ in 0..yields {
+            let point = Point::new(Some(ThreadId(0)), yielded, &enabled, &[], &position);
+            chosen = s.choose(&point);
+            if chosen != ThreadId(0) {
+                break;
+            }
+        }
+        chosen == ThreadId(1)
+    }
+
+    #[test]
+    fn a_yield_gives_way_after_the_spin_threshold() {
+        assert!(!first_yield_gives_way(SPIN_YIELDS, SPIN_YIELDS));
+        assert!(first_yield_gives_way(SPIN_YIELDS, SPIN_YIELDS + 1));
+        assert!(first_yield_gives_way(0, 1));
     }
 
     #[test]

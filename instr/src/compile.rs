@@ -33,9 +33,27 @@ fn known_list(known: &[String]) -> String {
     }
 }
 
+/// A compiled program, with what the compiler warns of.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The program.
+    pub program: Program,
+    /// Statements that fail whenever they run, in source order; the
+    /// program still runs as the language says.
+    pub warnings: Vec<Diagnostic>,
+}
+
 /// Compile `source` with `defines` overriding its consts (a later define of
 /// the same name wins).
 pub fn compile(source: &str, defines: &[(String, i64)]) -> Result<Program, CompileError> {
+    compile_with_warnings(source, defines).map(|compiled| compiled.program)
+}
+
+/// [`compile`], with the warnings.
+pub fn compile_with_warnings(
+    source: &str,
+    defines: &[(String, i64)],
+) -> Result<Compiled, CompileError> {
     let module = parse(source).map_err(CompileError::Diagnostics)?;
     let known = const_names(&module);
     let mut overrides = BTreeMap::new();
@@ -48,8 +66,13 @@ pub fn compile(source: &str, defines: &[(String, i64)]) -> Result<Program, Compi
         }
         overrides.insert(name.clone(), *value);
     }
-    lower(source, &module, &overrides).map_err(|mut diagnostics| {
-        diagnostics.sort_by_key(|d| d.span);
-        CompileError::Diagnostics(diagnostics)
-    })
+    lower(source, &module, &overrides)
+        .map(|lowered| Compiled {
+            program: lowered.program,
+            warnings: lowered.warnings,
+        })
+        .map_err(|mut diagnostics| {
+            diagnostics.sort_by_key(|d| d.span);
+            CompileError::Diagnostics(diagnostics)
+        })
 }

@@ -39,6 +39,12 @@ impl Diagnostic {
         }
     }
 
+    /// A warning at `span`: the same parts as an error; whoever holds it
+    /// knows it as a warning (the compiler returns warnings apart).
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(span, message)
+    }
+
     /// Sets the text shown under the caret.
     #[must_use]
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {

@@ -19,7 +19,8 @@ pub mod compile;
 pub mod lower;
 pub mod plan;
 pub mod points_to;
+mod sync_operands;
 
-pub use compile::{compile, CompileError};
+pub use compile::{compile, compile_with_warnings, CompileError, Compiled};
 pub use plan::Tracking;
 pub use points_to::PointsTo;

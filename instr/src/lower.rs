@@ -20,6 +20,7 @@ use rankcheck_engine::{Span, Value};
 use crate::ast::{self, BinaryOp, Block, Expr, ExprKind, ItemKind, PlaceKind, StmtKind, UnaryOp};
 use crate::await_check::check_await_conditions;
 use crate::diagnostic::Diagnostic;
+use crate::sync_operands::{Declared, Needs, Operand, SyncOperands};
 
 /// The most elements a global array or copies a replicated thread may have.
 const MAX_STATIC_COUNT: i64 = 1 << 20;
@@ -46,7 +47,7 @@ pub fn lower(
     source: &str,
     module: &ast::Module,
     defines: &BTreeMap<String, i64>,
-) -> Result<Program, Vec<Diagnostic>> {
+) -> Result<Lowered, Vec<Diagnostic>> {
     let mut lowerer = Lowerer::new(source);
     lowerer.declare_items(module, defines);
     lowerer.lower_bodies(module);
@@ -54,10 +55,22 @@ pub fn lower(
         lowerer.errors = check_await_conditions(&lowerer.program);
     }
     if lowerer.errors.is_empty() {
-        Ok(lowerer.program)
+        let warnings = std::mem::take(&mut lowerer.sync_operands).finish();
+        Ok(Lowered {
+            program: lowerer.program,
+            warnings,
+        })
     } else {
         Err(lowerer.errors)
     }
+}
+
+/// A lowered program, with what the compiler warns of.
+pub struct Lowered {
+    /// The program.
+    pub program: Program,
+    /// Statements that fail whenever they run (instr::sync_operands).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// The names of a module's `const` items, for checking `-D` overrides.
@@ -80,6 +93,7 @@ struct Lowerer<'s> {
     symbols: BTreeMap<String, (Symbol, Span)>,
     errors: Vec<Diagnostic>,
     fields: BTreeMap<String, FieldId>,
+    sync_operands: SyncOperands,
 }
 
 impl<'s> Lowerer<'s> {
@@ -94,6 +108,7 @@ impl<'s> Lowerer<'s> {
             symbols: BTreeMap::new(),
             errors: Vec::new(),
             fields: BTreeMap::new(),
+            sync_operands: SyncOperands::default(),
         }
     }
 
@@ -720,6 +735,7 @@ impl FunctionBuilder {
                     } else {
                         match lowerer.symbols.get(&name.name).map(|s| s.0) {
                             Some(Symbol::Global(global, var)) => {
+                                lowerer.sync_operands.assigned(global);
                                 let src = self.expr(lowerer, value);
                                 let site =
                                     self.site(lowerer, name.span, AccessKind::Write, Some(var));
@@ -911,8 +927,9 @@ impl FunctionBuilder {
                 self.emit(Op::Assert { cond: c, message }, span);
             }
             StmtKind::Lock(m) | StmtKind::Unlock(m) => {
-                let (mutex, var) = self.sync_operand(lowerer, m);
                 let unlock = matches!(stmt.kind, StmtKind::Unlock(_));
+                let op = if unlock { "unlock" } else { "lock" };
+                let (mutex, var) = self.sync_operand(lowerer, m, op, Needs::Mutex);
                 let kind = if unlock {
                     AccessKind::Unlock
                 } else {
@@ -927,6 +944,7 @@ impl FunctionBuilder {
                 self.emit(op, span);
             }
             StmtKind::Sync { mutex: m, body } => {
+                self.check_sync_operand(lowerer, m, "sync", Needs::Mutex);
                 let mutex = self.alloc(lowerer, m.span);
                 let var = self.static_var(lowerer, m);
                 self.expr_into(lowerer, m, mutex);
@@ -940,8 +958,13 @@ impl FunctionBuilder {
                 self.emit(Op::Unlock { mutex, site }, end);
             }
             StmtKind::Wait { cond, mutex } => {
-                let (c, var) = self.sync_operand(lowerer, cond);
-                let (m, _) = self.sync_operand(lowerer, mutex);
+                let operands = [
+                    self.sync_operand_kind(lowerer, cond, "wait", Needs::Cond),
+                    self.sync_operand_kind(lowerer, mutex, "wait", Needs::Mutex),
+                ];
+                lowerer.sync_operands.check_wait(span, operands);
+                let (c, var) = (self.expr(lowerer, cond), self.static_var(lowerer, cond));
+                let m = self.expr(lowerer, mutex);
                 let site = self.site(lowerer, span, AccessKind::Wait, var);
                 self.emit(
                     Op::Wait {
@@ -953,8 +976,9 @@ impl FunctionBuilder {
                 );
             }
             StmtKind::Signal(c) | StmtKind::Broadcast(c) => {
-                let (cond, var) = self.sync_operand(lowerer, c);
                 let broadcast = matches!(stmt.kind, StmtKind::Broadcast(_));
+                let op = if broadcast { "broadcast" } else { "signal" };
+                let (cond, var) = self.sync_operand(lowerer, c, op, Needs::Cond);
                 let kind = if broadcast {
                     AccessKind::Broadcast
                 } else {
@@ -1031,9 +1055,61 @@ impl FunctionBuilder {
         }
     }
 
-    fn sync_operand(&mut self, lowerer: &mut Lowerer<'_>, expr: &Expr) -> (Reg, Option<VarId>) {
+    fn sync_operand(
+        &mut self,
+        lowerer: &mut Lowerer<'_>,
+        expr: &Expr,
+        op: &'static str,
+        needs: Needs,
+    ) -> (Reg, Option<VarId>) {
+        self.check_sync_operand(lowerer, expr, op, needs);
         let var = self.static_var(lowerer, expr);
         (self.expr(lowerer, expr), var)
+    }
+
+    /// Warn of an operand named by a declaration that can never hold what
+    /// `op` needs (instr::sync_operands).
+    fn check_sync_operand(
+        &self,
+        lowerer: &mut Lowerer<'_>,
+        expr: &Expr,
+        op: &'static str,
+        needs: Needs,
+    ) {
+        if let Some((operand, declared)) = self.sync_operand_kind(lowerer, expr, op, needs) {
+            lowerer.sync_operands.check(operand, declared);
+        }
+    }
+
+    /// A name operand and what its declaration says it holds; `None` for
+    /// a local or any other expression, whose kind shows only when it runs.
+    fn sync_operand_kind(
+        &self,
+        lowerer: &Lowerer<'_>,
+        expr: &Expr,
+        op: &'static str,
+        needs: Needs,
+    ) -> Option<(Operand, Declared)> {
+        let ExprKind::Name(name) = &expr.kind else {
+            return None;
+        };
+        if self.local(&name.name).is_some() {
+            return None;
+        }
+        let declared = match lowerer.symbols.get(&name.name).map(|s| s.0)? {
+            Symbol::Mutex(..) => Declared::Mutex,
+            Symbol::Cond(..) => Declared::Cond,
+            Symbol::Global(global, _) => Declared::Global(global),
+            symbol @ (Symbol::Const(_) | Symbol::Array(..)) => Declared::Other(describe(symbol)),
+            _ => return None,
+        };
+        let operand = Operand {
+            op,
+            needs,
+            name: name.name.clone(),
+            span: expr.span,
+        };
+        Some((operand, declared))
     }
 
     /// The array operand of an index or `len`: a global array by name, or
@@ -1323,8 +1399,9 @@ impl FunctionBuilder {
                         Diagnostic::error(
                             span,
                             format!(
-                                "`{}` takes {params} argument{plural}, but {argc} were given",
-                                callee.name
+                                "`{}` takes {params} argument{plural}, but {argc} {} given",
+                                callee.name,
+                                if argc == 1 { "was" } else { "were" }
                             ),
                         )
                         .with_label(format!(

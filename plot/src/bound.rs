@@ -73,11 +73,16 @@ pub struct BoundFigure {
 /// Width of one panel in pixels.
 const PANEL_WIDTH: u32 = 620;
 /// Height of one panel in pixels.
-const PANEL_HEIGHT: u32 = 430;
+const PANEL_HEIGHT: u32 = 470;
 /// Height of the figure's title band.
 const TITLE_BAND: u32 = 44;
 /// Points per curve.
 const SAMPLES: usize = 240;
+/// The height of a legend row, in pixels.
+const LEGEND_ROW: i32 = 22;
+/// Where the legend's first column starts: under the plot, past the
+/// y axis's labels.
+const LEGEND_LEFT: i32 = 78;
 
 /// The guarantee `1 - (1 - p)^n` for a real `n` (for drawing curves).
 fn guarantee_at(p: Probability, n: f64) -> f64 {
@@ -133,8 +138,15 @@ pub fn bound_svg(figure: &BoundFigure) -> Result<String, PlotError> {
             style::text(TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
         let areas = body.split_evenly((rows as usize, columns as usize));
+        // Every panel keeps room for the longest legend, so that panels
+        // side by side have their axes level.
+        let legend = panels
+            .iter()
+            .map(|p| legend_rows(p.curves.len()))
+            .max()
+            .unwrap_or(1);
         for (panel, area) in panels.iter().zip(&areas) {
-            draw_panel(area, panel, figure.target, x, marks)?;
+            draw_panel(area, panel, figure.target, x, legend, marks)?;
         }
         Ok(())
     })
@@ -191,11 +203,13 @@ fn draw_panel(
     panel: &BoundPanel,
     target: f64,
     x: (f64, f64),
+    legend_rows: usize,
     marks: &mut Vec<Mark>,
 ) -> Result<(), PlotError> {
     let mut chart = ChartBuilder::on(area)
         .caption(&panel.title, style::text(TEXT_SIZE))
         .margin(14)
+        .margin_bottom(14 + LEGEND_ROW * legend_rows as i32)
         .x_label_area_size(52)
         .y_label_area_size(64)
         .build_cartesian_2d((x.0..x.1).log_scale(), 0f64..1f64)?;
@@ -224,20 +238,10 @@ fn draw_panel(
             .iter()
             .map(|&n| (n, guarantee_at(curve.bound, n)))
             .collect();
-        let legend = format!("{}: p ≥ {}", curve.label, one_in(curve.bound));
-        let legend_line = line;
         if dashed {
-            chart
-                .draw_series(DashedLineSeries::new(points, 7, 5, line))?
-                .label(legend)
-                .legend(move |(x, y)| {
-                    DashedPathElement::new(vec![(x, y), (x + 24, y)], 7, 5, legend_line)
-                });
+            chart.draw_series(DashedLineSeries::new(points, 7, 5, line))?;
         } else {
-            chart
-                .draw_series(LineSeries::new(points, line))?
-                .label(legend)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], legend_line));
+            chart.draw_series(LineSeries::new(points, line))?;
         }
     }
     // The target confidence.
@@ -301,14 +305,43 @@ fn draw_panel(
                 )),
         );
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::Coordinate(8, 26))
-        .label_font(style::text(LABEL_SIZE))
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(200, 200, 200))
-        .draw()?;
+    draw_legend_below(area, &panel.curves, legend_rows)
+}
+
+/// The legend under the panel's axis, in two columns, where it hides no
+/// curve and no label (inside the plot, a corner variable's curve rises
+/// through the upper left and the slowest setting's crosses the lower
+/// right).
+fn draw_legend_below(area: &Area, curves: &[BoundCurve], rows: usize) -> Result<(), PlotError> {
+    let (xs, ys) = area.get_pixel_range();
+    let rows = rows as i32;
+    let column_width = (xs.end - xs.start - LEGEND_LEFT) / 2;
+    let text = style::text(LABEL_SIZE).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, curve) in curves.iter().enumerate() {
+        let per_column = legend_rows(curves.len()) as i32;
+        let (column, row) = (i as i32 / per_column, i as i32 % per_column);
+        let x = LEGEND_LEFT + column * column_width;
+        let y = (ys.end - ys.start) - LEGEND_ROW * (rows - row) + LEGEND_ROW / 2 - 6;
+        let (line, dashed) = curve_style(curve.kind);
+        let sample = vec![(x, y), (x + 24, y)];
+        if dashed {
+            area.draw(&DashedPathElement::new(sample, 7, 5, line))?;
+        } else {
+            area.draw(&PathElement::new(sample, line))?;
+        }
+        area.draw(&Text::new(legend_text(curve), (x + 30, y), text.clone()))?;
+    }
     Ok(())
+}
+
+/// The legend's rows: two columns of entries.
+fn legend_rows(entries: usize) -> usize {
+    entries.div_ceil(2)
+}
+
+/// A curve's legend entry.
+fn legend_text(curve: &BoundCurve) -> String {
+    format!("{}: p ≥ {}", curve.label, one_in(curve.bound))
 }
 
 #[cfg(test)]

@@ -126,11 +126,24 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
     // Label at most about 8 nights, evenly.
     let x_labels = nights.len().min(8);
     let target_label = format!("target {}", history.target);
-    let mut runs_legend: Vec<(Sample, String)> = history
-        .series
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (Sample::Line(SERIES[i % SERIES.len()]), s.setting.clone()))
+    // Settings whose lines coincide (the sampling streams of a program
+    // often get the same runs night after night) share one colour and one
+    // legend entry naming them all, instead of one line hiding the others.
+    let leaders = coinciding_leaders(&history.series);
+    let color_of = |i: usize| SERIES[leaders[i] % SERIES.len()];
+    let mut runs_legend: Vec<(Sample, String)> = (0..history.series.len())
+        .filter(|&i| leaders[i] == i)
+        .map(|i| {
+            let names: Vec<&str> = (0..history.series.len())
+                .filter(|&j| leaders[j] == i)
+                .map(|j| history.series[j].setting.as_str())
+                .collect();
+            let label = match names.as_slice() {
+                [one] => one.to_string(),
+                many => format!("{} (one line)", many.join(", ")),
+            };
+            (Sample::Line(color_of(i)), label)
+        })
         .collect();
     runs_legend.push((Sample::Ring, "night with a failure".into()));
     let guarantee_legend = [(Sample::Dashed, target_label)];
@@ -190,7 +203,7 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
             style::GREY.stroke_width(1),
         ))?;
         for (i, series) in history.series.iter().enumerate() {
-            let color = SERIES[i % SERIES.len()];
+            let color = color_of(i);
             let mut nights_of: Vec<&NightPoint> = series.nights.iter().collect();
             nights_of.sort_by_key(|n| n.index);
             let runs: Vec<(f64, f64)> = nights_of
@@ -334,6 +347,24 @@ fn draw_legend(
         root.draw(&Text::new(label.clone(), (x + 30, y), text.clone()))?;
     }
     Ok(())
+}
+
+/// For each series, the first series whose line on both panels is the
+/// same night for night (itself when none before it is).
+fn coinciding_leaders(series: &[NightSeries]) -> Vec<usize> {
+    let line = |s: &NightSeries| {
+        let mut points: Vec<(u64, u64, Option<u64>)> = s
+            .nights
+            .iter()
+            .map(|n| (n.index, n.runs, n.confidence.map(f64::to_bits)))
+            .collect();
+        points.sort_unstable();
+        points
+    };
+    let lines: Vec<_> = series.iter().map(line).collect();
+    (0..series.len())
+        .map(|i| (0..=i).find(|&j| lines[j] == lines[i]).unwrap_or(i))
+        .collect()
 }
 
 /// `, 2 failures` or nothing.

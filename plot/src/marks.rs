@@ -18,6 +18,7 @@
 use std::fmt::Write as _;
 
 use plotters::style::RGBColor;
+pub use rankcheck_stats::decimal::number;
 
 /// One data point of a figure.
 #[derive(Clone, Debug)]
@@ -100,17 +101,6 @@ impl Mark {
             escape(&self.title)
         );
         out
-    }
-}
-
-/// `x` in the shortest form that parses back to the same `f64`: plain
-/// decimals between 1e-6 and 1e16, scientific notation outside.
-pub fn number(x: f64) -> String {
-    let size = x.abs();
-    if x == 0.0 || (1e-6..1e16).contains(&size) || !x.is_finite() {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
     }
 }
 

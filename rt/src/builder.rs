@@ -5,11 +5,19 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::environment::Overrides;
 use crate::report::{write_json, Guarantee, Reported};
 use crate::search;
+use crate::wake::Wakes;
 
 /// The step limit of one run by default: operations of replacement types.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
+
+/// The spurious wake-ups and timeouts a run may make by default: one each.
+pub const DEFAULT_WAKES: Wakes = Wakes {
+    spurious: 1,
+    timeouts: 1,
+};
 
 /// The search strategy, as `--strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -92,6 +100,7 @@ pub struct Builder {
     pub(crate) profile_runs: u64,
     pub(crate) json: Option<PathBuf>,
     pub(crate) shrink_time: Option<Duration>,
+    pub(crate) wakes: Wakes,
 }
 
 impl Default for Builder {
@@ -110,6 +119,7 @@ impl Default for Builder {
             profile_runs: 20,
             json: None,
             shrink_time: Some(Duration::from_millis(500)),
+            wakes: DEFAULT_WAKES,
         }
     }
 }
@@ -203,6 +213,30 @@ impl Builder {
         self
     }
 
+    /// The most spurious wake-ups one run makes (default 1; 0: none). As
+    /// std's, `Condvar::wait` and `thread::park` may return without a
+    /// notify or an unpark: here each such wait, as it begins, ends early
+    /// with chance 1/4 (drawn from the run's seed) while the run's budget
+    /// lasts; the thread then only waits for the scheduler (and a
+    /// condition variable's mutex). Code that forgets the `while` loop
+    /// around its wait is found. `wait_while` never returns spuriously.
+    /// The reports count them, and the replay string reproduces them.
+    pub fn spurious_wakeups(mut self, most: u32) -> Builder {
+        self.wakes.spurious = most;
+        self
+    }
+
+    /// The most early timeouts one run makes (default 1; 0: none).
+    /// `Condvar::wait_timeout`, `wait_timeout_while`,
+    /// `thread::park_timeout` and `mpsc::Receiver::recv_timeout` time out
+    /// as the spurious wake-ups are drawn, never by the clock (the
+    /// duration is not used), and besides whenever no other thread can
+    /// run, as their timeout would then fire (not counted against this).
+    pub fn timeouts(mut self, most: u32) -> Builder {
+        self.wakes.timeouts = most;
+        self
+    }
+
     /// Also write the search's summary to `path` as JSON, whether it
     /// fails or not: the document `rankcheck check --format json` prints
     /// (README, JSON output), its `program` being where the test called
@@ -220,18 +254,29 @@ impl Builder {
     /// # Panics
     /// Also on settings that cannot run (as the command refuses them), and
     /// when the JSON asked for with [`Builder::json`] cannot be written.
+    ///
+    /// The environment overrides these settings (crate::environment):
+    /// `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`, and
+    /// `RANKCHECK_REPLAY`, which replays that run instead (as [`replay`]).
+    ///
+    /// [`replay`]: crate::replay
     #[track_caller]
     pub fn check<F>(&self, test: F) -> Guarantee
     where
         F: Fn() + Send + Sync + 'static,
     {
+        let overrides = Overrides::from_env();
+        if let Some(replay) = &overrides.replay {
+            search::replay(Arc::new(test), replay, self.max_steps);
+        }
+        let builder = overrides.apply(self);
         let caller = Location::caller();
         let program = format!("{}:{}", caller.file(), caller.line());
-        let reported = match search::check(self, Arc::new(test), &program) {
+        let reported = match search::check(&builder, Arc::new(test), &program) {
             Ok(reported) => reported,
             Err(refused) => panic!("{refused}"),
         };
-        self.conclude(reported)
+        builder.conclude(reported)
     }
 
     /// Write the JSON if asked, then return the guarantee or panic with

@@ -102,11 +102,22 @@ pub fn describe_wait(wait: Wait, waiting: ThreadId, ex: &Execution) -> String {
         Wait::Lock(m) => format!("waits for {} (held by {})", name(m), holder(ex, m, waiting)),
         Wait::ReadLock(m) => format!("waits to read-lock {}", name(m)),
         Wait::WriteLock(m) => format!("waits to write-lock {}", name(m)),
+        Wait::Condvar {
+            condvar,
+            mutex,
+            since,
+            ..
+        } if ex.objects[condvar.index()].sync.notified_since(since) => format!(
+            "was notified on {}, waits for {} (held by {})",
+            name(condvar),
+            name(mutex),
+            holder(ex, mutex, waiting)
+        ),
         Wait::Condvar { condvar, .. } => format!("waits on {}, never notified", name(condvar)),
         Wait::Join(t) => format!("waits to join {}", ex.threads.name(t)),
-        Wait::Park => "waits to be unparked (thread::park)".to_owned(),
+        Wait::Park { .. } => "waits to be unparked (thread::park)".to_owned(),
         Wait::Barrier(b) => format!("waits at {}", name(b)),
-        Wait::Recv(c) => format!("waits to receive on {}", name(c)),
+        Wait::Recv { channel, .. } => format!("waits to receive on {}", name(channel)),
         Wait::Send(c) => format!("waits to send on {}", name(c)),
         Wait::Handoff { channel, .. } => {
             format!(

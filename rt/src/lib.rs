@@ -33,27 +33,79 @@
 //! JSON document the command's `--format json` prints.
 //!
 //! Every instance of a replacement type is a variable, known across runs
-//! by its type, its creation site, the thread that created it and its
-//! place among that thread's creations there.
+//! by its type, its creation site, the thread that first used it and its
+//! place among that thread's values there. Values register with the run
+//! on their first use, so `Mutex`, `RwLock`, `Condvar`, `Once`,
+//! `OnceLock`, `LazyLock` and the atomics have `const fn new` and can be
+//! `static`: a static starts every run afresh (its lock state, an atomic's
+//! initial value, an empty `OnceLock`) and stays the same variable; a
+//! static lock whose data a run changed is refused in the next (README,
+//! Testing Rust code, Statics).
+//!
+//! Beyond threads and locks: [`thread::scope`] (scoped threads, torn down
+//! before the frames they borrow when a run fails), [`thread_local!`] (a
+//! value per test thread, dropped as it ends), `Once`/`OnceLock`/`LazyLock`
+//! and [`lazy_static!`] (one initialisation per run), and the test
+//! attribute:
+//!
+//! ```
+//! use rankcheck_rt as rankcheck;
+//!
+//! #[rankcheck::test(runs = 1000, seed = 7, strategy = "pctvb", depth = 2, vars = 1)]
+//! fn counter_is_exact() {
+//!     // The check's closure: threads, locks, assertions.
+//! }
+//! ```
+//!
+//! Every check reads `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`
+//! and `RANKCHECK_REPLAY` from the environment, over the test's own
+//! settings; and a failing run that its replay does not repeat is reported
+//! as uncontrolled nondeterminism, with the scheduling point where they
+//! parted.
+//!
+//! The types behave as std documents them (README, What is intercepted):
+//! `try_lock`, `try_read`, `try_write` and `try_send` decide at their own
+//! scheduling point and never block; a panic caught with `catch_unwind`
+//! poisons the locks its thread held, and a spawned thread's panic is its
+//! `join`'s `Err` (the run fails only with a panic nothing takes);
+//! `notify_one` wakes a waiter of the scheduler's choosing; `Condvar::wait`
+//! and `thread::park` may wake spuriously and timed waits may time out,
+//! each a choice drawn per wait within the run's budgets
+//! ([`Builder::spurious_wakeups`], [`Builder::timeouts`]) and recorded in
+//! the replay string, never the clock's; under the priority strategies a
+//! yield gives way at once.
 
 mod builder;
 pub mod cell;
+mod divergence;
+mod environment;
 mod executor;
 mod failure;
+mod lazy;
+mod local;
 mod object;
 mod op;
 mod panic_capture;
 mod plan;
 mod replay_string;
 mod report;
+mod scope;
 mod search;
 mod shrink;
 pub mod sync;
 pub mod thread;
 mod trace;
 mod var;
+mod wake;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
+pub use rankcheck_rt_macros::test;
+
+/// What the test attribute's expansion calls; not API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::environment::duration;
+}
 pub use report::{Guarantee, SettingGuarantee};
 
 /// Search `test` with the command line's defaults (the portfolio, runs
@@ -70,6 +122,8 @@ where
 /// Rerun the failing run that `replay` (the string a failure report ends
 /// with) describes: panics with its report. Panics with an explanation
 /// when the string is corrupt or the run does not fail (the test changed).
+/// Every panic points at the caller.
+#[track_caller]
 pub fn replay<F>(test: F, replay: &str)
 where
     F: Fn() + Send + Sync + 'static,

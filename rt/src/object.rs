@@ -46,10 +46,18 @@ pub enum SyncState {
         /// How many read locks are held.
         readers: u32,
     },
-    /// A condition variable: its waiters, longest waiting first.
+    /// A condition variable: its waiters, and the `notify_one`s no waiter
+    /// took yet. Every notification starts a generation; a waiter may take
+    /// a `notify_one` of a generation after the one it began waiting in,
+    /// and which eligible waiter takes it is the scheduler's choice (the
+    /// one it runs first).
     Condvar {
-        /// Threads waiting to be notified.
+        /// Threads waiting to be notified, in the order they began.
         waiters: Vec<ThreadId>,
+        /// The current generation: notifications so far.
+        generation: u64,
+        /// The generations of the `notify_one`s not taken yet, ascending.
+        pending: Vec<u64>,
     },
     /// A barrier.
     Barrier {
@@ -73,6 +81,19 @@ pub enum SyncState {
         /// Messages received, ever.
         taken: u64,
     },
+}
+
+impl SyncState {
+    /// For a condition variable: whether a waiter that began in generation
+    /// `since` may take a `notify_one` not taken yet.
+    pub fn notified_since(&self, since: u64) -> bool {
+        matches!(self, SyncState::Condvar { pending, .. } if pending.last().is_some_and(|&g| g > since))
+    }
+
+    /// For a mutex: whether it is free.
+    pub fn mutex_free(&self) -> bool {
+        matches!(self, SyncState::Mutex { owner: None })
+    }
 }
 
 /// One object of the execution.

@@ -14,6 +14,7 @@ use crate::executor::{self, end_step, schedule_here, suspend, with, Execution};
 use crate::failure::FailureKind;
 use crate::object::{Handle, ObjectId, SyncState};
 use crate::trace::Operation;
+use crate::wake::Woken;
 
 /// Where in the caller's code an operation is.
 pub type Site = &'static Location<'static>;
@@ -75,25 +76,41 @@ fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
 /// The running thread blocks on `wait`: a point at once; returns once it
 /// is chosen again, which it is only when it can go on.
 fn block(wait: Wait, operation: Operation, site: Site, var: Option<rankcheck_engine::VarId>) {
+    sleep(wait, EventKind::Blocked, site, var);
+    with(|ex| {
+        // Chosen again: completing the operation is this step's.
+        if let Some(trace) = &mut ex.trace {
+            trace.operation(ex.current, operation, site);
+        }
+    });
+}
+
+/// The running thread blocks on `wait`, its step ending with `kind`: a
+/// point at once (it can run at once if what it waits for is there).
+/// Returns once it is chosen again, with what it was waiting for then (a
+/// `notify_all` turns a condition variable's wait into its mutex's).
+fn sleep(wait: Wait, kind: EventKind, site: Site, var: Option<rankcheck_engine::VarId>) -> Wait {
     let running = with(|ex| {
         let running = ex.current;
         ex.threads.get_mut(running).status = Status::Blocked { wait, at: site };
-        ex.threads.disable(running);
+        let can = can_go_on(ex, running, wait);
+        ex.threads.set_enabled(running, can);
         if let Some(trace) = &mut ex.trace {
             trace.blocked(running);
         }
-        leave(ex, event(EventKind::Blocked, var, false));
+        leave(ex, event(kind, var, false));
         running
     });
     suspend(running);
     with(|ex| {
         let running = ex.current;
-        ex.threads.get_mut(running).status = Status::Runnable;
-        // Chosen again: completing the operation is this step's.
-        if let Some(trace) = &mut ex.trace {
-            trace.operation(running, operation, site);
-        }
-    });
+        let thread = ex.threads.get_mut(running);
+        let Status::Blocked { wait, .. } = thread.status else {
+            unreachable!("invariant: a blocked thread wakes blocked")
+        };
+        thread.status = Status::Runnable;
+        wait
+    })
 }
 
 /// Complete an operation on `handle`'s object by `attempt`, which does it
@@ -178,13 +195,16 @@ pub fn lock(handle: &Handle, site: Site) {
     });
 }
 
-/// Try to lock a mutex without blocking: whether it was taken.
+/// Try to lock a mutex without blocking: whether it was taken. While the
+/// thread unwinds from a panic (which the test may catch) it still decides
+/// on the lock, with no scheduling point.
 pub fn try_lock(handle: &Handle, site: Site) -> bool {
-    if !enter(
+    let live = enter(
         pending_on(handle, true, true),
         Operation::Lock(handle.object),
         site,
-    ) {
+    );
+    if !live && !executor::active() {
         return true;
     }
     with(|ex| {
@@ -211,9 +231,10 @@ pub fn try_lock(handle: &Handle, site: Site) -> bool {
     })
 }
 
-/// Unlock a mutex the running thread holds.
-pub fn unlock(handle: &Handle, site: Site) {
-    release(handle, true, site, |sync| {
+/// Unlock a mutex the running thread holds; `data` lets go of the data
+/// (the guard's own lock), after the unlock's scheduling point.
+pub fn unlock(handle: &Handle, site: Site, data: impl FnOnce()) {
+    release(handle, true, site, data, |sync| {
         if let SyncState::Mutex { owner } = sync {
             *owner = None;
         }
@@ -222,13 +243,22 @@ pub fn unlock(handle: &Handle, site: Site) {
 
 /// Release a lock `handle` names (`write`: as a writer), with `clear`
 /// undoing the holder's share of its state: the scheduler sees an
-/// unlock, and the threads waiting for the lock look again.
-fn release(handle: &Handle, write: bool, site: Site, clear: impl FnOnce(&mut SyncState)) {
+/// unlock, and the threads waiting for the lock look again. The holder
+/// keeps the data (`data` lets it go) until its scheduling point is
+/// passed: another thread chosen there finds the lock still held.
+fn release(
+    handle: &Handle,
+    write: bool,
+    site: Site,
+    data: impl FnOnce(),
+    clear: impl FnOnce(&mut SyncState),
+) {
     let live = enter(
         pending_on(handle, write, true),
         Operation::Unlock(handle.object),
         site,
     );
+    data();
     if !executor::present() {
         return;
     }
@@ -256,29 +286,59 @@ pub fn rw_lock(handle: &Handle, write: bool, site: Site) {
         Wait::ReadLock(handle.object)
     };
     until(handle, wait, operation, site, |ex| {
-        let running = ex.current;
-        let SyncState::RwLock { writer, readers } = &mut ex.objects[handle.object.index()].sync
-        else {
-            unreachable!("invariant: a RwLock's object is a RwLock")
-        };
-        let free = writer.is_none() && (!write || *readers == 0);
-        if !free {
+        if !take_rw(ex, handle, write) {
             return None;
         }
+        sync_done(ex, EventKind::Lock, handle);
+        Some(())
+    });
+}
+
+/// Give the running thread `handle`'s `RwLock` (`write`: to write) if it is
+/// free for it now: whether it did.
+fn take_rw(ex: &mut Execution, handle: &Handle, write: bool) -> bool {
+    let running = ex.current;
+    let SyncState::RwLock { writer, readers } = &mut ex.objects[handle.object.index()].sync else {
+        unreachable!("invariant: a RwLock's object is a RwLock")
+    };
+    let free = writer.is_none() && (!write || *readers == 0);
+    if free {
         if write {
             *writer = Some(running);
         } else {
             *readers += 1;
         }
         refresh_waiters(ex, handle.object);
-        sync_done(ex, EventKind::Lock, handle);
-        Some(())
-    });
+    }
+    free
 }
 
-/// Release a read or write lock of a `RwLock`.
-pub fn rw_unlock(handle: &Handle, write: bool, site: Site) {
-    release(handle, write, site, |sync| {
+/// Take a read (`write == false`) or write lock of a `RwLock` if it can
+/// be had now, deciding at the operation's own scheduling point: whether
+/// it was taken. Never blocks; while unwinding, as [`try_lock`].
+pub fn try_rw_lock(handle: &Handle, write: bool, site: Site) -> bool {
+    let operation = Operation::RwLock(handle.object, write);
+    let live = enter(pending_on(handle, write, true), operation, site);
+    if !live && !executor::active() {
+        return true;
+    }
+    with(|ex| {
+        ex.check(handle);
+        let taken = take_rw(ex, handle, write);
+        let kind = if taken {
+            EventKind::Lock
+        } else {
+            EventKind::Read
+        };
+        sync_done(ex, kind, handle);
+        taken
+    })
+}
+
+/// Release a read or write lock of a `RwLock`; `data` lets go of the data
+/// after the unlock's scheduling point.
+pub fn rw_unlock(handle: &Handle, write: bool, site: Site, data: impl FnOnce()) {
+    release(handle, write, site, data, |sync| {
         if let SyncState::RwLock { writer, readers } = sync {
             if write {
                 *writer = None;
@@ -289,17 +349,19 @@ pub fn rw_unlock(handle: &Handle, write: bool, site: Site) {
     });
 }
 
-/// Release `mutex` and wait on `condvar` until notified, then take
-/// `mutex` back.
-pub fn wait(condvar: &Handle, mutex: &Handle, site: Site) {
+/// Release `mutex` and wait on `condvar` (`timed`: with a timeout) until
+/// notified, woken spuriously or timed out, then take `mutex` back: how
+/// the wait ended. An early end is decided as the wait begins ([`crate::wake`]):
+/// the thread then waits for the mutex alone.
+pub fn wait(condvar: &Handle, mutex: &Handle, timed: bool, site: Site) -> Woken {
     if !enter(
         pending_on(condvar, true, true),
         Operation::Wait(condvar.object),
         site,
     ) {
-        return;
+        return Woken::Event;
     }
-    with(|ex| {
+    let (wait, early) = with(|ex| {
         ex.check(condvar);
         ex.check(mutex);
         let running = ex.current;
@@ -307,41 +369,80 @@ pub fn wait(condvar: &Handle, mutex: &Handle, site: Site) {
             *owner = None;
         }
         refresh_waiters(ex, mutex.object);
-        if let SyncState::Condvar { waiters } = &mut ex.objects[condvar.object.index()].sync {
-            waiters.push(running);
+        let early = ex.wakes.decide(timed);
+        if early != Woken::Event {
+            return (Wait::Lock(mutex.object), early);
         }
+        let SyncState::Condvar {
+            waiters,
+            generation,
+            ..
+        } = &mut ex.objects[condvar.object.index()].sync
+        else {
+            unreachable!("invariant: a condvar's object is a condvar")
+        };
+        waiters.push(running);
+        let wait = Wait::Condvar {
+            condvar: condvar.object,
+            mutex: mutex.object,
+            since: *generation,
+            timed,
+        };
+        (wait, early)
     });
-    let wait = Wait::Condvar {
-        condvar: condvar.object,
-        mutex: mutex.object,
-    };
-    let running = with(|ex| {
-        let running = ex.current;
-        ex.threads.get_mut(running).status = Status::Blocked { wait, at: site };
-        ex.threads.disable(running);
-        if let Some(trace) = &mut ex.trace {
-            trace.blocked(running);
-        }
-        leave(ex, event(EventKind::Wait, Some(condvar.var), false));
-        running
-    });
-    suspend(running);
-    // Notified, and chosen when the mutex was free: take it back.
+    let woke_on = sleep(wait, EventKind::Wait, site, Some(condvar.var));
+    // Chosen when the mutex was free: take it back.
     with(|ex| {
         let running = ex.current;
-        ex.threads.get_mut(running).status = Status::Runnable;
+        let woken = match early {
+            Woken::Event => take_notification(ex, condvar.object, woke_on),
+            early => early,
+        };
         if let SyncState::Mutex { owner } = &mut ex.objects[mutex.object.index()].sync {
             *owner = Some(running);
         }
         refresh_waiters(ex, mutex.object);
         if let Some(trace) = &mut ex.trace {
-            trace.operation(running, Operation::Woken(condvar.object), site);
+            let operation = match woken {
+                Woken::Event => Operation::Woken(condvar.object),
+                _ => Operation::early(Some(condvar.object), woken),
+            };
+            trace.operation(running, operation, site);
         }
         sync_done(ex, EventKind::Woken, mutex);
-    });
+        woken
+    })
 }
 
-/// Wake the longest waiter of `condvar`, or all of them.
+/// The running thread, which waited on `condvar` and woke waiting for
+/// `woke_on`, leaves the waiters: taking the oldest `notify_one` it may
+/// take (a `notify_all` woke it already). Woken with none, its timeout
+/// fired while no other thread could run.
+fn take_notification(ex: &mut Execution, condvar: ObjectId, woke_on: Wait) -> Woken {
+    let running = ex.current;
+    let SyncState::Condvar {
+        waiters, pending, ..
+    } = &mut ex.objects[condvar.index()].sync
+    else {
+        unreachable!("invariant: a condvar's object is a condvar")
+    };
+    waiters.retain(|&t| t != running);
+    let Wait::Condvar { since, .. } = woke_on else {
+        return Woken::Event;
+    };
+    match pending.iter().position(|&g| g > since) {
+        Some(i) => {
+            pending.remove(i);
+            refresh_waiters(ex, condvar);
+            Woken::Event
+        }
+        None => ex.wakes.forced(),
+    }
+}
+
+/// Notify `condvar`: `notify_all` wakes every waiter; `notify_one` leaves
+/// a notification that one of the threads waiting now takes, the one the
+/// scheduler runs first.
 pub fn notify(condvar: &Handle, all: bool, site: Site) {
     if !enter(
         pending_on(condvar, true, true),
@@ -352,29 +453,23 @@ pub fn notify(condvar: &Handle, all: bool, site: Site) {
     }
     with(|ex| {
         ex.check(condvar);
-        let SyncState::Condvar { waiters } = &mut ex.objects[condvar.object.index()].sync else {
+        let SyncState::Condvar {
+            waiters,
+            generation,
+            pending,
+        } = &mut ex.objects[condvar.object.index()].sync
+        else {
             unreachable!("invariant: a condvar's object is a condvar")
         };
-        let woken: Vec<ThreadId> = if all {
-            std::mem::take(waiters)
-        } else if waiters.is_empty() {
-            Vec::new()
-        } else {
-            vec![waiters.remove(0)]
-        };
-        for thread in woken {
-            if let Status::Blocked {
-                wait: Wait::Condvar { mutex, .. },
-                at,
-            } = ex.threads.get(thread).status
-            {
-                ex.threads.get_mut(thread).status = Status::Blocked {
-                    wait: Wait::Lock(mutex),
-                    at,
-                };
-                let free = mutex_free(ex, mutex);
-                ex.threads.set_enabled(thread, free);
+        *generation += 1;
+        if all {
+            pending.clear();
+            for thread in std::mem::take(waiters) {
+                wake_to_lock(ex, thread);
             }
+        } else if !waiters.is_empty() {
+            pending.push(*generation);
+            refresh_waiters(ex, condvar.object);
         }
         let kind = if all {
             EventKind::Broadcast
@@ -383,6 +478,23 @@ pub fn notify(condvar: &Handle, all: bool, site: Site) {
         };
         sync_done(ex, kind, condvar);
     });
+}
+
+/// `thread`, waiting on a condition variable, is notified: it now waits
+/// for the mutex alone.
+fn wake_to_lock(ex: &mut Execution, thread: ThreadId) {
+    if let Status::Blocked {
+        wait: Wait::Condvar { mutex, .. },
+        at,
+    } = ex.threads.get(thread).status
+    {
+        ex.threads.get_mut(thread).status = Status::Blocked {
+            wait: Wait::Lock(mutex),
+            at,
+        };
+        let free = ex.objects[mutex.index()].sync.mutex_free();
+        ex.threads.set_enabled(thread, free);
+    }
 }
 
 /// Wait at a barrier: whether the running thread was the last to arrive
@@ -406,9 +518,10 @@ pub fn barrier(handle: &Handle, site: Site) -> bool {
             arrived.push(running);
             return false;
         }
+        // The released threads stay blocked until chosen: `sleep` wakes
+        // them then.
         let released = std::mem::take(arrived);
         for thread in released {
-            ex.threads.get_mut(thread).status = Status::Runnable;
             ex.threads.enable(thread);
         }
         sync_done(ex, EventKind::Broadcast, handle);
@@ -437,6 +550,8 @@ pub enum Sent {
     /// caller queues it, then waits in [`handoff`] for a receiver to take
     /// it.
     Waiting(u64),
+    /// A `try_send` found no room.
+    Full,
 }
 
 /// Send on a channel, blocking while a bounded one is full.
@@ -446,30 +561,75 @@ pub fn send(handle: &Handle, site: Site) -> Sent {
         return Sent::Queued;
     }
     until(handle, Wait::Send(handle.object), operation, site, |ex| {
-        let SyncState::Channel {
-            queued,
-            capacity,
-            receiver,
-            sent,
+        offer(ex, handle, false)
+    })
+}
+
+/// Send on a bounded channel if it has room at this operation's own
+/// scheduling point (a rendezvous channel has room when its receiver
+/// waits in `recv` with nothing queued); never blocks.
+pub fn try_send(handle: &Handle, site: Site) -> Sent {
+    let operation = Operation::Send(handle.object);
+    if !enter(pending_on(handle, true, true), operation, site) {
+        return Sent::Queued;
+    }
+    with(|ex| {
+        ex.check(handle);
+        offer(ex, handle, true).unwrap_or_else(|| unreachable!("invariant: a try is answered"))
+    })
+}
+
+/// Queue a message on `handle`'s channel if it has room: what the send
+/// did, or `None` when a blocking send must wait (`trying`: `Full`).
+fn offer(ex: &mut Execution, handle: &Handle, trying: bool) -> Option<Sent> {
+    let object = handle.object;
+    let rendezvous = matches!(
+        ex.objects[object.index()].sync,
+        SyncState::Channel {
+            capacity: Some(0),
             ..
-        } = &mut ex.objects[handle.object.index()].sync
-        else {
-            unreachable!("invariant: a channel's object is a channel")
-        };
-        if !*receiver {
-            sync_done(ex, EventKind::Write, handle);
-            return Some(Sent::Disconnected);
         }
-        if capacity.is_some_and(|c| *queued >= c.max(1)) {
+    );
+    let receiving = trying
+        && rendezvous
+        && !ex
+            .threads
+            .blocked_on(|w| matches!(w, Wait::Recv { channel, .. } if channel == object))
+            .is_empty();
+    let SyncState::Channel {
+        queued,
+        capacity,
+        receiver,
+        sent,
+        ..
+    } = &mut ex.objects[object.index()].sync
+    else {
+        unreachable!("invariant: a channel's object is a channel")
+    };
+    if !*receiver {
+        sync_done(ex, EventKind::Write, handle);
+        return Some(Sent::Disconnected);
+    }
+    let room = match *capacity {
+        None => true,
+        Some(0) if trying => *queued == 0 && receiving,
+        Some(c) => *queued < c.max(1),
+    };
+    if !room {
+        if !trying {
             return None;
         }
-        *queued += 1;
-        *sent += 1;
-        let handoff = (*capacity == Some(0)).then_some(*sent);
-        refresh_waiters(ex, handle.object);
-        sync_done(ex, EventKind::Write, handle);
-        Some(handoff.map_or(Sent::Queued, Sent::Waiting))
-    })
+        sync_done(ex, EventKind::Read, handle);
+        return Some(Sent::Full);
+    }
+    *queued += 1;
+    *sent += 1;
+    // A try goes ahead on a rendezvous channel only for a waiting
+    // receiver, which takes the message: no handoff to wait for.
+    let handoff = (rendezvous && !trying).then_some(*sent);
+    refresh_waiters(ex, object);
+    sync_done(ex, EventKind::Write, handle);
+    Some(handoff.map_or(Sent::Queued, Sent::Waiting))
 }
 
 /// Wait until a receiver took the `ticket`-th message of a rendezvous
@@ -509,16 +669,35 @@ pub enum Received {
     Disconnected,
     /// The channel is empty (only without blocking).
     Empty,
+    /// The timeout fired first (only with one).
+    Timeout,
 }
 
-/// Receive from a channel, blocking while it is empty (unless `blocking`
-/// is false). The caller takes the message after [`Received::Message`].
-pub fn recv(handle: &Handle, blocking: bool, site: Site) -> Received {
+/// How a receive waits for a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receive {
+    /// Until one comes (`recv`).
+    Blocking,
+    /// Not at all (`try_recv`).
+    Trying,
+    /// Until one comes or the timeout fires (`recv_timeout`), which is a
+    /// scheduling choice ([`crate::wake`]).
+    Timed,
+}
+
+/// Receive from a channel as `how` says. The caller takes the message
+/// after [`Received::Message`].
+pub fn recv(handle: &Handle, how: Receive, site: Site) -> Received {
     let operation = Operation::Recv(handle.object);
     if !enter(pending_on(handle, true, true), operation, site) {
         return Received::Disconnected;
     }
-    until(handle, Wait::Recv(handle.object), operation, site, |ex| {
+    let wait = Wait::Recv {
+        channel: handle.object,
+        timed: how == Receive::Timed,
+    };
+    let mut woke = false;
+    until(handle, wait, operation, site, |ex| {
         let SyncState::Channel {
             queued,
             senders,
@@ -534,15 +713,32 @@ pub fn recv(handle: &Handle, blocking: bool, site: Site) -> Received {
             Received::Message
         } else if *senders == 0 {
             Received::Disconnected
-        } else if blocking {
-            return None;
-        } else {
+        } else if how == Receive::Trying {
             Received::Empty
+        } else if how == Receive::Timed && timed_out(ex, &mut woke) {
+            if let Some(trace) = &mut ex.trace {
+                let early = Operation::early(Some(handle.object), Woken::Timeout);
+                trace.operation(ex.current, early, site);
+            }
+            Received::Timeout
+        } else {
+            return None;
         };
         refresh_waiters(ex, handle.object);
         sync_done(ex, EventKind::Write, handle);
         Some(found)
     })
+}
+
+/// A timed receive found nothing: whether its timeout fires now, decided
+/// as it begins ([`crate::wake`]), or, once it `woke` from waiting with nothing,
+/// because no other thread could run.
+fn timed_out(ex: &mut Execution, woke: &mut bool) -> bool {
+    if std::mem::replace(woke, true) {
+        ex.wakes.forced();
+        return true;
+    }
+    ex.wakes.decide(true) == Woken::Timeout
 }
 
 /// A sender was cloned (`+1`) or dropped (`-1`), or the receiver dropped
@@ -617,29 +813,43 @@ pub fn yield_now(site: Site) {
     with(|ex| end_step(ex, event(EventKind::Yield, None, false)));
 }
 
-/// Park the running thread until its token is set (`thread::park`): it
-/// returns at once, taking the token, if an unpark came first. No
-/// spurious wakeup is ever made. Without `blocking` (`park_timeout`) it
-/// never waits: the timeout may fire at any point, so returning at once is
-/// one of the behaviours std allows; it is a scheduling point like a yield.
-pub fn park(blocking: bool, site: Site) {
+/// Park the running thread until its token is set (`thread::park`), or
+/// with `timed` (`park_timeout`) until the timeout fires: it returns at
+/// once, taking the token, if an unpark came first. It may also wake
+/// spuriously ([`crate::wake`]). How it woke.
+pub fn park(timed: bool, site: Site) -> Woken {
     if !enter(Pending::LOCAL, Operation::Park, site) {
-        return;
+        return Woken::Event;
     }
-    let has_token = with(|ex| ex.threads.get(ex.current).unparked);
-    if blocking && !has_token {
-        block(Wait::Park, Operation::Park, site, None);
+    let (has_token, early) = with(|ex| {
+        let has_token = ex.threads.get(ex.current).unparked;
+        let early = if has_token {
+            Woken::Event
+        } else {
+            ex.wakes.decide(timed)
+        };
+        (has_token, early)
+    });
+    let mut woken = early;
+    if !has_token && early == Woken::Event {
+        sleep(Wait::Park { timed }, EventKind::Blocked, site, None);
+        woken = with(|ex| {
+            if ex.threads.get(ex.current).unparked {
+                Woken::Event
+            } else {
+                ex.wakes.forced()
+            }
+        });
     }
     with(|ex| {
         let running = ex.current;
         ex.threads.get_mut(running).unparked = false;
-        let kind = if blocking {
-            EventKind::Woken
-        } else {
-            EventKind::Yield
-        };
-        end_step(ex, event(kind, None, false));
+        if let (Some(trace), false) = (&mut ex.trace, woken == Woken::Event) {
+            trace.operation(running, Operation::early(None, woken), site);
+        }
+        end_step(ex, event(EventKind::Woken, None, false));
     });
+    woken
 }
 
 /// Set `thread`'s park token (`Thread::unpark`), waking it if it is
@@ -654,7 +864,7 @@ pub fn unpark(thread: ThreadId, site: Site) {
         if matches!(
             target.status,
             Status::Blocked {
-                wait: Wait::Park,
+                wait: Wait::Park { .. },
                 ..
             }
         ) {
@@ -684,14 +894,6 @@ pub fn finish(thread: ThreadId) {
     });
 }
 
-/// Whether the mutex `object` is free.
-fn mutex_free(ex: &Execution, object: ObjectId) -> bool {
-    matches!(
-        ex.objects[object.index()].sync,
-        SyncState::Mutex { owner: None }
-    )
-}
-
 /// After `object` changed: every thread blocked on it can run exactly when
 /// its operation could complete now.
 fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
@@ -699,68 +901,62 @@ fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
         let Status::Blocked { wait, .. } = ex.threads.all[i].status else {
             continue;
         };
-        let can = match wait {
-            Wait::Lock(o) if o == object => mutex_free(ex, o),
-            Wait::ReadLock(o) if o == object => {
-                matches!(
-                    ex.objects[o.index()].sync,
-                    SyncState::RwLock { writer: None, .. }
-                )
-            }
-            Wait::WriteLock(o) if o == object => matches!(
-                ex.objects[o.index()].sync,
-                SyncState::RwLock {
-                    writer: None,
-                    readers: 0
-                }
-            ),
-            Wait::Recv(o) if o == object => matches!(
-                ex.objects[o.index()].sync,
-                SyncState::Channel { queued, senders, .. } if queued > 0 || senders == 0
-            ),
-            Wait::Send(o) if o == object => matches!(
-                ex.objects[o.index()].sync,
-                SyncState::Channel { queued, capacity, receiver, .. }
-                    if !receiver || capacity.is_none_or(|c| queued < c.max(1))
-            ),
-            Wait::Handoff { channel, ticket } if channel == object => matches!(
-                ex.objects[channel.index()].sync,
-                SyncState::Channel { taken, receiver, .. } if !receiver || taken >= ticket
-            ),
-            _ => continue,
-        };
-        ex.threads
-            .set_enabled(rankcheck_engine::ThreadId(i as u32), can);
+        if concerns(wait, object) {
+            let thread = ThreadId(i as u32);
+            let can = can_go_on(ex, thread, wait);
+            ex.threads.set_enabled(thread, can);
+        }
     }
 }
 
-/// Whether a bounded channel is full now (a `try_send` that would block):
-/// a rendezvous channel is full unless a receiver waits on it with nothing
-/// queued.
-pub fn channel_full(handle: &Handle) -> bool {
-    with(|ex| {
-        ex.check(handle);
-        let object = handle.object;
-        match ex.objects[object.index()].sync {
-            SyncState::Channel {
-                receiver: true,
-                capacity: Some(0),
-                queued,
-                ..
-            } => {
-                queued > 0
-                    || ex
-                        .threads
-                        .blocked_on(|w| w == Wait::Recv(object))
-                        .is_empty()
+/// Whether a thread blocked on `wait` looks again when `object` changes.
+fn concerns(wait: Wait, object: ObjectId) -> bool {
+    match wait {
+        Wait::Lock(o) | Wait::ReadLock(o) | Wait::WriteLock(o) | Wait::Send(o) => o == object,
+        Wait::Recv { channel, .. } | Wait::Handoff { channel, .. } => channel == object,
+        Wait::Condvar { condvar, mutex, .. } => condvar == object || mutex == object,
+        Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) => false,
+    }
+}
+
+/// Whether `thread`, blocked on `wait`, can go on now: what it waits for
+/// came. Threads waiting to join or
+/// at a barrier are woken by the thread's end and the last arrival.
+fn can_go_on(ex: &Execution, thread: ThreadId, wait: Wait) -> bool {
+    let sync = |o: ObjectId| &ex.objects[o.index()].sync;
+    match wait {
+        Wait::Lock(o) => sync(o).mutex_free(),
+        Wait::ReadLock(o) => matches!(sync(o), SyncState::RwLock { writer: None, .. }),
+        Wait::WriteLock(o) => matches!(
+            sync(o),
+            SyncState::RwLock {
+                writer: None,
+                readers: 0
             }
-            SyncState::Channel {
-                receiver: true,
-                capacity: Some(c),
-                queued,
-                ..
-            } => queued >= c,
-            _ => false,
+        ),
+        Wait::Recv { channel, .. } => {
+            matches!(
+                sync(channel),
+                SyncState::Channel { queued, senders, .. } if *queued > 0 || *senders == 0
+            )
         }
-    })
+        Wait::Send(o) => matches!(
+            sync(o),
+            SyncState::Channel { queued, capacity, receiver, .. }
+                if !*receiver || capacity.is_none_or(|c| *queued < c.max(1))
+        ),
+        Wait::Handoff { channel, ticket } => matches!(
+            sync(channel),
+            SyncState::Channel { taken, receiver, .. } if !*receiver || *taken >= ticket
+        ),
+        Wait::Condvar {
+            condvar,
+            mutex,
+            since,
+            ..
+        } => sync(mutex).mutex_free() && sync(condvar).notified_since(since),
+        Wait::Park { .. } => ex.threads.get(thread).unparked,
+        Wait::Join(t) => ex.threads.get(t).status == Status::Finished,
+        Wait::Barrier(_) => false,
+    }
 }

@@ -1,22 +1,32 @@
 //! The replay string a failure report ends with: what the failing run
-//! tracked and the thread chosen at every scheduling point, with a
-//! checksum. `rc1:TRACKED:SCHEDULE:CHECKSUM`, where TRACKED is `all` or the
+//! tracked, its budgets of spurious wake-ups and timeouts, and the thread
+//! chosen at every scheduling point, with a checksum.
+//! `rc2:TRACKED:WAKES:SCHEDULE:CHECKSUM`, where TRACKED is `all` or the
 //! creation ordinals of the tracked objects (`o3,7`; an object's ordinal is
-//! the same in every run of the same schedule), and SCHEDULE the thread
-//! indices, `t*n` for `n` choices of thread `t` in a row.
+//! the same in every run of the same schedule), WAKES the waits that ended
+//! early (spurious wake-ups and timeouts, see `crate::wake`) by their
+//! ordinal in the run (`w` for none, `w0,4`), and SCHEDULE the thread
+//! indices, `t*n` for `n` choices of thread `t` in a row. The strings of
+//! the earlier version (`rc1:TRACKED:SCHEDULE:CHECKSUM`) read with no early
+//! wait.
 
 use rankcheck_engine::ThreadId;
 
 use crate::executor::Tracking;
 use crate::object::ObjectId;
 
-const VERSION: &str = "rc1";
+const VERSION: &str = "rc2";
+
+/// The version before wake-ups were choices.
+const VERSION_1: &str = "rc1";
 
 /// A failing run, as a replay string holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplayString {
     /// What was tracked.
     pub tracking: Tracking,
+    /// The waits that ended early, by ordinal, ascending.
+    pub early: Vec<u32>,
     /// The choices.
     pub schedule: Vec<ThreadId>,
 }
@@ -32,7 +42,12 @@ impl ReplayString {
             }
             Tracking::Vars(_) => unreachable!("invariant: a replay string names objects"),
         };
-        let body = format!("{VERSION}:{tracked}:{}", schedule_text(&self.schedule));
+        let early: Vec<String> = self.early.iter().map(u32::to_string).collect();
+        let wakes = format!("w{}", early.join(","));
+        let body = format!(
+            "{VERSION}:{tracked}:{wakes}:{}",
+            schedule_text(&self.schedule)
+        );
         format!("{body}:{:08x}", checksum(&body))
     }
 
@@ -45,41 +60,55 @@ impl ReplayString {
         if u32::from_str_radix(sum, 16).ok() != Some(checksum(body)) {
             return Err("its checksum does not match: it was cut or edited".to_owned());
         }
-        let mut parts = body.split(':');
-        let (Some(version), Some(tracked), Some(schedule), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err("expected VERSION:TRACKED:SCHEDULE:CHECKSUM".to_owned());
+        let parts: Vec<&str> = body.split(':').collect();
+        let (tracked, early, schedule) = match parts[..] {
+            [VERSION, tracked, early, schedule] => (tracked, parse_early(early)?, schedule),
+            [VERSION_1, tracked, schedule] => (tracked, Vec::new(), schedule),
+            [version, ..] if version != VERSION && version != VERSION_1 => {
+                return Err(format!("version {version} is not {VERSION}"));
+            }
+            _ => return Err("expected VERSION:TRACKED:WAKES:SCHEDULE:CHECKSUM".to_owned()),
         };
-        if version != VERSION {
-            return Err(format!("version {version} is not {VERSION}"));
-        }
         let tracking = match tracked {
             "all" => Tracking::All,
             t => Tracking::Objects(objects(t)?),
         };
         Ok(ReplayString {
             tracking,
+            early,
             schedule: parse_schedule(schedule)?,
         })
     }
 }
 
+/// `w0,4`: the waits that ended early.
+fn parse_early(text: &str) -> Result<Vec<u32>, String> {
+    numbers(text, 'w', "early wait")
+}
+
+/// `o3,7`: the tracked objects.
 fn objects(text: &str) -> Result<Vec<ObjectId>, String> {
-    let list = text.strip_prefix('o').ok_or("bad tracked objects")?;
+    Ok(numbers(text, 'o', "object")?
+        .into_iter()
+        .map(ObjectId)
+        .collect())
+}
+
+/// The numbers of `text`, a comma-separated list after `prefix`
+/// (`what` names one in an error), ascending.
+fn numbers(text: &str, prefix: char, what: &str) -> Result<Vec<u32>, String> {
+    let list = text
+        .strip_prefix(prefix)
+        .ok_or_else(|| format!("bad {what} list {text}"))?;
     if list.is_empty() {
         return Ok(Vec::new());
     }
-    let mut ids: Vec<ObjectId> = list
+    let mut numbers: Vec<u32> = list
         .split(',')
-        .map(|n| {
-            n.parse()
-                .map(ObjectId)
-                .map_err(|_| format!("bad object {n}"))
-        })
+        .map(|n| n.parse().map_err(|_| format!("bad {what} {n}")))
         .collect::<Result<_, _>>()?;
-    ids.sort_unstable();
-    Ok(ids)
+    numbers.sort_unstable();
+    Ok(numbers)
 }
 
 fn schedule_text(schedule: &[ThreadId]) -> String {
@@ -127,15 +156,25 @@ mod tests {
     fn a_string_reads_back_and_refuses_edits() {
         let replay = ReplayString {
             tracking: Tracking::Objects(vec![ObjectId(1), ObjectId(4)]),
+            early: vec![0, 3],
             schedule: [0, 0, 0, 1, 2, 2, 0].map(ThreadId).to_vec(),
         };
         let text = replay.encode();
-        assert!(text.starts_with("rc1:o1,4:0*3_1_2*2_0:"), "{text}");
+        assert!(text.starts_with("rc2:o1,4:w0,3:0*3_1_2*2_0:"), "{text}");
         assert_eq!(ReplayString::decode(&text), Ok(replay));
         let edited = text.replacen("1_2", "2_2", 1);
         assert!(ReplayString::decode(&edited)
             .unwrap_err()
             .contains("checksum"));
         assert!(ReplayString::decode("nonsense").is_err());
+    }
+
+    #[test]
+    fn a_first_version_string_reads_with_no_early_wakes() {
+        let body = "rc1:all:0_1";
+        let text = format!("{body}:{:08x}", checksum(body));
+        let replay = ReplayString::decode(&text).unwrap();
+        assert!(replay.early.is_empty());
+        assert_eq!(replay.schedule, [ThreadId(0), ThreadId(1)]);
     }
 }

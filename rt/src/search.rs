@@ -14,11 +14,13 @@ use rankcheck_report::failure::ShrunkJson;
 use rankcheck_stats::Probability;
 
 use crate::builder::Builder;
+use crate::divergence::{self, Recording};
 use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
 use crate::shrink::shrink_run;
+use crate::wake::{WakeChoices, WakeCount};
 
 /// Search `test` as `builder` asks, `program` naming where the test
 /// called `check`: the report (the guarantee or the failure, and the
@@ -27,8 +29,14 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let seed = builder.seed.unwrap_or_else(fresh_seed);
     let mut session = Session::new();
     let (profile, failed) = profile(&mut session, &test, builder, seed);
-    if let Some((run, result)) = failed {
-        let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, Tracking::All);
+    if let Some((run, result, digests)) = failed {
+        let (traced, replay, shrunk) = retrace(
+            &mut session,
+            &test,
+            builder,
+            (result, digests),
+            Tracking::All,
+        )?;
         let registry = session.registry();
         let searched = Searched::preparatory(builder, program, seed, &profile, registry);
         return Ok(report::failed(
@@ -65,11 +73,20 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         Plan::Portfolio(s) => search!((**s).clone()),
     };
     let elapsed = started.elapsed();
-    let failed = outcome.failure.map(|(result, tracking, changes)| {
-        let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
-        let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, tracking);
-        ((traced, replay), facts.shrunk(shrunk))
-    });
+    let failed = match outcome.failure {
+        None => None,
+        Some(Failed {
+            result,
+            digests,
+            tracking,
+            changes,
+        }) => {
+            let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
+            let (traced, replay, shrunk) =
+                retrace(&mut session, &test, builder, (result, digests), tracking)?;
+            Some(((traced, replay), facts.shrunk(shrunk)))
+        }
+    };
     let searched = Searched {
         builder,
         program,
@@ -83,7 +100,7 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         elapsed,
     };
     Ok(match failed {
-        None => report::clean(&searched),
+        None => report::clean(&searched).with_wakes(outcome.wakes, builder.wakes),
         Some(((traced, replay), facts)) => report::failed(&traced, &facts, &replay, &searched),
     })
 }
@@ -95,13 +112,19 @@ fn profile(
     test: &Test,
     builder: &Builder,
     seed: u64,
-) -> (Profile, Option<(u64, RunResult)>) {
+) -> (Profile, Option<(u64, RunResult, Vec<u64>)>) {
     let mut profiler = Profiler::new(0);
     let profile_seed = run_seed(seed, u64::MAX);
     let mut failed = None;
+    let mut digests = Vec::new();
     for run in 0..builder.profile_runs {
-        let counting = profiler.start_run(run_seed(profile_seed, run));
-        let (result, counting) = session.run(test, counting, config(builder, Tracking::All));
+        let seed = run_seed(profile_seed, run);
+        let counting = profiler.start_run(seed);
+        let recording = Recording::new(counting, std::mem::take(&mut digests));
+        let config = config(builder, Tracking::All, seed);
+        let (result, recording) = session.run(test, recording, config);
+        let (counting, recorded) = recording.into_parts();
+        digests = recorded;
         profiler.end_run(
             counting,
             RunEnd {
@@ -112,26 +135,47 @@ fn profile(
             },
         );
         if result.failure.is_some() {
-            failed = Some((run + 1, result));
+            failed = Some((run + 1, result, digests));
             break;
         }
     }
     (profiler.finish(session.registry().len()), failed)
 }
 
-fn config(builder: &Builder, tracking: Tracking) -> RunConfig {
+/// How run `seed` is run: its spurious wake-ups and early timeouts are
+/// drawn from its seed.
+fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
     RunConfig {
         tracking,
         max_steps: builder.max_steps,
         trace: false,
+        wakes: WakeChoices::Draw {
+            seed: run_seed(seed, WAKE_STREAM),
+            budget: builder.wakes,
+        },
     }
 }
 
-/// What the runs did: how many, and the failing one with what it tracked
-/// and, under priorities, the change points it fired.
+/// The stream of a run's seed its wake-up decisions are drawn from.
+const WAKE_STREAM: u64 = 0x7761_6b65;
+
+/// What the runs did: how many, and the failing one.
 struct Outcome {
     runs: u64,
-    failure: Option<(RunResult, Tracking, Option<Vec<AppliedChange>>)>,
+    failure: Option<Failed>,
+    /// The spurious wake-ups and timeouts the runs made.
+    wakes: WakeCount,
+}
+
+/// A failing run of the search.
+struct Failed {
+    result: RunResult,
+    /// Its points' digests (crate::divergence).
+    digests: Vec<u64>,
+    /// What it tracked.
+    tracking: Tracking,
+    /// Under priorities, the change points it fired.
+    changes: Option<Vec<AppliedChange>>,
 }
 
 /// The runs of the search, until one fails, the count is done or the time
@@ -150,11 +194,14 @@ where
     St::Scheduler: Explained + 'static,
 {
     let deadline = builder.time.map(|t| started + t);
+    let mut wakes = WakeCount::default();
+    let mut digests = Vec::new();
     for run in 0..runs {
         if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
             return Outcome {
                 runs: run,
                 failure: None,
+                wakes,
             };
         }
         let run_seed = run_seed(seed, run);
@@ -163,17 +210,29 @@ where
             Tracked::All => Tracking::All,
             Tracked::Vars(vars) => Tracking::Vars(vars.to_vec()),
         };
-        let (result, scheduler) = session.run(test, scheduler, config(builder, tracking.clone()));
+        let config = config(builder, tracking.clone(), run_seed);
+        let recording = Recording::new(scheduler, std::mem::take(&mut digests));
+        let (result, recording) = session.run(test, recording, config);
+        let (scheduler, recorded) = recording.into_parts();
+        digests = recorded;
+        wakes.add(result.wakes);
         if result.failure.is_some() {
             return Outcome {
                 runs: run + 1,
-                failure: Some((result, tracking, scheduler.changes())),
+                failure: Some(Failed {
+                    result,
+                    digests,
+                    tracking,
+                    changes: scheduler.changes(),
+                }),
+                wakes,
             };
         }
     }
     Outcome {
         runs,
         failure: None,
+        wakes,
     }
 }
 
@@ -205,68 +264,81 @@ impl Explained for PortfolioScheduler {
     }
 }
 
-/// Shrink the failing run's schedule (unless the builder says not to) and
-/// rerun it with a trace: the traced run, its replay string, and how it
-/// was shrunk.
+/// Rerun the failing run (its result and its points' digests) with a
+/// trace, then shrink its schedule (unless the builder says not to) and
+/// trace the shrunk one: the traced run, its replay string, and how it was
+/// shrunk; or, when the rerun parts from the run, the report of the
+/// nondeterminism (crate::divergence).
 fn retrace(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
-    failed: RunResult,
+    failed: (RunResult, Vec<u64>),
     tracking: Tracking,
-) -> (RunResult, String, Option<ShrunkJson>) {
-    let tracking = match tracking {
-        Tracking::All => Tracking::All,
-        _ => Tracking::Objects(failed.tracked_objects.clone()),
+) -> Result<(RunResult, String, Option<ShrunkJson>), String> {
+    let (failed, digests) = failed;
+    let replay = ReplayString {
+        tracking: match tracking {
+            Tracking::All => Tracking::All,
+            _ => Tracking::Objects(failed.tracked_objects.clone()),
+        },
+        early: failed.early.clone(),
+        schedule: failed.schedule.clone(),
     };
-    let shrunk = match (builder.shrink_time, &failed.failure) {
-        (Some(budget), Some(failure)) => shrink_run(
-            session,
-            test,
-            (tracking.clone(), builder.max_steps),
-            &failed.schedule,
-            failure,
-            budget,
-        ),
+    let (traced, traced_digests) = trace(session, test, &replay, builder.max_steps);
+    if let Some(parted) = divergence::parted((&failed, &digests), (&traced, &traced_digests)) {
+        return Err(divergence::report(&failed, &parted, digests.len()));
+    }
+    // The same run; its message may still differ (an address printed).
+    let result = if traced.failure == failed.failure {
+        traced
+    } else {
+        failed
+    };
+    let shrunk = match (builder.shrink_time, &result.failure) {
+        (Some(budget), Some(failure)) => {
+            shrink_run(session, test, (&replay, builder.max_steps), failure, budget)
+        }
         _ => None,
     };
-    let replay = ReplayString {
-        tracking,
-        schedule: shrunk
-            .as_ref()
-            .map_or_else(|| failed.schedule.clone(), |s| s.schedule.clone()),
+    let Some(shrunk) = shrunk else {
+        return Ok((result, replay.encode(), None));
     };
-    let traced = trace(session, test, &replay, builder.max_steps);
-    if shrunk.is_none() && traced.failure != failed.failure {
-        return (failed, replay.encode(), None);
-    }
-    (
-        traced,
-        replay.encode(),
-        shrunk.as_ref().map(ShrunkJson::from),
-    )
+    let replay = ReplayString {
+        schedule: shrunk.schedule.clone(),
+        ..replay
+    };
+    let (traced, _) = trace(session, test, &replay, builder.max_steps);
+    Ok((traced, replay.encode(), Some(ShrunkJson::from(&shrunk))))
 }
 
-/// Rerun `replay` with a trace.
-fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u64) -> RunResult {
+/// Rerun `replay` with a trace: the run and its points' digests.
+fn trace(
+    session: &mut Session,
+    test: &Test,
+    replay: &ReplayString,
+    max_steps: u64,
+) -> (RunResult, Vec<u64>) {
     let config = RunConfig {
         tracking: replay.tracking.clone(),
         max_steps,
         trace: true,
+        wakes: WakeChoices::Replay(replay.early.clone()),
     };
-    session
-        .run(test, Replay::new(replay.schedule.clone()), config)
-        .0
+    let recording = Recording::new(Replay::new(replay.schedule.clone()), Vec::new());
+    let (result, recording) = session.run(test, recording, config);
+    (result, recording.into_parts().1)
 }
 
-/// `rankcheck::replay`.
-pub fn replay(test: Test, text: &str, max_steps: u64) {
+/// `rankcheck::replay`: panics, at the caller, with the run's report.
+#[track_caller]
+pub fn replay(test: Test, text: &str, max_steps: u64) -> ! {
     let replay = match ReplayString::decode(text) {
         Ok(replay) => replay,
         Err(why) => panic!("rankcheck::replay: not a replay string of rankcheck: {why}"),
     };
     let mut session = Session::new();
-    let result = trace(&mut session, &test, &replay, max_steps);
+    let (result, _) = trace(&mut session, &test, &replay, max_steps);
     if result.failure.is_none() {
         panic!(
             "rankcheck::replay: the run did not fail: its {} choices ran the test to its end (has the test changed?)",

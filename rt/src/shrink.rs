@@ -6,18 +6,18 @@
 
 use std::time::{Duration, Instant};
 
+use crate::executor::{RunConfig, Session, Test};
+use crate::failure::Failure;
+use crate::replay_string::ReplayString;
+use crate::wake::WakeChoices;
 use rankcheck_engine::identity::masked;
 use rankcheck_engine::shrink::{shrink, Decisions, Guided, Replayer, Shrunk};
-use rankcheck_engine::ThreadId;
-
-use crate::executor::{RunConfig, Session, Test, Tracking};
-use crate::failure::Failure;
 
 /// Replays candidates on the executor until a deadline.
 struct RunReplayer<'s> {
     session: &'s mut Session,
     test: &'s Test,
-    tracking: Tracking,
+    replay: &'s ReplayString,
     max_steps: u64,
     failure: &'s Failure,
     deadline: Instant,
@@ -38,9 +38,10 @@ impl Replayer for RunReplayer<'_> {
 
     fn replay_anyway(&mut self, guided: &mut Guided) -> bool {
         let config = RunConfig {
-            tracking: self.tracking.clone(),
+            tracking: self.replay.tracking.clone(),
             max_steps: self.max_steps,
             trace: false,
+            wakes: WakeChoices::Replay(self.replay.early.clone()),
         };
         let run = std::mem::replace(guided, Guided::decisions(Decisions::new()));
         let (result, run) = self.session.run(self.test, run, config);
@@ -49,23 +50,23 @@ impl Replayer for RunReplayer<'_> {
     }
 }
 
-/// Shrink `schedule`, whose run of `test` under `tracking` failed with
-/// `failure`, for at most `budget`; `None` if it does not fail again.
+/// Shrink the schedule of `replay`, whose run of `test` failed with
+/// `failure`, for at most `budget`; `None` if it does not fail again. Its
+/// tracking and early wake-ups stay as they are.
 pub fn shrink_run(
     session: &mut Session,
     test: &Test,
-    (tracking, max_steps): (Tracking, u64),
-    schedule: &[ThreadId],
+    (replay, max_steps): (&ReplayString, u64),
     failure: &Failure,
     budget: Duration,
 ) -> Option<Shrunk> {
     let mut replayer = RunReplayer {
         session,
         test,
-        tracking,
+        replay,
         max_steps,
         failure,
         deadline: Instant::now() + budget,
     };
-    shrink(schedule, &mut replayer)
+    shrink(&replay.schedule, &mut replayer)
 }

@@ -6,10 +6,14 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex as StdMutex};
 
 use crate::executor::{self, with};
+pub use crate::local::{AccessError, LocalKey};
 use crate::op;
+pub use crate::scope::{scope, Scope, ScopedJoinHandle};
 
-/// A thread's result, as `std::thread::Result`. A panic in any thread fails
-/// the execution, so `join` never returns `Err`.
+/// A thread's result, as `std::thread::Result`: `join` returns `Err` with
+/// the panic's payload when the thread panicked, as std's. The run fails
+/// with that panic unless the test takes it from `join` and goes on
+/// without panicking itself.
 pub type Result<T> = std::thread::Result<T>;
 
 /// A thread's identifier within one run, as `std::thread::ThreadId`.
@@ -20,7 +24,7 @@ pub struct ThreadId(rankcheck_engine::ThreadId);
 #[derive(Clone, Debug)]
 pub struct Thread {
     id: ThreadId,
-    name: String,
+    name: Option<String>,
 }
 
 impl Thread {
@@ -37,10 +41,20 @@ impl Thread {
         op::unpark(self.id.0, Location::caller());
     }
 
-    /// The thread's name: the name given to [`Builder::name`], `main` for
-    /// the test's own thread, else the one reports use.
+    /// The thread's name, as std's: the name given to [`Builder::name`],
+    /// `main` for the test's own thread, else `None`. (Reports call a
+    /// thread `NAME#k` or `thread@LINE#k`, numbered to tell apart threads
+    /// of one name.)
     pub fn name(&self) -> Option<&str> {
-        Some(&self.name)
+        self.name.as_deref()
+    }
+
+    /// The handle of thread `id` of the running execution.
+    fn of(id: rankcheck_engine::ThreadId) -> Thread {
+        with(|ex| Thread {
+            id: ThreadId(id),
+            name: ex.threads.given_name(id),
+        })
     }
 }
 
@@ -49,7 +63,7 @@ pub struct JoinHandle<T> {
     id: ThreadId,
     /// Made when asked for: most handles are only joined.
     thread: std::sync::OnceLock<Thread>,
-    result: Arc<StdMutex<Option<T>>>,
+    result: Slot<T>,
 }
 
 impl<T> fmt::Debug for JoinHandle<T> {
@@ -65,14 +79,33 @@ impl<T> JoinHandle<T> {
     /// synchronisation operation, a scheduling point.
     #[track_caller]
     pub fn join(self) -> Result<T> {
-        op::join(self.id.0, Location::caller());
+        self.join_at(Location::caller())
+    }
+
+    /// A handle to the thread `id` whose body leaves its result in
+    /// `result`.
+    pub(crate) fn from_parts(id: rankcheck_engine::ThreadId, result: Slot<T>) -> JoinHandle<T> {
+        JoinHandle {
+            id: ThreadId(id),
+            thread: std::sync::OnceLock::new(),
+            result,
+        }
+    }
+
+    /// `join`, called at `site`.
+    pub(crate) fn join_at(self, site: op::Site) -> Result<T> {
+        op::join(self.id.0, site);
         let value = self
             .result
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
         match value {
-            Some(value) => Ok(value),
+            Some(Ok(value)) => Ok(value),
+            Some(Err(payload)) => {
+                executor::panic_delivered(self.id.0);
+                Err(payload)
+            }
             // Only reachable while the execution unwinds after a failure.
             None => Err(Box::new("rankcheck: the thread did not finish")),
         }
@@ -80,10 +113,7 @@ impl<T> JoinHandle<T> {
 
     /// The thread.
     pub fn thread(&self) -> &Thread {
-        self.thread.get_or_init(|| Thread {
-            id: self.id,
-            name: with(|ex| ex.threads.name(self.id.0)),
-        })
+        self.thread.get_or_init(|| Thread::of(self.id.0))
     }
 
     /// Whether the thread finished.
@@ -108,18 +138,30 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let result = Arc::new(StdMutex::new(None));
+    let (job, result) = body(f);
+    let id = op::spawn(job, name, site);
+    JoinHandle::from_parts(id, result)
+}
+
+/// Where a thread's body leaves its result for `join`.
+pub(crate) type Slot<T> = Arc<StdMutex<Option<Result<T>>>>;
+
+/// The body a thread runs for `f`, and where it leaves `f`'s result: a
+/// panic is the result, for `join` to deliver. (`'a`: a scoped thread's
+/// body borrows.)
+pub(crate) fn body<'a, F, T>(f: F) -> (Box<dyn FnOnce() + 'a>, Slot<T>)
+where
+    F: FnOnce() -> T + Send + 'a,
+    T: Send + 'a,
+{
+    let result: Slot<T> = Arc::new(StdMutex::new(None));
     let slot = result.clone();
     let job = Box::new(move || {
-        let value = f();
+        let value = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .map_err(executor::thread_panicked);
         *slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(value);
     });
-    let id = op::spawn(job, name, site);
-    JoinHandle {
-        id: ThreadId(id),
-        thread: std::sync::OnceLock::new(),
-        result,
-    }
+    (job, result)
 }
 
 /// Thread factory, as `std::thread::Builder`: only the name is used.
@@ -134,7 +176,8 @@ impl Builder {
         Builder::default()
     }
 
-    /// Name the thread: reports call it `NAME#k`.
+    /// Name the thread: [`Thread::name`] returns it, reports call it
+    /// `NAME#k`.
     pub fn name(mut self, name: String) -> Builder {
         self.name = Some(name);
         self
@@ -154,13 +197,27 @@ impl Builder {
     {
         Ok(spawn_named(f, self.name, Location::caller()))
     }
+
+    /// Spawn a scoped thread in `scope`, as std's; never fails.
+    #[track_caller]
+    pub fn spawn_scoped<'scope, 'env, F, T>(
+        self,
+        scope: &'scope Scope<'scope, 'env>,
+        f: F,
+    ) -> std::io::Result<ScopedJoinHandle<'scope, T>>
+    where
+        F: FnOnce() -> T + Send + 'scope,
+        T: Send + 'scope,
+    {
+        Ok(scope.spawn_named(f, self.name, Location::caller()))
+    }
 }
 
 /// Let another thread run, as `std::thread::yield_now`: a scheduling point.
 /// A spin loop must call it (or block): otherwise a scheduler that keeps the
 /// spinning thread running never lets the thread it waits for go on, and
-/// the run ends at the step limit. A thread that yields more than 100 times
-/// is lowered below the others by the priority schedulers.
+/// the run ends at the step limit. Under the priority strategies a yield
+/// gives way at once: the thread drops below every other.
 #[track_caller]
 pub fn yield_now() {
     op::yield_now(Location::caller());
@@ -173,25 +230,24 @@ pub fn sleep(_duration: std::time::Duration) {
 }
 
 /// Block until the running thread's park token is set, then take it, as
-/// `std::thread::park`; returns at once if an unpark came first. Never
-/// wakes spuriously (std may; code correct under std stays correct).
+/// `std::thread::park`; returns at once if an unpark came first. As std's,
+/// it may also return without an unpark (a spurious wake-up, a scheduling
+/// choice: `Builder::spurious_wakeups`).
 #[track_caller]
 pub fn park() {
-    op::park(true, Location::caller());
+    op::park(false, Location::caller());
 }
 
 /// As `std::thread::park_timeout`: takes the park token if it is set, and
-/// otherwise returns as if the timeout fired (time does not pass in a test
-/// run, so it may fire at once); a scheduling point, like a yield.
+/// otherwise blocks until an unpark or the timeout. Whether the timeout
+/// fires is a scheduling choice (`Builder::timeouts`), and it fires
+/// whenever no other thread can run; the duration is not used.
 #[track_caller]
 pub fn park_timeout(_timeout: std::time::Duration) {
-    op::park(false, Location::caller());
+    op::park(true, Location::caller());
 }
 
 /// The running thread, as `std::thread::current`.
 pub fn current() -> Thread {
-    with(|ex| Thread {
-        id: ThreadId(ex.current),
-        name: ex.threads.name(ex.current),
-    })
+    Thread::of(with(|ex| ex.current))
 }

@@ -28,6 +28,14 @@ pub enum Operation {
     Wait(ObjectId),
     /// Woken from a wait, the mutex taken back.
     Woken(ObjectId),
+    /// A wait ended without its event: on a condition variable or a
+    /// channel (`None`: a park), by a timeout or spuriously.
+    Early {
+        /// What it waited on.
+        object: Option<ObjectId>,
+        /// Whether a timeout (else a spurious wake-up).
+        timeout: bool,
+    },
     /// `notify_one` (`false`) or `notify_all`.
     Notify(ObjectId, bool),
     /// A barrier wait.
@@ -61,11 +69,20 @@ impl Operation {
         }
     }
 
+    /// A wait on `object` that ended as `woken` without its event.
+    pub fn early(object: Option<ObjectId>, woken: crate::wake::Woken) -> Operation {
+        Operation::Early {
+            object,
+            timeout: woken == crate::wake::Woken::Timeout,
+        }
+    }
+
     /// The object it touches, and whether it changes it.
     pub fn touches(self) -> Option<(ObjectId, bool)> {
         match self {
             Operation::Access { object, write } => Some((object, write)),
             Operation::RwLock(o, write) => Some((o, write)),
+            Operation::Early { object, .. } => object.map(|o| (o, true)),
             Operation::Lock(o)
             | Operation::Unlock(o)
             | Operation::Wait(o)

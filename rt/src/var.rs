@@ -38,6 +38,9 @@ pub struct VarInfo {
 /// The variables and thread identities of one test, over all its runs.
 #[derive(Default)]
 pub struct Registry {
+    /// Unique in the process (from 1): a value registered in several
+    /// tests (a static) keeps its variable only within one.
+    id: u64,
     ids: HashMap<VarKey, VarId>,
     vars: Vec<VarInfo>,
     /// Thread identities by (parent identity, place among its children);
@@ -53,10 +56,17 @@ pub const MAIN_IDENTITY: u32 = 0;
 impl Registry {
     /// An empty registry whose main thread is known.
     pub fn new() -> Registry {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Registry {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             thread_names: vec!["main".to_owned()],
             ..Registry::default()
         }
+    }
+
+    /// The registry's id, unique in the process.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The identity of the `index`-th child of the thread with identity

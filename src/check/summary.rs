@@ -36,7 +36,7 @@ pub fn summary_json(checked: &Checked, failure: Option<FailureJson>) -> SummaryJ
     let interval = hit.and_then(|h| h.clopper_pearson(args.confidence).ok());
     SummaryJson {
         depth: args.depth,
-        vars: args.vars.as_ref().map(ToString::to_string),
+        vars_asked: args.vars.as_ref().map(ToString::to_string),
         threads: args.threads,
         runs_capped: prepared.runs_capped,
         interrupted: checked.interrupted,

@@ -10,6 +10,8 @@ use anyhow::{Context, Result};
 use rankcheck_history::{History, StreamNights};
 use rankcheck_plot::{history_svg, NightPoint, NightSeries};
 
+use super::stream::setting_label;
+
 /// One program's history figure.
 pub struct HistoryFigure {
     /// The program's name in the history.
@@ -69,7 +71,7 @@ fn figure(program: String, streams: Vec<StreamNights>, target: f64) -> Result<Hi
 /// A stream's nights as a plotted series named after its setting.
 fn series(stream: &StreamNights) -> NightSeries {
     NightSeries {
-        setting: stream.setting.clone(),
+        setting: setting_label(&stream.setting),
         nights: stream
             .nights
             .iter()

@@ -9,7 +9,7 @@ mod night_plan;
 mod run;
 mod shard;
 mod signature;
-mod stream;
+pub(crate) mod stream;
 mod suite;
 
 pub mod history_figure;

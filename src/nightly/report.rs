@@ -20,11 +20,12 @@ use serde::Serialize;
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::Status;
 use crate::guarantee::{show, show_guarantee};
-use crate::invocation::command_line;
+use crate::invocation::replay_command;
 
 use super::history_figure::history_figures;
 use super::history_path;
 use super::html::{write_page, TARGET};
+use super::stream::setting_label;
 
 /// `rankcheck report DIR`.
 pub fn report(args: &ReportArgs) -> Result<ExitCode> {
@@ -235,9 +236,7 @@ fn failure_view(
         first_night: name(failure.first_night),
         last_night: name(failure.last_night),
         count: failure.count,
-        replay_command: replay
-            .as_ref()
-            .map(|p| command_line(&["replay", &p.display().to_string()])),
+        replay_command: replay.as_deref().map(replay_command),
         replay: replay.map(|p| p.display().to_string()),
     }
 }
@@ -272,7 +271,7 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
                 guarantee: claim_text(e.failures, e.ln_miss),
                 program: e.program,
                 fingerprint: e.fingerprint,
-                setting: e.setting,
+                setting: setting_label(&e.setting),
                 nights: e.nights,
                 runs: e.runs,
                 clean_runs: e.clean_runs,

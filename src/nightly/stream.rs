@@ -272,6 +272,24 @@ pub fn setting_key(
     )
 }
 
+/// A setting's key as reports and figures show it: without the priority
+/// scheme when it is the default (`pct d=1 v=none`, not `pct d=1 v=none
+/// pct`). The key itself stays as stored: it seeds the stream and names it
+/// in the history.
+pub fn setting_label(key: &str) -> String {
+    let words: Vec<&str> = key.split(' ').collect();
+    // The scheme is the word after `v=...`; the strategy's own name (`pct
+    // d=3 ...`) comes first and stays.
+    let is_default_scheme = |i: usize| {
+        i > 0 && words[i - 1].starts_with("v=") && words[i] == PriorityScheme::Pct.name()
+    };
+    (0..words.len())
+        .filter(|&i| !is_default_scheme(i))
+        .map(|i| words[i])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The seed of the stream `(fingerprint, key)` in a suite seeded
 /// `suite_seed`.
 pub fn stream_seed(suite_seed: u64, fingerprint: &str, key: &str) -> u64 {
@@ -294,4 +312,23 @@ fn fnv64(bytes: &[u8]) -> u64 {
 /// The first run index of night `night_index`.
 pub fn night_base(night_index: u64) -> u64 {
     night_index << NIGHT_SHIFT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::setting_label;
+
+    #[test]
+    fn labels_drop_the_default_scheme_only() {
+        assert_eq!(setting_label("pct d=1 v=none pct"), "pct d=1 v=none");
+        assert_eq!(
+            setting_label("pctvb d=2 v=1 pct track=a,b"),
+            "pctvb d=2 v=1 track=a,b"
+        );
+        assert_eq!(
+            setting_label("pctvb d=2 v=1 thread-bounded"),
+            "pctvb d=2 v=1 thread-bounded"
+        );
+        assert_eq!(setting_label("urw"), "urw");
+    }
 }

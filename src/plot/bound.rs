@@ -12,7 +12,7 @@ use rankcheck_engine::{PriorityScheme, Program};
 use rankcheck_plot::{bound_svg, BoundCurve, BoundFigure, BoundPanel, CurveKind};
 use rankcheck_report::summary::{describe_selection, over_vars, var_count};
 use rankcheck_report::words::count;
-use rankcheck_stats::Probability;
+use rankcheck_stats::{decimal::number, Probability};
 use serde::Serialize;
 
 use crate::check::prepare;
@@ -340,9 +340,9 @@ fn csv_text(json: &PlotBoundJson) -> Result<String> {
                 panel.tracking.clone(),
                 c.label.clone(),
                 c.strategy.clone(),
-                format!("{:e}", c.bound),
+                number(c.bound),
                 panel.runs.to_string(),
-                c.confidence.to_string(),
+                number(c.confidence),
                 c.runs_needed.map(|n| n.to_string()).unwrap_or_default(),
             ])?;
         }

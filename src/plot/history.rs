@@ -15,6 +15,7 @@ use crate::exit::Status;
 use crate::nightly::history_figure::{history_figures, HistoryFigure};
 use crate::nightly::history_path;
 use crate::nightly::report::claim_text;
+use crate::nightly::stream::setting_label;
 
 use super::write_svg;
 
@@ -74,7 +75,7 @@ fn summary(figure: &HistoryFigure, output: &str) -> String {
         let _ = writeln!(
             text,
             "  {}: {} by {}, {guarantee}, {}",
-            stream.setting,
+            setting_label(&stream.setting),
             count(last.runs, "run", "runs"),
             last.night,
             count(

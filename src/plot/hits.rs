@@ -11,8 +11,9 @@ use rankcheck_engine::search::run_seed;
 use rankcheck_engine::{search, Executables, Program, SearchConfig};
 use rankcheck_plot::hits::{bound_median, checkpoint_runs, gap_sentence};
 use rankcheck_plot::{hits_svg, Checkpoint, HitsFigure};
-use rankcheck_report::summary::{describe_selection, var_count};
+use rankcheck_report::summary::{describe_selection, over_vars, var_count};
 use rankcheck_report::words::count;
+use rankcheck_stats::decimal::number;
 use serde::Serialize;
 
 use crate::check::{prepare, Prepared};
@@ -165,7 +166,7 @@ pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
         found: found_at.len() as u64,
         median_runs,
         bound_median_runs: bound_median(bound),
-        below_bound: checkpoints.iter().any(Checkpoint::below_bound),
+        below_bound: !found_at.is_empty() && checkpoints.iter().any(Checkpoint::below_bound),
         output: args.output.display().to_string(),
         checkpoints: checkpoints
             .iter()
@@ -186,6 +187,17 @@ pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
     }
     Ok(if interrupt::requested() {
         Status::Incomplete
+    } else if found_at.is_empty() {
+        // A hit rate of a bug never hit measures nothing: the program (or
+        // the setting) is not what the command was asked to measure.
+        errln!(
+            "error: no search failed, so there is no hit rate to compare with the bound: {} has no bug of depth {} over {} that {} found",
+            args.program.display(),
+            setting.depth,
+            over_vars(var_count(&setting.vars), &describe_selection(program, &setting.vars)),
+            count(trials_run * args.runs, "run", "runs"),
+        );
+        Status::Usage
     } else {
         Status::Clean
     }
@@ -257,7 +269,7 @@ fn text(json: &PlotHitsJson, figure: &HitsFigure) -> String {
             c.low,
             c.high,
             c.guarantee,
-            if c.high < c.guarantee {
+            if json.found > 0 && c.high < c.guarantee {
                 "  below the bound"
             } else {
                 ""
@@ -268,9 +280,9 @@ fn text(json: &PlotHitsJson, figure: &HitsFigure) -> String {
     if json.below_bound {
         let _ = writeln!(
             out,
-            "the measured rate falls below the bound: the bug is not of depth {} over {} variables as searched",
+            "the measured rate falls below the bound: the bug is not of depth {} over {} as searched",
             json.depth,
-            json.vars.map_or("any".to_string(), |v| v.to_string())
+            over_vars(json.vars, &json.tracking)
         );
     }
     let _ = writeln!(out, "wrote {}", json.output);
@@ -304,10 +316,10 @@ fn csv_text(json: &PlotHitsJson) -> Result<String> {
             json.trials.to_string(),
             c.runs.to_string(),
             c.found.to_string(),
-            c.fraction.to_string(),
-            c.low.to_string(),
-            c.high.to_string(),
-            c.guarantee.to_string(),
+            number(c.fraction),
+            number(c.low),
+            number(c.high),
+            number(c.guarantee),
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)

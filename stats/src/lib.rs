@@ -26,6 +26,7 @@
 //!   executions until the first bug as a geometric sample; [`compare`],
 //!   Fisher's exact test between two strategies ([`Comparison`],
 //!   [`Verdict`]).
+//! - [`decimal::number`]: the one notation every output writes numbers in.
 //! - [`StatsError`]: every rejected argument.
 //!
 //! One finding worth knowing before quoting the paper: its simulated
@@ -38,6 +39,7 @@ pub mod bound;
 pub mod comparison;
 pub mod cover_simulation;
 pub mod coverage;
+pub mod decimal;
 pub mod error;
 pub mod geometric;
 pub mod hit_rate;

@@ -2,6 +2,8 @@
 //! their expected outcome in a `// expect:` header, run through the real
 //! binary, so exit codes, JSON, replay files and diagnostics are all covered.
 
+mod deploy;
+mod help;
 mod nightly;
 mod plots;
 mod readme;
@@ -10,6 +12,7 @@ mod reports;
 mod shrink;
 mod slurm;
 mod strategies;
+mod suite_summary;
 mod support;
 mod trust;
 
@@ -664,8 +667,10 @@ fn stable(text: &str) -> String {
             let line = line
                 .replace(std::env::temp_dir().to_str().unwrap_or("/tmp"), "$TMP")
                 .replace(&pid, "rankcheck-test-PID-")
-                .replace("replay: target/debug/rankcheck ", "replay: rankcheck ")
-                .replace("replay: target/release/rankcheck ", "replay: rankcheck ");
+                .replace(
+                    &format!("replay: {} ", env!("CARGO_BIN_EXE_rankcheck")),
+                    "replay: rankcheck ",
+                );
             match line.find(" runs/s") {
                 Some(_) if line.contains('(') => {
                     line.split(" (").next().unwrap_or_default().to_string() + " (...)"
@@ -713,8 +718,8 @@ fn failure_report_reads_as_documented() {
         root().join("examples/lost_wakeup.rk").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1));
-    let stdout = String::from_utf8_lossy(&out.stdout).replace(root().to_str().unwrap(), "$ROOT");
-    insta::assert_snapshot!(stable(&stdout));
+    let stdout = stable(&String::from_utf8_lossy(&out.stdout));
+    insta::assert_snapshot!(stdout.replace(root().to_str().unwrap(), "$ROOT"));
 }
 
 /// With `--loop-bound`, allocation sites split into heap instances: in

@@ -233,6 +233,36 @@ fn plot_hits_marks_the_fractions_and_bounds_it_prints() {
     }
 }
 
+/// A program without a bug has no hit rate: `plot hits` says that no
+/// search failed, claims nothing about the bug's class, and exits 2.
+#[test]
+fn plot_hits_of_a_correct_program_says_no_search_failed() {
+    let dir = temp_dir("plot-hits-clean");
+    let svg = dir.join("hits.svg");
+    let program = example("examples/locked_counter_ok.rk");
+    let out = rankcheck(&[
+        "plot",
+        "hits",
+        "--trials",
+        "5",
+        "--runs",
+        "50",
+        "-o",
+        svg.to_str().unwrap(),
+        &program,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("error: no search failed, so there is no hit rate"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("over 1 variable (1 of 2)"), "{stderr}");
+    assert!(!stdout.contains("below the bound"), "{stdout}");
+    assert!(!stdout.contains("is not of depth"), "{stdout}");
+}
+
 /// The rows of a command's CSV output, keyed by header.
 fn csv_rows(out: &std::process::Output) -> Vec<BTreeMap<String, String>> {
     let mut reader = csv::Reader::from_reader(out.stdout.as_slice());

@@ -206,3 +206,30 @@ fn readme_json_tables_match_real_output() {
         &["still_failing", "not_seen_lately", "gone"],
     );
 }
+
+/// Every float cell of `check --format csv` in the README's one notation
+/// (plain between 1e-6 and 1e16), and the JSON's fields one type each:
+/// the top-level `vars_asked` a string, `settings[].vars` a number.
+#[test]
+fn numbers_are_written_one_way_and_fields_have_one_type() {
+    let program = root().join("examples/locked_counter_ok.rk");
+    let program = program.to_str().unwrap();
+    let args = [
+        "--seed", "1", "--runs", "200", "--depth", "2", "--vars", "1",
+    ];
+    let out = rankcheck(&[&args[..], &["--format", "csv", program]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut rows = text.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let row = rows.next().unwrap();
+    for column in ["bound", "confidence"] {
+        let cell = row[header.iter().position(|h| *h == column).unwrap()];
+        let value: f64 = cell.parse().unwrap();
+        assert!((1e-6..1.0).contains(&value), "{column} = {cell}");
+        assert!(!cell.contains('e'), "{column} = {cell}: plain decimal");
+    }
+    let json = run_json(&[&args[..], &["--format", "json", program]].concat());
+    assert_eq!(json["vars_asked"], "1");
+    assert_eq!(json["settings"][0]["vars"], 1);
+    assert!(json.get("vars").is_none(), "one name, one type");
+}

@@ -2,7 +2,7 @@
 //! through the real binary. (The README's JSON tables are checked in
 //! `readme.rs`, interruption and exit statuses in `trust.rs`.)
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -322,28 +322,31 @@ fn replay_files_stand_on_their_own() {
     };
     let (a, b) = (replay_line(&first), replay_line(&second));
     assert_ne!(a, b, "other -D values, another file");
-    assert!(a.contains(" .rankcheck/replays/race-"), "{a}");
-    // The printed command works as printed, from the directory it ran in.
-    let status = Command::new("sh")
-        .args(["-c", &a])
-        .current_dir(&work)
-        .output()
-        .unwrap()
-        .status;
-    assert_eq!(status.code(), Some(1), "{a}");
-    // From anywhere, by the file's path.
-    let file = work.join(a.rsplit(' ').next().unwrap());
-    let out = Command::new(env!("CARGO_BIN_EXE_rankcheck"))
-        .args(["replay", file.to_str().unwrap()])
-        .current_dir(Path::new("/"))
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let file = work.join(".rankcheck/replays");
+    let file = file.canonicalize().unwrap();
+    assert!(
+        a.contains(&format!(" {}/race-", file.display())),
+        "the file by its absolute path: {a}"
     );
+    // The printed command works pasted anywhere, and names the program as
+    // the directory it runs in reaches it, without `..` detours.
+    for dir in [work.as_path(), Path::new("/")] {
+        let out = Command::new("sh")
+            .args(["-c", &a])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{a} in {}", dir.display());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let program = work.join("race.rk").canonicalize().unwrap();
+        let expected = if dir == Path::new("/") {
+            format!("┌─ {}:", program.display())
+        } else {
+            "┌─ race.rk:".to_string()
+        };
+        assert!(text.contains(&expected), "{expected} in {text}");
+    }
+    let file = PathBuf::from(a.rsplit(' ').next().unwrap());
     // Edited: refused.
     let text = std::fs::read_to_string(&file).unwrap();
     let edited = work.join("edited.replay");
@@ -421,4 +424,27 @@ fn the_documents_are_in_the_repository() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     assert!(readme.contains("cargo install --path ."));
     assert!(!readme.contains("../shared"));
+}
+
+/// A statement that fails in every run that reaches it (here `wait` with
+/// its arguments swapped) is warned of before anything runs, with its
+/// span, and the program still runs as the language says: a run-time
+/// error at that statement.
+#[test]
+fn a_statement_that_always_fails_is_warned_of_and_still_runs() {
+    let program = root().join("tests/errors/wait_swapped.rk");
+    let out = rankcheck(&["--seed", "1", program.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stderr.contains("warning: the arguments of `wait` are swapped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("wait_swapped.rk:8:9"), "{stderr}");
+    assert!(stderr.contains("`wait(c, m)`"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("error[error]: `wait` needs a cond, found mutex"),
+        "{stdout}"
+    );
 }

@@ -22,7 +22,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::id::VarId;
-use crate::priority::{PriorityScheduler, PriorityScheme};
+use crate::priority::{PriorityScheduler, PriorityScheme, SPIN_YIELDS};
 use crate::random::RandomScheduler;
 use crate::scheduler::Scheduler;
 
@@ -111,6 +111,9 @@ pub struct PriorityStrategy {
     settings: Vec<PrioritySetting>,
     /// The variables drawn for the current run, reused between runs.
     drawn: Vec<VarId>,
+    /// The yields after which a thread counts as spinning (see
+    /// [`PriorityScheduler::spin_yields`]).
+    spin_yields: u32,
 }
 
 /// What one run of a priority search tracked and where it changed
@@ -148,7 +151,15 @@ impl PriorityStrategy {
             access_bounds,
             settings,
             drawn: Vec::new(),
+            spin_yields: SPIN_YIELDS,
         }
+    }
+
+    /// Runs take a thread that yields more than `yields` times for a spin
+    /// loop (default [`SPIN_YIELDS`]; 0: every yield gives way).
+    pub fn spin_yields(mut self, yields: u32) -> PriorityStrategy {
+        self.spin_yields = yields;
+        self
     }
 
     /// The settings runs rotate through.
@@ -234,7 +245,8 @@ impl PriorityStrategy {
         let (all, window) = self.draw(setting, seed, &mut vars);
         self.drawn = vars;
         let depth = self.settings[setting].depth;
-        let scheduler = PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, window);
+        let scheduler = PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, window)
+            .spin_yields(self.spin_yields);
         let tracked = if all {
             Tracked::All
         } else {

@@ -94,7 +94,7 @@ impl SummaryJson {
             elapsed_s: facts.elapsed_s,
             executions_per_s: rate(facts.runs, facts.elapsed_s),
             depth: None,
-            vars: None,
+            vars_asked: None,
             threads: None,
             n: facts.profile.max_threads,
             k: facts.profile.max_accesses,

@@ -1,5 +1,7 @@
 //! The summary as CSV rows: one per setting.
 
+use rankcheck_stats::decimal::number;
+
 use super::SummaryJson;
 
 /// The CSV rows of a summary: one per setting (one row for the
@@ -21,8 +23,8 @@ pub fn summary_rows(json: &SummaryJson) -> Vec<[String; 13]> {
             tracking,
             runs.to_string(),
             json.failures.to_string(),
-            bound.map(|b| format!("{b:e}")).unwrap_or_default(),
-            conf.map(|c| c.to_string()).unwrap_or_default(),
+            bound.map(number).unwrap_or_default(),
+            conf.map(number).unwrap_or_default(),
             needed.map(|n| n.to_string()).unwrap_or_default(),
             format!("{:.1}", json.executions_per_s),
             json.seed.to_string(),

@@ -117,8 +117,10 @@ pub struct SummaryJson {
     pub executions_per_s: f64,
     /// The depth asked for (null when rotating through settings).
     pub depth: Option<u32>,
-    /// The `--vars` asked for, as given (null when not given).
-    pub vars: Option<String>,
+    /// The `--vars` asked for, as given: a count, `all`, `sync` or `none`
+    /// (null when not given). A string, so named apart from the
+    /// settings' `vars`, which is the count a setting tracks.
+    pub vars_asked: Option<String>,
     /// The `--threads` asked for (null when not given).
     pub threads: Option<u32>,
     /// Most threads of a preparatory run.

@@ -19,7 +19,14 @@ const SETS_SHOWN: usize = 10;
 /// failure (`first_failure`), the same figures without the claim.
 pub fn summary_text(json: &SummaryJson) -> String {
     let failed = json.first_failure.is_some();
-    let mut out = if failed {
+    let mut out = if failed && json.runs == 0 {
+        // Nothing of the strategy ran: a rate and a count of 0 runs with
+        // 1 failed would read as a contradiction.
+        format!(
+            "the search did not begin: a preparatory run failed (strategy {})\n",
+            json.strategy
+        )
+    } else if failed {
         format!(
             "{} of {} ({:.0} runs/s), {} failed\n",
             count(json.runs, "run", "runs"),

@@ -26,6 +26,7 @@ use crate::object::{Handle, Object, ObjectId, SyncState};
 use crate::panic_capture;
 use crate::trace::TraceLog;
 use crate::var::{Registry, MAIN_IDENTITY};
+use crate::wake::{WakeChoices, WakeState, Wakes};
 use coroutine::{Job, Pool, Worker, Yield};
 use threads::{Status, ThreadState, Threads};
 
@@ -63,6 +64,8 @@ pub struct RunConfig {
     pub max_steps: u64,
     /// Whether to keep the trace (the failing run's rerun).
     pub trace: bool,
+    /// Where the run's spurious wake-ups and early timeouts come from.
+    pub wakes: WakeChoices,
 }
 
 /// How an execution ended.
@@ -81,6 +84,10 @@ pub struct RunResult {
     pub objects: Vec<VarId>,
     /// Each thread's name, by id.
     pub thread_names: Vec<String>,
+    /// The spurious wake-ups and timeouts the run made.
+    pub wakes: Wakes,
+    /// The waits that ended early, by ordinal (for a replay string).
+    pub early: Vec<u32>,
 }
 
 /// The state of the execution running on this OS thread, if any.
@@ -124,6 +131,20 @@ pub struct Execution {
     pub aborting: bool,
     /// The trace, when kept.
     pub trace: Option<TraceLog>,
+    /// Panics of spawned threads, kept for `join` to deliver.
+    pub panics: Vec<Panicked>,
+    /// Spurious wake-ups and timeouts: the decisions so far.
+    pub wakes: WakeState,
+}
+
+/// A spawned thread's panic: its result, which `join` delivers as `Err`.
+pub struct Panicked {
+    /// The failure it is if nobody takes it.
+    pub failure: Failure,
+    /// The thread that panicked.
+    pub thread: ThreadId,
+    /// The thread whose `join` took it, once one did.
+    pub delivered_to: Option<ThreadId>,
 }
 
 thread_local! {
@@ -151,10 +172,13 @@ pub fn with<R>(f: impl FnOnce(&mut Execution) -> R) -> R {
 fn outside_check() -> ! {
     panic!(
         "rankcheck: a rankcheck thread or sync type was used outside a test run; \
-         create and use them only inside the closure given to rankcheck::check \
-         or rankcheck::replay (a `static` or a value kept from one run to the next \
-         is not supported)"
+         use them only inside the closure given to rankcheck::check or rankcheck::replay"
     )
+}
+
+/// The running execution's id and running thread.
+pub fn running() -> (u64, ThreadId) {
+    with(|ex| (ex.id, ex.current))
 }
 
 /// Whether an execution runs on this OS thread and is not unwinding.
@@ -215,9 +239,12 @@ impl Session {
     ) -> (RunResult, S) {
         let registry = self.registry.take().unwrap_or_default();
         let execution = Execution::new(registry, Box::new(scheduler), config);
+        let id = execution.id;
         EXECUTION.with(|cell| *cell.borrow_mut() = Some(Box::new(execution)));
+        crate::lazy::started(id);
         let test = test.clone();
         drive(Box::new(move || test()));
+        crate::lazy::ended(id);
         let execution = EXECUTION
             .with(|cell| cell.borrow_mut().take())
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
@@ -270,6 +297,8 @@ impl Execution {
             failure: None,
             aborting: false,
             trace: config.trace.then(TraceLog::default),
+            panics: Vec::new(),
+            wakes: WakeState::new(config.wakes),
         }
     }
 
@@ -288,6 +317,8 @@ impl Execution {
             thread_names: (0..self.threads.all.len())
                 .map(|i| self.threads.name(ThreadId(i as u32)))
                 .collect(),
+            wakes: self.wakes.made,
+            early: self.wakes.early,
         };
         (result, self.registry, scheduler)
     }
@@ -326,6 +357,11 @@ impl Execution {
         };
         let identity = thread.identity;
         let var = self.registry.var(kind, site, identity, index);
+        self.add_object(var, sync)
+    }
+
+    /// Add an object of variable `var`, in state `sync`.
+    pub fn add_object(&mut self, var: VarId, sync: SyncState) -> Handle {
         let object = ObjectId(self.objects.len() as u32);
         self.objects.push(Object { var, sync });
         if let Tracking::Objects(objects) = &self.tracking {
@@ -427,13 +463,55 @@ impl Execution {
             blocked: Vec::new(),
         });
     }
+
+    /// The running thread panicked and nothing caught it. When it had
+    /// taken another thread's panic from `join` (`join().unwrap()`), that
+    /// panic is the cause, and the failure names it first.
+    /// Otherwise, when a panic no `join` took came first (a lock it
+    /// poisoned may be why), the failure says so.
+    fn fail_panicking(&mut self, message: String, at: Option<SourceLocation>) {
+        let running = self.current;
+        let cause = self.panics.iter().find(|p| p.delivered_to == Some(running));
+        let Some(cause) = cause else {
+            let message = match self.undelivered_panic() {
+                Some(earlier) => format!(
+                    "{message} (after thread {} panicked{}: {})",
+                    earlier.thread,
+                    earlier
+                        .location
+                        .map_or_else(String::new, |at| format!(" at {at}")),
+                    earlier.message
+                ),
+                None => message,
+            };
+            return self.fail(FailureKind::Panic, message, at);
+        };
+        let mut failure = cause.failure.clone();
+        let place = at.map_or_else(String::new, |at| format!(" at {at}"));
+        failure.message = format!(
+            "{} (then {}, which took it from join, panicked{place}: {message})",
+            failure.message,
+            self.threads.name(running)
+        );
+        self.failure.get_or_insert(failure);
+    }
+
+    /// The first panic of a spawned thread that no `join` took, if any:
+    /// nothing caught it, so it fails the run.
+    pub fn undelivered_panic(&self) -> Option<Failure> {
+        self.panics
+            .iter()
+            .find(|p| p.delivered_to.is_none())
+            .map(|p| p.failure.clone())
+    }
 }
 
 #[cold]
 fn foreign_object(name: Option<&str>) -> ! {
     panic!(
         "rankcheck: {} was created in another run of the test; every run must create \
-         its own (a `static` or a value kept from one run to the next is not supported)",
+         its own channels and cells (a value kept from one run to the next is supported \
+         only for the types with a `const fn new`)",
         name.map_or("a rankcheck object".to_owned(), |n| format!(
             "the object {n}"
         ))
@@ -493,34 +571,101 @@ fn thread_body(thread: ThreadId, job: Job) -> Job {
                 // Teardown unwinds stopped threads: let it go through.
                 panic::resume_unwind(payload);
             }
-            let (message, location) = panic_capture::take(payload.as_ref());
-            with(|ex| {
-                ex.current = thread;
-                ex.fail(FailureKind::Panic, message, location);
-            });
+            fail_with_panic(thread, payload.as_ref());
             return;
         }
+        crate::local::destroy(thread);
         crate::op::finish(thread);
     })
 }
 
+/// `thread` panicked with `payload` and nothing caught it: the execution
+/// fails with the panic (or with the one it took from a `join`).
+pub fn fail_with_panic(thread: ThreadId, payload: &(dyn Any + Send)) {
+    let (message, location) = panic_capture::take(payload);
+    with(|ex| {
+        ex.current = thread;
+        ex.fail_panicking(message, location);
+    });
+}
+
+/// A spawned thread's body panicked with `payload`: kept as its result for
+/// `join` to deliver (the run fails with it if none does); returns the
+/// payload. The teardown's unwinding goes on through.
+pub fn thread_panicked(payload: Box<dyn Any + Send>) -> Box<dyn Any + Send> {
+    if with(|ex| ex.aborting) {
+        panic::resume_unwind(payload);
+    }
+    let (message, location) = panic_capture::take(payload.as_ref());
+    with(|ex| {
+        let thread = ex.current;
+        let failure = Failure {
+            kind: FailureKind::Panic,
+            message,
+            location,
+            thread: ex.threads.name(thread),
+            blocked: Vec::new(),
+        };
+        ex.panics.push(Panicked {
+            failure,
+            thread,
+            delivered_to: None,
+        });
+    });
+    payload
+}
+
+/// Whether `thread` panicked and no `join` took the panic; the running
+/// thread then takes it (a scope does, as std's).
+pub fn take_undelivered_panic(thread: ThreadId) -> bool {
+    let undelivered = with(|ex| {
+        ex.panics
+            .iter()
+            .any(|p| p.thread == thread && p.delivered_to.is_none())
+    });
+    if undelivered {
+        panic_delivered(thread);
+    }
+    undelivered
+}
+
+/// The running thread's `join` took `thread`'s panic.
+pub fn panic_delivered(thread: ThreadId) {
+    with(|ex| {
+        let joiner = ex.current;
+        if let Some(p) = ex.panics.iter_mut().find(|p| p.thread == thread) {
+            p.delivered_to = Some(joiner);
+        }
+    });
+}
+
 /// Unwind the threads stopped in the middle of their bodies, so that what
 /// they hold is dropped; their operations do nothing meanwhile.
+///
+/// Newest first, and bodies that never ran before any: a scoped thread
+/// (`thread::scope`) borrows from the frames of the older thread that
+/// spawned it, which must still be there when its body and frames drop.
 fn tear_down(workers: Vec<Option<Worker>>) {
     with(|ex| ex.aborting = true);
-    for worker in workers.into_iter().flatten() {
+    // Taken out first, dropped outside the borrow: a body's drop may do an
+    // operation (which then only keeps its bookkeeping).
+    let unstarted: Vec<Job> = with(|ex| {
+        ex.threads
+            .all
+            .iter_mut()
+            .rev()
+            .filter_map(|thread| thread.job.take())
+            .collect()
+    });
+    drop(unstarted);
+    for worker in workers.into_iter().rev().flatten() {
         if worker.busy() {
             worker.unwind();
         } else {
             POOL.with(|pool| pool.borrow_mut().put(worker));
         }
     }
-    with(|ex| {
-        for thread in &mut ex.threads.all {
-            // Bodies that never ran are dropped here, outside any coroutine.
-            drop(thread.job.take());
-        }
-    });
+    crate::local::tear_down();
 }
 
 /// Give control back to the executor until `thread`, the thread running

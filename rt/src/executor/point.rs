@@ -57,8 +57,13 @@ pub fn next_to_run(ex: &mut Execution) -> Option<ThreadId> {
 /// (the end, or a deadlock, recorded as the failure), or when the choice
 /// cannot run (a replay that does not fit).
 fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<ThreadId> {
-    if ex.threads.enabled.is_empty() {
-        if !ex.threads.all_finished() {
+    // No thread can run: a timed wait's timeout fires.
+    if ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex) {
+        // A panic no `join` took fails the run, also when others wait for
+        // the thread that panicked: the panic is the cause.
+        if let Some(panic) = ex.undelivered_panic() {
+            ex.failure.get_or_insert(panic);
+        } else if !ex.threads.all_finished() {
             deadlock(ex);
         }
         ex.next = None;
@@ -85,11 +90,20 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     ex.points += 1;
     ex.schedule.push(chosen);
     if chosen.index() >= ex.threads.all.len() || !ex.threads.is_enabled(chosen) {
+        // Named as the trace names threads, where the thread exists.
+        let which = if chosen.index() < ex.threads.all.len() {
+            format!("{}, which cannot run there", ex.threads.name(chosen))
+        } else {
+            format!(
+                "a thread the test never started (it has {} so far)",
+                ex.threads.all.len()
+            )
+        };
         ex.fail(
             FailureKind::Diverged,
             format!(
-                "the replay string does not fit this test: at scheduling point {} it runs thread {}, which cannot run there",
-                ex.points, chosen.0
+                "the replay string does not fit this test: at scheduling point {} it runs {which}",
+                ex.points
             ),
             None,
         );

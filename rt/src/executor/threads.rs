@@ -18,23 +18,38 @@ pub enum Wait {
     ReadLock(ObjectId),
     /// A write lock of a `RwLock`.
     WriteLock(ObjectId),
-    /// A notification of a condition variable; then its mutex.
+    /// A notification of a condition variable (one made after `since`,
+    /// the condition variable's generation when the wait began), or, when
+    /// `timed`, the timeout; then its mutex.
     Condvar {
         /// The condition variable.
         condvar: ObjectId,
         /// The mutex it released.
         mutex: ObjectId,
+        /// The generation of the condition variable the wait began in.
+        since: u64,
+        /// Whether the wait has a timeout.
+        timed: bool,
     },
     /// The end of another thread.
     Join(ThreadId),
     /// The last thread to reach a barrier.
     Barrier(ObjectId),
-    /// A message, or every sender gone.
-    Recv(ObjectId),
+    /// A message, or every sender gone (or, when `timed`, the timeout).
+    Recv {
+        /// The channel.
+        channel: ObjectId,
+        /// Whether the receive has a timeout.
+        timed: bool,
+    },
     /// Room in a bounded channel, or the receiver gone.
     Send(ObjectId),
-    /// Its park token, from `Thread::unpark`.
-    Park,
+    /// Its park token, from `Thread::unpark` (or, when `timed`, the
+    /// timeout).
+    Park {
+        /// Whether the park has a timeout.
+        timed: bool,
+    },
     /// A receiver taking the message this thread sent on a rendezvous
     /// channel (the channel's `ticket`-th), or the receiver gone.
     Handoff {
@@ -118,6 +133,16 @@ impl Threads {
             (_, 0) => "main".to_owned(),
             (Some(label), k) => format!("{label}#{k}"),
             (None, k) => format!("thread@{}#{k}", thread.site.line()),
+        }
+    }
+
+    /// The name of thread `id` as `Thread::name` gives it: `main`, or the
+    /// builder's name.
+    pub fn given_name(&self, id: ThreadId) -> Option<String> {
+        let thread = &self.all[id.index()];
+        match thread.ordinal {
+            0 => Some("main".to_owned()),
+            _ => thread.label.clone(),
         }
     }
 

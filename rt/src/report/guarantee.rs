@@ -4,6 +4,9 @@
 use std::fmt;
 
 use rankcheck_report::summary::{summary_text, SummaryJson};
+use rankcheck_report::words::count;
+
+use crate::wake::{WakeCount, Wakes};
 
 /// The guarantee of a clean search: what the command prints, and its
 /// numbers.
@@ -20,6 +23,10 @@ pub struct Guarantee {
     /// The lowest confidence over the settings (`None`: some setting
     /// claims no bound).
     pub confidence: Option<f64>,
+    /// The spurious wake-ups the runs made (scheduling choices).
+    pub spurious_wakeups: u64,
+    /// The timeouts the runs' timed waits made (scheduling choices).
+    pub timeouts: u64,
     text: String,
 }
 
@@ -57,9 +64,33 @@ impl Guarantee {
                 })
                 .collect(),
             confidence: summary.confidence,
+            spurious_wakeups: 0,
+            timeouts: 0,
             text: summary_text(summary),
         }
     }
+
+    /// With the spurious wake-ups and timeouts the runs made (`made`),
+    /// within their budgets per run (`most`), counted and stated.
+    pub(crate) fn with_wakes(mut self, made: WakeCount, most: Wakes) -> Guarantee {
+        self.spurious_wakeups = made.spurious;
+        self.timeouts = made.timeouts;
+        if made != WakeCount::default() {
+            self.text.push_str(&format!(
+                "the runs woke spuriously {} and timed out {} (at most {} and {} per run)\n",
+                times(made.spurious),
+                times(made.timeouts),
+                most.spurious,
+                most.timeouts
+            ));
+        }
+        self
+    }
+}
+
+/// `1 time`, `3 times`.
+pub(crate) fn times(n: u64) -> String {
+    count(n, "time", "times")
 }
 
 impl fmt::Display for Guarantee {

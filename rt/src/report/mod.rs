@@ -23,6 +23,7 @@ use crate::builder::Builder;
 use crate::executor::{RunResult, Tracking};
 use crate::plan::Plan;
 use crate::var::Registry;
+use crate::wake::{WakeCount, Wakes};
 
 pub use self::guarantee::{Guarantee, SettingGuarantee};
 pub use self::summary::Searched;
@@ -134,6 +135,16 @@ pub struct Reported {
     pub verdict: Result<Guarantee, String>,
 }
 
+impl Reported {
+    /// The report, with the spurious wake-ups and timeouts the runs made
+    /// (`made`) within their budgets (`most`, per run) stated in the
+    /// guarantee.
+    pub fn with_wakes(mut self, made: WakeCount, most: Wakes) -> Reported {
+        self.verdict = self.verdict.map(|g| g.with_wakes(made, most));
+        self
+    }
+}
+
 /// The report of a clean search.
 pub fn clean(searched: &Searched<'_>) -> Reported {
     let summary = searched.summary(None);
@@ -179,6 +190,15 @@ fn failure_part(result: &RunResult, failure: &FailureJson, found: &str, replay: 
         .unwrap_or_default();
     let mut out = failure_text(failure, &format!("{head}\n"), None);
     out.push('\n');
+    let wakes = result.wakes;
+    if wakes != Wakes::default() {
+        let _ = writeln!(
+            out,
+            "the run woke spuriously {} and timed out {} (scheduling choices)",
+            guarantee::times(u64::from(wakes.spurious)),
+            guarantee::times(u64::from(wakes.timeouts))
+        );
+    }
     out.push_str(found);
     let _ = writeln!(out, "replay: rankcheck::replay(test, \"{replay}\")");
     out

@@ -177,6 +177,14 @@ fn describe(op: Operation, blocked: bool, names: &Names<'_>) -> String {
         Operation::RwLock(o, true) => format!("write-lock {}", name(o)),
         Operation::Wait(o) => format!("wait on {}", name(o)),
         Operation::Woken(o) => format!("woken from {}", name(o)),
+        Operation::Early { object, timeout } => {
+            let on = object.map_or_else(|| "park".to_owned(), name);
+            if timeout {
+                format!("times out: {on}")
+            } else {
+                format!("wakes spuriously: {on}")
+            }
+        }
         Operation::Notify(o, false) => format!("notify_one {}", name(o)),
         Operation::Notify(o, true) => format!("notify_all {}", name(o)),
         Operation::Barrier(o) => format!("wait at {}", name(o)),

@@ -93,7 +93,7 @@ impl<'a> Searched<'a> {
         });
         SummaryJson {
             depth: builder.depth,
-            vars: builder.vars.map(vars_name),
+            vars_asked: builder.vars.map(vars_name),
             runs_capped: self.runs_capped,
             first_failure: failure,
             ..search

@@ -2,13 +2,23 @@
 //! variable, each load a read and each store or read-modify-write a write.
 //! Memory is sequentially consistent: whatever `Ordering` is asked, every
 //! operation behaves as `SeqCst` (weak memory is not explored).
+//!
+//! `new` is a `const fn`, so atomics can be `static`: a static's value is
+//! back to what `new` was given at its first operation in every run
+//! (crate::lazy says how values are registered per run). A read-modify-
+//! write with a closure (`fetch_update`, `update`, `try_update`) is one
+//! write, the whole update atomic: the closure must not touch shared state.
+//! `as_ptr` reaches the value behind the scheduler's back, as std's does
+//! behind the other threads'; `from_ptr` is not provided (an atomic here
+//! is more than its value).
 
 use std::fmt;
 use std::panic::Location;
 
 pub use std::sync::atomic::Ordering;
 
-use crate::object::{Handle, SyncState};
+use crate::lazy::{LazyHandle, Registration};
+use crate::object::SyncState;
 use crate::op;
 
 /// A fence: sequentially consistent memory needs none.
@@ -19,66 +29,66 @@ pub fn compiler_fence(_order: Ordering) {}
 
 const SEQ: Ordering = Ordering::SeqCst;
 
-macro_rules! atomic_int {
-    ($(#[$doc:meta])* $name:ident, $std:ident, $int:ty) => {
-        $(#[$doc])*
-        pub struct $name {
-            handle: Handle,
-            value: std::sync::atomic::$std,
-        }
-
-        impl $name {
+/// What every atomic has: `$name` wraps std's `$std` of values `$value`
+/// (a type whose values are `Copy`), `$($generic)*` its type parameter.
+macro_rules! atomic_common {
+    ($name:ident $(<$generic:ident>)?, $std:ty, $value:ty) => {
+        impl $(<$generic>)? $name $(<$generic>)? {
             /// A new atomic: a new variable, known by this call's site.
             #[track_caller]
-            pub fn new(value: $int) -> $name {
+            pub const fn new(value: $value) -> Self {
                 $name {
-                    handle: op::create(stringify!($name), Location::caller(), SyncState::Memory),
-                    value: std::sync::atomic::$std::new(value),
+                    handle: LazyHandle::new(
+                        stringify!($name),
+                        Location::caller(),
+                        SyncState::Memory,
+                    ),
+                    init: value,
+                    value: <$std>::new(value),
                 }
             }
 
+            /// The access to the value (`write`: a write) at the caller's
+            /// site, after a value carried over from an earlier run is
+            /// reset.
             #[track_caller]
-            fn read(&self) {
-                op::access(&self.handle, false, Location::caller());
-            }
-
-            #[track_caller]
-            fn write(&self) {
-                op::access(&self.handle, true, Location::caller());
+            fn access(&self, write: bool) -> &$std {
+                let (handle, registration) = self.handle.resolve();
+                if registration == Registration::CarriedOver {
+                    self.value.store(self.init, SEQ);
+                }
+                op::access(&handle, write, Location::caller());
+                &self.value
             }
 
             /// As `std`'s `load`: a read.
             #[track_caller]
-            pub fn load(&self, _order: Ordering) -> $int {
-                self.read();
-                self.value.load(SEQ)
+            pub fn load(&self, _order: Ordering) -> $value {
+                self.access(false).load(SEQ)
             }
 
             /// As `std`'s `store`: a write.
             #[track_caller]
-            pub fn store(&self, value: $int, _order: Ordering) {
-                self.write();
-                self.value.store(value, SEQ)
+            pub fn store(&self, value: $value, _order: Ordering) {
+                self.access(true).store(value, SEQ)
             }
 
             /// As `std`'s `swap`: a write.
             #[track_caller]
-            pub fn swap(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.swap(value, SEQ)
+            pub fn swap(&self, value: $value, _order: Ordering) -> $value {
+                self.access(true).swap(value, SEQ)
             }
 
             /// As `std`'s `compare_exchange`: a write.
             #[track_caller]
             pub fn compare_exchange(
                 &self,
-                current: $int,
-                new: $int,
+                current: $value,
+                new: $value,
                 _success: Ordering,
                 _failure: Ordering,
-            ) -> Result<$int, $int> {
-                self.write();
-                self.value.compare_exchange(current, new, SEQ, SEQ)
+            ) -> Result<$value, $value> {
+                self.access(true).compare_exchange(current, new, SEQ, SEQ)
             }
 
             /// As `std`'s `compare_exchange_weak`, which here never fails
@@ -86,117 +96,135 @@ macro_rules! atomic_int {
             #[track_caller]
             pub fn compare_exchange_weak(
                 &self,
-                current: $int,
-                new: $int,
+                current: $value,
+                new: $value,
                 success: Ordering,
                 failure: Ordering,
-            ) -> Result<$int, $int> {
+            ) -> Result<$value, $value> {
                 self.compare_exchange(current, new, success, failure)
             }
 
-            /// As `std`'s `fetch_add` (wrapping): a write.
+            /// As `std`'s deprecated `compare_and_swap`: a write.
+            #[deprecated(note = "as std's: use `compare_exchange` or `compare_exchange_weak`")]
             #[track_caller]
-            pub fn fetch_add(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.fetch_add(value, SEQ)
+            pub fn compare_and_swap(
+                &self,
+                current: $value,
+                new: $value,
+                _order: Ordering,
+            ) -> $value {
+                match self.compare_exchange(current, new, SEQ, SEQ) {
+                    Ok(previous) | Err(previous) => previous,
+                }
             }
 
-            /// As `std`'s `fetch_sub` (wrapping): a write.
-            #[track_caller]
-            pub fn fetch_sub(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.fetch_sub(value, SEQ)
-            }
-
-            /// As `std`'s `fetch_and`: a write.
-            #[track_caller]
-            pub fn fetch_and(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.fetch_and(value, SEQ)
-            }
-
-            /// As `std`'s `fetch_nand`: a write.
-            #[track_caller]
-            pub fn fetch_nand(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.fetch_nand(value, SEQ)
-            }
-
-            /// As `std`'s `fetch_or`: a write.
-            #[track_caller]
-            pub fn fetch_or(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.fetch_or(value, SEQ)
-            }
-
-            /// As `std`'s `fetch_xor`: a write.
-            #[track_caller]
-            pub fn fetch_xor(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.fetch_xor(value, SEQ)
-            }
-
-            /// As `std`'s `fetch_max`: a write.
-            #[track_caller]
-            pub fn fetch_max(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.fetch_max(value, SEQ)
-            }
-
-            /// As `std`'s `fetch_min`: a write.
-            #[track_caller]
-            pub fn fetch_min(&self, value: $int, _order: Ordering) -> $int {
-                self.write();
-                self.value.fetch_min(value, SEQ)
-            }
-
-            /// As `std`'s `fetch_update`: one write, the whole update
-            /// atomic (`f` must not touch shared state).
+            /// As `std`'s `fetch_update`: one write.
             #[track_caller]
             pub fn fetch_update<F>(
                 &self,
                 _set_order: Ordering,
                 _fetch_order: Ordering,
                 f: F,
-            ) -> Result<$int, $int>
+            ) -> Result<$value, $value>
             where
-                F: FnMut($int) -> Option<$int>,
+                F: FnMut($value) -> Option<$value>,
             {
-                self.write();
-                self.value.fetch_update(SEQ, SEQ, f)
+                self.access(true).fetch_update(SEQ, SEQ, f)
+            }
+
+            /// As `std`'s `try_update` (`fetch_update` renamed): one write.
+            #[track_caller]
+            pub fn try_update(
+                &self,
+                set_order: Ordering,
+                fetch_order: Ordering,
+                f: impl FnMut($value) -> Option<$value>,
+            ) -> Result<$value, $value> {
+                self.fetch_update(set_order, fetch_order, f)
+            }
+
+            /// As `std`'s `update`: the previous value; one write.
+            #[track_caller]
+            pub fn update(
+                &self,
+                set_order: Ordering,
+                fetch_order: Ordering,
+                mut f: impl FnMut($value) -> $value,
+            ) -> $value {
+                match self.fetch_update(set_order, fetch_order, |v| Some(f(v))) {
+                    Ok(previous) | Err(previous) => previous,
+                }
+            }
+
+            /// A pointer to the value, as std's: accesses through it are
+            /// not seen by the scheduler.
+            pub const fn as_ptr(&self) -> *mut $value {
+                self.value.as_ptr()
             }
 
             /// The value, through exclusive access: no other thread can
             /// see it, so no scheduling point.
-            pub fn get_mut(&mut self) -> &mut $int {
+            pub fn get_mut(&mut self) -> &mut $value {
                 self.value.get_mut()
             }
 
             /// The value, consuming the atomic.
-            pub fn into_inner(self) -> $int {
+            pub fn into_inner(self) -> $value {
                 self.value.into_inner()
             }
+        }
+
+        impl $(<$generic>)? From<$value> for $name $(<$generic>)? {
+            #[track_caller]
+            fn from(value: $value) -> Self {
+                $name::new(value)
+            }
+        }
+
+        impl $(<$generic>)? fmt::Debug for $name $(<$generic>)? {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                // Printing is not an access a test makes on purpose: read
+                // the value without a scheduling point.
+                fmt::Debug::fmt(&self.value.load(SEQ), f)
+            }
+        }
+    };
+}
+
+/// A read-modify-write `$op` of std's, as a write.
+macro_rules! atomic_rmw {
+    ($value:ty: $($op:ident),*) => {
+        $(
+            #[doc = concat!("As `std`'s `", stringify!($op), "`: a write.")]
+            #[track_caller]
+            pub fn $op(&self, value: $value, _order: Ordering) -> $value {
+                self.access(true).$op(value, SEQ)
+            }
+        )*
+    };
+}
+
+macro_rules! atomic_int {
+    ($(#[$doc:meta])* $name:ident, $std:ident, $int:ty) => {
+        $(#[$doc])*
+        pub struct $name {
+            handle: LazyHandle,
+            /// What `new` was given: the value every run starts from.
+            init: $int,
+            value: std::sync::atomic::$std,
+        }
+
+        atomic_common!($name, std::sync::atomic::$std, $int);
+
+        impl $name {
+            atomic_rmw!($int: fetch_add, fetch_sub, fetch_and, fetch_nand, fetch_or,
+                fetch_xor, fetch_max, fetch_min);
         }
 
         impl Default for $name {
             #[track_caller]
             fn default() -> $name {
                 $name::new(Default::default())
-            }
-        }
-
-        impl From<$int> for $name {
-            #[track_caller]
-            fn from(value: $int) -> $name {
-                $name::new(value)
-            }
-        }
-
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                // Printing is not an access a test makes on purpose: read
-                // the value without a scheduling point.
-                fmt::Debug::fmt(&self.value.load(SEQ), f)
             }
         }
     };
@@ -245,95 +273,21 @@ atomic_int!(
 
 /// As `std::sync::atomic::AtomicBool`.
 pub struct AtomicBool {
-    handle: Handle,
+    handle: LazyHandle,
+    /// What `new` was given: the value every run starts from.
+    init: bool,
     value: std::sync::atomic::AtomicBool,
 }
 
+atomic_common!(AtomicBool, std::sync::atomic::AtomicBool, bool);
+
 impl AtomicBool {
-    /// A new atomic: a new variable, known by this call's site.
+    atomic_rmw!(bool: fetch_and, fetch_nand, fetch_or, fetch_xor);
+
+    /// As `std`'s `fetch_not`: a write.
     #[track_caller]
-    pub fn new(value: bool) -> AtomicBool {
-        AtomicBool {
-            handle: op::create("AtomicBool", Location::caller(), SyncState::Memory),
-            value: std::sync::atomic::AtomicBool::new(value),
-        }
-    }
-
-    /// As `std`'s `load`: a read.
-    #[track_caller]
-    pub fn load(&self, _order: Ordering) -> bool {
-        op::access(&self.handle, false, Location::caller());
-        self.value.load(SEQ)
-    }
-
-    /// As `std`'s `store`: a write.
-    #[track_caller]
-    pub fn store(&self, value: bool, _order: Ordering) {
-        op::access(&self.handle, true, Location::caller());
-        self.value.store(value, SEQ)
-    }
-
-    /// As `std`'s `swap`: a write.
-    #[track_caller]
-    pub fn swap(&self, value: bool, _order: Ordering) -> bool {
-        op::access(&self.handle, true, Location::caller());
-        self.value.swap(value, SEQ)
-    }
-
-    /// As `std`'s `compare_exchange`: a write.
-    #[track_caller]
-    pub fn compare_exchange(
-        &self,
-        current: bool,
-        new: bool,
-        _success: Ordering,
-        _failure: Ordering,
-    ) -> Result<bool, bool> {
-        op::access(&self.handle, true, Location::caller());
-        self.value.compare_exchange(current, new, SEQ, SEQ)
-    }
-
-    /// As `std`'s `compare_exchange_weak`, never failing spuriously.
-    #[track_caller]
-    pub fn compare_exchange_weak(
-        &self,
-        current: bool,
-        new: bool,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<bool, bool> {
-        self.compare_exchange(current, new, success, failure)
-    }
-
-    /// As `std`'s `fetch_and`: a write.
-    #[track_caller]
-    pub fn fetch_and(&self, value: bool, _order: Ordering) -> bool {
-        op::access(&self.handle, true, Location::caller());
-        self.value.fetch_and(value, SEQ)
-    }
-
-    /// As `std`'s `fetch_or`: a write.
-    #[track_caller]
-    pub fn fetch_or(&self, value: bool, _order: Ordering) -> bool {
-        op::access(&self.handle, true, Location::caller());
-        self.value.fetch_or(value, SEQ)
-    }
-
-    /// As `std`'s `fetch_xor`: a write.
-    #[track_caller]
-    pub fn fetch_xor(&self, value: bool, _order: Ordering) -> bool {
-        op::access(&self.handle, true, Location::caller());
-        self.value.fetch_xor(value, SEQ)
-    }
-
-    /// The value, through exclusive access.
-    pub fn get_mut(&mut self) -> &mut bool {
-        self.value.get_mut()
-    }
-
-    /// The value, consuming the atomic.
-    pub fn into_inner(self) -> bool {
-        self.value.into_inner()
+    pub fn fetch_not(&self, _order: Ordering) -> bool {
+        self.access(true).fetch_xor(true, SEQ)
     }
 }
 
@@ -344,87 +298,90 @@ impl Default for AtomicBool {
     }
 }
 
-impl fmt::Debug for AtomicBool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.value.load(SEQ), f)
-    }
-}
-
 /// As `std::sync::atomic::AtomicPtr`.
 pub struct AtomicPtr<T> {
-    handle: Handle,
+    handle: LazyHandle,
+    /// What `new` was given: the pointer every run starts from.
+    init: *mut T,
     value: std::sync::atomic::AtomicPtr<T>,
 }
 
+// SAFETY: the raw pointer `init` is never dereferenced, only copied back
+// into the std atomic, which is `Send` and `Sync` for every `T`; so is
+// std's `AtomicPtr`.
+#[allow(unsafe_code)]
+unsafe impl<T> Send for AtomicPtr<T> {}
+// SAFETY: as for `Send`.
+#[allow(unsafe_code)]
+unsafe impl<T> Sync for AtomicPtr<T> {}
+
+atomic_common!(AtomicPtr<T>, std::sync::atomic::AtomicPtr<T>, *mut T);
+
 impl<T> AtomicPtr<T> {
-    /// A new atomic pointer: a new variable.
+    /// One write replacing the pointer by `change(pointer)`: the previous
+    /// pointer.
     #[track_caller]
-    pub fn new(value: *mut T) -> AtomicPtr<T> {
-        AtomicPtr {
-            handle: op::create("AtomicPtr", Location::caller(), SyncState::Memory),
-            value: std::sync::atomic::AtomicPtr::new(value),
+    fn rmw(&self, change: impl Fn(*mut T) -> *mut T) -> *mut T {
+        match self
+            .access(true)
+            .fetch_update(SEQ, SEQ, |p| Some(change(p)))
+        {
+            Ok(previous) | Err(previous) => previous,
         }
     }
 
-    /// As `std`'s `load`: a read.
+    /// As `std`'s `fetch_ptr_add` (in units of `T`, wrapping): a write.
     #[track_caller]
-    pub fn load(&self, _order: Ordering) -> *mut T {
-        op::access(&self.handle, false, Location::caller());
-        self.value.load(SEQ)
+    pub fn fetch_ptr_add(&self, count: usize, _order: Ordering) -> *mut T {
+        self.rmw(|p| p.wrapping_add(count))
     }
 
-    /// As `std`'s `store`: a write.
+    /// As `std`'s `fetch_ptr_sub` (in units of `T`, wrapping): a write.
     #[track_caller]
-    pub fn store(&self, value: *mut T, _order: Ordering) {
-        op::access(&self.handle, true, Location::caller());
-        self.value.store(value, SEQ)
+    pub fn fetch_ptr_sub(&self, count: usize, _order: Ordering) -> *mut T {
+        self.rmw(|p| p.wrapping_sub(count))
     }
 
-    /// As `std`'s `swap`: a write.
+    /// As `std`'s `fetch_byte_add` (wrapping): a write.
     #[track_caller]
-    pub fn swap(&self, value: *mut T, _order: Ordering) -> *mut T {
-        op::access(&self.handle, true, Location::caller());
-        self.value.swap(value, SEQ)
+    pub fn fetch_byte_add(&self, bytes: usize, _order: Ordering) -> *mut T {
+        self.rmw(|p| p.wrapping_byte_add(bytes))
     }
 
-    /// As `std`'s `compare_exchange`: a write.
+    /// As `std`'s `fetch_byte_sub` (wrapping): a write.
     #[track_caller]
-    pub fn compare_exchange(
-        &self,
-        current: *mut T,
-        new: *mut T,
-        _success: Ordering,
-        _failure: Ordering,
-    ) -> Result<*mut T, *mut T> {
-        op::access(&self.handle, true, Location::caller());
-        self.value.compare_exchange(current, new, SEQ, SEQ)
+    pub fn fetch_byte_sub(&self, bytes: usize, _order: Ordering) -> *mut T {
+        self.rmw(|p| p.wrapping_byte_sub(bytes))
     }
 
-    /// As `std`'s `compare_exchange_weak`, never failing spuriously.
+    /// As `std`'s `fetch_and` on the address (provenance kept): a write.
     #[track_caller]
-    pub fn compare_exchange_weak(
-        &self,
-        current: *mut T,
-        new: *mut T,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<*mut T, *mut T> {
-        self.compare_exchange(current, new, success, failure)
+    pub fn fetch_and(&self, bits: usize, _order: Ordering) -> *mut T {
+        self.rmw(|p| p.map_addr(|a| a & bits))
     }
 
-    /// The pointer, through exclusive access.
-    pub fn get_mut(&mut self) -> &mut *mut T {
-        self.value.get_mut()
+    /// As `std`'s `fetch_or` on the address (provenance kept): a write.
+    #[track_caller]
+    pub fn fetch_or(&self, bits: usize, _order: Ordering) -> *mut T {
+        self.rmw(|p| p.map_addr(|a| a | bits))
     }
 
-    /// The pointer, consuming the atomic.
-    pub fn into_inner(self) -> *mut T {
-        self.value.into_inner()
+    /// As `std`'s `fetch_xor` on the address (provenance kept): a write.
+    #[track_caller]
+    pub fn fetch_xor(&self, bits: usize, _order: Ordering) -> *mut T {
+        self.rmw(|p| p.map_addr(|a| a ^ bits))
     }
 }
 
-impl<T> fmt::Debug for AtomicPtr<T> {
+impl<T> Default for AtomicPtr<T> {
+    #[track_caller]
+    fn default() -> AtomicPtr<T> {
+        AtomicPtr::new(std::ptr::null_mut())
+    }
+}
+
+impl<T> fmt::Pointer for AtomicPtr<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.value.load(SEQ), f)
+        fmt::Pointer::fmt(&self.value.load(SEQ), f)
     }
 }

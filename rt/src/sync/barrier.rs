@@ -3,12 +3,13 @@
 use std::fmt;
 use std::panic::Location;
 
-use crate::object::{Handle, SyncState};
+use crate::lazy::LazyHandle;
+use crate::object::SyncState;
 use crate::op;
 
 /// As `std::sync::Barrier`.
 pub struct Barrier {
-    handle: Handle,
+    handle: LazyHandle,
 }
 
 /// As `std::sync::BarrierWaitResult`.
@@ -25,9 +26,9 @@ impl BarrierWaitResult {
 impl Barrier {
     /// A barrier for `n` threads: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new(n: usize) -> Barrier {
+    pub const fn new(n: usize) -> Barrier {
         Barrier {
-            handle: op::create(
+            handle: LazyHandle::new(
                 "Barrier",
                 Location::caller(),
                 SyncState::Barrier {
@@ -41,7 +42,7 @@ impl Barrier {
     /// Wait until `n` threads have arrived: a synchronisation operation.
     #[track_caller]
     pub fn wait(&self) -> BarrierWaitResult {
-        BarrierWaitResult(op::barrier(&self.handle, Location::caller()))
+        BarrierWaitResult(op::barrier(&self.handle.get(), Location::caller()))
     }
 }
 

@@ -4,13 +4,20 @@
 pub mod atomic;
 mod barrier;
 mod condvar;
+mod lazy_lock;
 pub mod mpsc;
 mod mutex;
+mod once;
+mod once_lock;
 mod rwlock;
 
 pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};
 
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::{Condvar, WaitTimeoutResult};
+pub use lazy_lock::LazyLock;
 pub use mutex::{Mutex, MutexGuard};
+pub use once::{Once, OnceState};
+pub(crate) use once_lock::drop_run_values;
+pub use once_lock::OnceLock;
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -8,10 +8,10 @@ use std::fmt;
 use std::panic::Location;
 use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 
-pub use std::sync::mpsc::{RecvError, SendError, TryRecvError, TrySendError};
+pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
 use crate::object::{Handle, SyncState};
-use crate::op::{self, Received, Sent};
+use crate::op::{self, Receive, Received, Sent};
 
 struct Shared<T> {
     handle: Handle,
@@ -102,19 +102,11 @@ impl<T> Sender<T> {
     /// Send `value`; an error when the receiver is gone.
     #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        self.deliver(value, true)
-    }
-
-    /// Send `value`; on a rendezvous channel, wait for a receiver to take
-    /// it only when `handoff` asks (a `try_send` went ahead because a
-    /// receiver was waiting, so it will take the message).
-    #[track_caller]
-    fn deliver(&self, value: T, handoff: bool) -> Result<(), SendError<T>> {
         let site = Location::caller();
         let ticket = match op::send(&self.shared.handle, site) {
             Sent::Disconnected => return Err(SendError(value)),
-            Sent::Queued => None,
-            Sent::Waiting(ticket) => Some(ticket).filter(|_| handoff),
+            Sent::Queued | Sent::Full => None,
+            Sent::Waiting(ticket) => Some(ticket),
         };
         self.shared.push(value);
         match ticket {
@@ -152,17 +144,20 @@ impl<T> SyncSender<T> {
         self.inner.send(value)
     }
 
-    /// Send `value` if there is room: a blocking send that waits is
-    /// refused as `Full` instead.
+    /// Send `value` if the channel has room at this operation's
+    /// scheduling point, else `Full`; never blocks. On a rendezvous
+    /// channel there is room only for a receiver waiting in `recv`.
     #[track_caller]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let full = op::channel_full(&self.inner.shared.handle);
-        if full {
-            return Err(TrySendError::Full(value));
+        let shared = &self.inner.shared;
+        match op::try_send(&shared.handle, Location::caller()) {
+            Sent::Full => Err(TrySendError::Full(value)),
+            Sent::Disconnected => Err(TrySendError::Disconnected(value)),
+            Sent::Queued | Sent::Waiting(_) => {
+                shared.push(value);
+                Ok(())
+            }
         }
-        self.inner
-            .deliver(value, false)
-            .map_err(|SendError(v)| TrySendError::Disconnected(v))
     }
 }
 
@@ -180,18 +175,31 @@ impl<T> Receiver<T> {
     /// once it is empty and every sender is gone.
     #[track_caller]
     pub fn recv(&self) -> Result<T, RecvError> {
-        match op::recv(&self.shared.handle, true, Location::caller()) {
+        match op::recv(&self.shared.handle, Receive::Blocking, Location::caller()) {
             Received::Message => self.shared.pop().ok_or(RecvError),
             _ => Err(RecvError),
+        }
+    }
+
+    /// Receive a message, blocking while the channel is empty until the
+    /// timeout fires, as std's: whether it fires is a scheduling choice
+    /// (`Builder::timeouts`), and it fires whenever no other thread can
+    /// run; the duration is not used.
+    #[track_caller]
+    pub fn recv_timeout(&self, _timeout: std::time::Duration) -> Result<T, RecvTimeoutError> {
+        match op::recv(&self.shared.handle, Receive::Timed, Location::caller()) {
+            Received::Message => self.shared.pop().ok_or(RecvTimeoutError::Timeout),
+            Received::Timeout | Received::Empty => Err(RecvTimeoutError::Timeout),
+            Received::Disconnected => Err(RecvTimeoutError::Disconnected),
         }
     }
 
     /// Receive a message if one is there.
     #[track_caller]
     pub fn try_recv(&self) -> Result<T, TryRecvError> {
-        match op::recv(&self.shared.handle, false, Location::caller()) {
+        match op::recv(&self.shared.handle, Receive::Trying, Location::caller()) {
             Received::Message => self.shared.pop().ok_or(TryRecvError::Empty),
-            Received::Empty => Err(TryRecvError::Empty),
+            Received::Empty | Received::Timeout => Err(TryRecvError::Empty),
             Received::Disconnected => Err(TryRecvError::Disconnected),
         }
     }

@@ -1,18 +1,30 @@
 //! A drop-in `std::sync::Mutex`: the lock is the executor's (who holds it,
 //! who waits), the data sits in a std mutex that is never contended, since
-//! the executor hands the lock to one thread at a time.
+//! the executor hands the lock to one thread at a time. That std mutex's
+//! poison flag is the lock's: a holder that panics (and the panic is
+//! caught) poisons it, as std's.
+//!
+//! `new` is a `const fn`, so a mutex can be `static`: its lock state and
+//! poison are fresh in every run (crate::lazy). Its data cannot be rebuilt
+//! (the value given to `new` is gone): a static mutex whose data a run
+//! changed is refused in the next run, with a message pointing at
+//! `LazyLock`, whose value is built anew in every run.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
+use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
 
-/// As `std::sync::Mutex`. Never poisoned: a panic fails the run.
+/// As `std::sync::Mutex`, poisoned as std's.
 pub struct Mutex<T: ?Sized> {
-    handle: Handle,
+    handle: LazyHandle,
+    /// Whether a guard ever reached the data mutably: a mutex carried
+    /// over to the next run with changed data would leak it there.
+    changed: Changed,
     data: std::sync::Mutex<T>,
 }
 
@@ -28,67 +40,82 @@ pub struct MutexGuard<'a, T: ?Sized> {
 impl<T> Mutex<T> {
     /// A new mutex: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new(value: T) -> Mutex<T> {
+    pub const fn new(value: T) -> Mutex<T> {
         Mutex {
-            handle: op::create(
+            handle: LazyHandle::new(
                 "Mutex",
                 Location::caller(),
                 SyncState::Mutex { owner: None },
             ),
+            changed: Changed::new(),
             data: std::sync::Mutex::new(value),
         }
     }
 
-    /// The data, consuming the mutex.
+    /// The data, consuming the mutex; `Err` with it when poisoned.
     pub fn into_inner(self) -> LockResult<T> {
-        Ok(self
-            .data
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner))
+        self.data.into_inner()
     }
 }
 
 impl<T: ?Sized> Mutex<T> {
     /// Lock it, blocking while another thread holds it: a synchronisation
     /// operation. Locking a mutex the thread holds blocks forever (a
-    /// deadlock report says the thread waits for itself).
+    /// deadlock report says the thread waits for itself). `Err` with the
+    /// guard when poisoned.
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        op::lock(&self.handle, Location::caller());
-        Ok(self.guard(Location::caller()))
+        op::lock(&self.handle(), Location::caller());
+        self.guard(Location::caller())
     }
 
-    /// Lock it if it is free.
+    /// Lock it if it is free at this operation's scheduling point; never
+    /// blocks.
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        if op::try_lock(&self.handle, Location::caller()) {
-            Ok(self.guard(Location::caller()))
+        if op::try_lock(&self.handle(), Location::caller()) {
+            Ok(self.guard(Location::caller())?)
         } else {
             Err(TryLockError::WouldBlock)
         }
     }
 
-    pub(crate) fn guard(&self, site: op::Site) -> MutexGuard<'_, T> {
-        let inner = self.data.lock().unwrap_or_else(PoisonError::into_inner);
-        MutexGuard {
+    /// The guard of a lock the executor gave: the data's own mutex is free
+    /// then, and its poison flag is the lock's.
+    pub(crate) fn guard(&self, site: op::Site) -> LockResult<MutexGuard<'_, T>> {
+        let guard = |inner| MutexGuard {
             mutex: self,
             inner: Some(inner),
             site,
-        }
+        };
+        self.data
+            .lock()
+            .map(guard)
+            .map_err(|poisoned| PoisonError::new(guard(poisoned.into_inner())))
     }
 
-    /// Always `false`: a panic fails the run before anyone could see it.
+    /// Whether a thread panicked while holding it, as std's.
     pub fn is_poisoned(&self) -> bool {
-        false
+        self.data.is_poisoned()
     }
 
-    /// The data, through exclusive access: no scheduling point.
+    /// Clear the poison, as std's.
+    pub fn clear_poison(&self) {
+        self.data.clear_poison();
+    }
+
+    /// The data, through exclusive access: no scheduling point; `Err` with
+    /// it when poisoned.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        Ok(self.data.get_mut().unwrap_or_else(PoisonError::into_inner))
+        self.data.get_mut()
     }
 
-    pub(crate) fn handle(&self) -> &Handle {
-        &self.handle
+    /// Its object in the running execution (a mutex carried over from an
+    /// earlier run unpoisoned); refused when carried over with changed
+    /// data.
+    pub(crate) fn handle(&self) -> Handle {
+        self.handle
+            .resolve_lock(&self.changed, || self.data.clear_poison())
     }
 }
 
@@ -115,17 +142,24 @@ impl<T: ?Sized> Deref for MutexGuard<'_, T> {
 
 impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        self.inner
+        let data = self
+            .inner
             .as_deref_mut()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"));
+        self.mutex.changed.mark(data);
+        data
     }
 }
 
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
-        // The data first: the next holder may run as soon as we unlock.
-        self.inner = None;
-        op::unlock(&self.mutex.handle, self.site);
+        // The data goes after the unlock's scheduling point, before the
+        // next holder can run; dropping it while panicking poisons the
+        // mutex, as std's.
+        match self.mutex.handle.registered() {
+            Some(handle) => op::unlock(&handle, self.site, || self.inner = None),
+            None => self.inner = None,
+        }
     }
 }
 

@@ -1,17 +1,23 @@
 //! A drop-in `std::sync::RwLock`: readers share it, a writer has it alone.
-//! A waiting writer does not keep new readers out.
+//! A waiting writer does not keep new readers out. The data sits in a std
+//! `RwLock` taken exactly while the executor's lock is held, so std's own
+//! poison flag is the lock's: a writer that panics (and the panic is
+//! caught) poisons it.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
+use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
 
-/// As `std::sync::RwLock`. Never poisoned: a panic fails the run.
+/// As `std::sync::RwLock`, poisoned as std's.
 pub struct RwLock<T: ?Sized> {
-    handle: Handle,
+    handle: LazyHandle,
+    /// Whether a write guard ever reached the data mutably (as `Mutex`'s).
+    changed: Changed,
     data: std::sync::RwLock<T>,
 }
 
@@ -32,9 +38,10 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
 impl<T> RwLock<T> {
     /// A new lock: a new variable, known by this call's site.
     #[track_caller]
-    pub fn new(value: T) -> RwLock<T> {
+    pub const fn new(value: T) -> RwLock<T> {
         RwLock {
-            handle: op::create(
+            changed: Changed::new(),
+            handle: LazyHandle::new(
                 "RwLock",
                 Location::caller(),
                 SyncState::RwLock {
@@ -46,75 +53,93 @@ impl<T> RwLock<T> {
         }
     }
 
-    /// The data, consuming the lock.
+    /// The data, consuming the lock; `Err` with it when poisoned.
     pub fn into_inner(self) -> LockResult<T> {
-        Ok(self
-            .data
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner))
+        self.data.into_inner()
     }
 }
 
 impl<T: ?Sized> RwLock<T> {
-    /// Take a read lock, blocking while a writer holds it.
+    /// Take a read lock, blocking while a writer holds it; `Err` with the
+    /// guard when poisoned.
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let site = Location::caller();
-        op::rw_lock(&self.handle, false, site);
-        Ok(self.read_guard(site))
+        op::rw_lock(&self.handle(), false, site);
+        self.read_guard(site)
     }
 
-    /// Take the write lock, blocking while anyone holds it.
+    /// Take the write lock, blocking while anyone holds it; `Err` with the
+    /// guard when poisoned.
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let site = Location::caller();
-        op::rw_lock(&self.handle, true, site);
-        Ok(self.write_guard(site))
+        op::rw_lock(&self.handle(), true, site);
+        self.write_guard(site)
     }
 
-    /// A read lock if one can be had now (the data's own lock is held
-    /// exactly while the lock is, so it tells).
+    /// A read lock if no writer holds it at this operation's scheduling
+    /// point; never blocks.
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
-        if self.data.try_read().is_err() {
+        let site = Location::caller();
+        if !op::try_rw_lock(&self.handle(), false, site) {
             return Err(TryLockError::WouldBlock);
         }
-        self.read().map_err(|_| TryLockError::WouldBlock)
+        Ok(self.read_guard(site)?)
     }
 
-    /// The write lock if it is free now.
+    /// The write lock if nobody holds it at this operation's scheduling
+    /// point; never blocks.
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
-        if self.data.try_write().is_err() {
+        let site = Location::caller();
+        if !op::try_rw_lock(&self.handle(), true, site) {
             return Err(TryLockError::WouldBlock);
         }
-        self.write().map_err(|_| TryLockError::WouldBlock)
+        Ok(self.write_guard(site)?)
     }
 
-    fn read_guard(&self, site: op::Site) -> RwLockReadGuard<'_, T> {
-        RwLockReadGuard {
+    /// The guard of a read lock the executor gave: the data's own lock is
+    /// free then, and its poison flag is the lock's.
+    fn read_guard(&self, site: op::Site) -> LockResult<RwLockReadGuard<'_, T>> {
+        let guard = |inner| RwLockReadGuard {
             lock: self,
-            inner: Some(self.data.read().unwrap_or_else(PoisonError::into_inner)),
+            inner: Some(inner),
             site,
-        }
+        };
+        self.data
+            .read()
+            .map(guard)
+            .map_err(|poisoned| PoisonError::new(guard(poisoned.into_inner())))
     }
 
-    fn write_guard(&self, site: op::Site) -> RwLockWriteGuard<'_, T> {
-        RwLockWriteGuard {
+    fn write_guard(&self, site: op::Site) -> LockResult<RwLockWriteGuard<'_, T>> {
+        let guard = |inner| RwLockWriteGuard {
             lock: self,
-            inner: Some(self.data.write().unwrap_or_else(PoisonError::into_inner)),
+            inner: Some(inner),
             site,
-        }
+        };
+        self.data
+            .write()
+            .map(guard)
+            .map_err(|poisoned| PoisonError::new(guard(poisoned.into_inner())))
     }
 
-    /// Always `false`.
+    /// Whether a thread panicked while holding the write lock, as std's.
     pub fn is_poisoned(&self) -> bool {
-        false
+        self.data.is_poisoned()
     }
 
-    /// The data, through exclusive access.
+    /// Clear the poison, as std's.
+    pub fn clear_poison(&self) {
+        self.data.clear_poison();
+    }
+
+    /// The data, through exclusive access: no scheduling point; `Err` with
+    /// it when poisoned.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        Ok(self.data.get_mut().unwrap_or_else(PoisonError::into_inner))
+        self.data.get_mut()
     }
 }
 
@@ -140,23 +165,41 @@ impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
 
 impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        self.inner
+        let data = self
+            .inner
             .as_deref_mut()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"));
+        self.lock.changed.mark(data);
+        data
+    }
+}
+
+impl<T: ?Sized> RwLock<T> {
+    /// Its object in the running execution; refused when carried over
+    /// from an earlier run with changed data (as `Mutex`'s).
+    fn handle(&self) -> Handle {
+        self.handle
+            .resolve_lock(&self.changed, || self.data.clear_poison())
     }
 }
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
-        self.inner = None;
-        op::rw_unlock(&self.lock.handle, false, self.site);
+        match self.lock.handle.registered() {
+            Some(handle) => op::rw_unlock(&handle, false, self.site, || self.inner = None),
+            None => self.inner = None,
+        }
     }
 }
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
-        self.inner = None;
-        op::rw_unlock(&self.lock.handle, true, self.site);
+        // Dropping the data's guard while panicking poisons the lock, as
+        // std's does.
+        match self.lock.handle.registered() {
+            Some(handle) => op::rw_unlock(&handle, true, self.site, || self.inner = None),
+            None => self.inner = None,
+        }
     }
 }
 
@@ -170,5 +213,17 @@ impl<T: Default> Default for RwLock<T> {
     #[track_caller]
     fn default() -> RwLock<T> {
         RwLock::new(T::default())
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockReadGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
     }
 }

@@ -261,10 +261,55 @@ fn the_corner_variable_is_found_by_pctvb_at_hot_400() {
     );
 }
 
+/// A replay string run against a test that changed says where they parted
+/// in the test's own terms: a thread the trace would name, or one the test
+/// never started, never a bare index.
+#[test]
+fn a_replay_of_another_test_says_where_it_parted() {
+    let report = panic_message(|| {
+        Builder::new().seed(SEED).runs(5_000).check(programs::fig02);
+    })
+    .expect("fig02 has a bug");
+    let replay = replay_string(&report).to_owned();
+    let alone = || {
+        let a = rankcheck::sync::atomic::AtomicUsize::new(0);
+        for _ in 0..8 {
+            a.fetch_add(1, rankcheck::sync::atomic::Ordering::SeqCst);
+        }
+    };
+    let parted = panic_message(|| rankcheck::replay(alone, &replay)).unwrap();
+    assert!(
+        parted.contains("does not fit this test")
+            && parted.contains("a thread the test never started"),
+        "{parted}"
+    );
+    assert!(!parted.contains("runs thread 1,"), "{parted}");
+}
+
+/// A bug the preparatory runs meet is reported as found there, and the
+/// summary says the search did not begin (not "0 runs ..., 1 failed").
+#[test]
+fn a_bug_found_before_the_search_says_so() {
+    let report = panic_message(|| {
+        Builder::new()
+            .seed(SEED)
+            .runs(100)
+            .check(|| panic!("always"));
+    })
+    .unwrap();
+    assert!(report.contains("found in preparatory run 1"), "{report}");
+    assert!(
+        report.contains("the search did not begin: a preparatory run failed"),
+        "{report}"
+    );
+    assert!(!report.contains("0 runs of"), "{report}");
+}
+
 #[test]
 fn bad_usage_is_told_clearly() {
     let outside = panic_message(|| {
-        let _ = rankcheck::sync::atomic::AtomicUsize::new(0);
+        let counter = rankcheck::sync::atomic::AtomicUsize::new(0);
+        counter.load(rankcheck::sync::atomic::Ordering::SeqCst);
     })
     .unwrap();
     assert!(outside.contains("outside a test run"), "{outside}");
@@ -306,14 +351,12 @@ fn bad_usage_is_told_clearly() {
             .profile_runs(1)
             .check(move || {
                 let mut slot = keep.lock().unwrap();
+                // A channel (unlike the types with a `const fn new`)
+                // belongs to the run that made it.
                 match slot.as_ref() {
-                    None => {
-                        *slot = Some(std::sync::Arc::new(
-                            rankcheck::sync::atomic::AtomicUsize::new(0),
-                        ))
-                    }
+                    None => *slot = Some(rankcheck::sync::mpsc::channel::<u32>().0),
                     Some(old) => {
-                        old.load(rankcheck::sync::atomic::Ordering::SeqCst);
+                        let _ = old.send(1);
                     }
                 }
             });

@@ -13,3 +13,23 @@ pub fn panic_message(f: impl FnOnce()) -> Option<String> {
             .unwrap_or_default()
     })
 }
+
+/// Two threads increment a counter with a load and a store: an update can
+/// be lost, and the test then fails with "lost update".
+#[allow(dead_code)]
+pub fn lost_update() {
+    use rankcheck_rt::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use rankcheck_rt::sync::Arc;
+    let hits = Arc::new(AtomicUsize::new(0));
+    let other = {
+        let hits = hits.clone();
+        rankcheck_rt::thread::spawn(move || {
+            let seen = hits.load(SeqCst);
+            hits.store(seen + 1, SeqCst);
+        })
+    };
+    let seen = hits.load(SeqCst);
+    hits.store(seen + 1, SeqCst);
+    other.join().unwrap();
+    assert_eq!(hits.load(SeqCst), 2, "lost update");
+}

@@ -1,0 +1,197 @@
+//! The harness a Rust user expects: environment overrides read by every
+//! check, and panics that point at the test (the test attribute is in
+//! tests/std_api). The tests hold one lock: they change the process's
+//! environment and panic hook, which every check reads.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::panic::{self, Location};
+use std::sync::{Mutex as StdMutex, MutexGuard as StdMutexGuard};
+
+use rankcheck::thread;
+use rankcheck_rt as rankcheck;
+
+use support::{lost_update, panic_message};
+
+static ENVIRONMENT: StdMutex<()> = StdMutex::new(());
+
+/// The environment to themselves, with no rankcheck variable set.
+fn exclusive() -> StdMutexGuard<'static, ()> {
+    let guard = ENVIRONMENT.lock().unwrap_or_else(|p| p.into_inner());
+    for name in [
+        "RANKCHECK_SEED",
+        "RANKCHECK_RUNS",
+        "RANKCHECK_TIME",
+        "RANKCHECK_REPLAY",
+    ] {
+        std::env::remove_var(name);
+    }
+    guard
+}
+
+fn replay_string(report: &str) -> String {
+    let start = report.find("\"rc").expect("a replay string") + 1;
+    let end = start + report[start..].find('"').expect("its end");
+    report[start..end].to_owned()
+}
+
+#[test]
+fn the_environment_sets_the_seed_and_the_run_count() {
+    let _env = exclusive();
+    std::env::set_var("RANKCHECK_SEED", "5");
+    std::env::set_var("RANKCHECK_RUNS", "7");
+    let guarantee = rankcheck::Builder::new().runs(100).seed(1).check(|| {
+        let _ = thread::spawn(|| {}).join();
+    });
+    assert_eq!((guarantee.seed, guarantee.runs), (5, 7));
+}
+
+#[test]
+fn a_bad_value_names_its_variable() {
+    let _env = exclusive();
+    for (name, value) in [("RANKCHECK_RUNS", "many"), ("RANKCHECK_TIME", "soon")] {
+        std::env::set_var(name, value);
+        let message = panic_message(|| {
+            rankcheck::Builder::new().runs(1).check(|| {});
+        })
+        .expect("refused");
+        std::env::remove_var(name);
+        assert!(message.contains(name), "{message}");
+    }
+}
+
+#[test]
+fn the_environment_replays_a_failing_run() {
+    let _env = exclusive();
+    let report = panic_message(|| {
+        rankcheck::Builder::new()
+            .runs(1000)
+            .seed(3)
+            .check(lost_update);
+    })
+    .expect("found");
+    std::env::set_var("RANKCHECK_REPLAY", replay_string(&report));
+    // Another seed and one run: only the replay can fail it.
+    let replayed = panic_message(|| {
+        rankcheck::Builder::new()
+            .runs(1)
+            .seed(99)
+            .check(lost_update);
+    })
+    .expect("the replayed run fails");
+    assert!(replayed.contains("lost update"), "{replayed}");
+}
+
+/// Where `f`'s panic was raised.
+fn panic_site(f: impl FnOnce()) -> String {
+    let site = std::sync::Arc::new(StdMutex::new(String::new()));
+    let seen = site.clone();
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if let Some(at) = info.location() {
+            *seen.lock().unwrap() = format!("{}:{}", at.file(), at.line());
+        }
+    }));
+    let _ = panic::catch_unwind(panic::AssertUnwindSafe(f));
+    panic::set_hook(previous);
+    let site = site.lock().unwrap().clone();
+    site
+}
+
+#[test]
+fn replay_and_diverged_panics_point_at_the_test() {
+    let _env = exclusive();
+    let here = Location::caller().file();
+    let corrupt = panic_site(|| rankcheck::replay(lost_update, "rc1:all:0_1:deadbeef"));
+    assert!(corrupt.starts_with(here), "{corrupt}");
+    // A schedule of another test, with a third thread: the replay diverges.
+    let three = panic_message(|| {
+        rankcheck::Builder::new().runs(10).seed(1).check(|| {
+            let threads: Vec<_> = (0..2).map(|_| thread::spawn(|| {})).collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+            panic!("three threads ran");
+        });
+    })
+    .expect("fails");
+    let other = replay_string(&three);
+    let diverged_message =
+        panic_message(|| rankcheck::replay(lost_update, &other)).expect("diverges");
+    assert!(diverged_message.contains("diverged"), "{diverged_message}");
+    let diverged = panic_site(|| rankcheck::replay(lost_update, &other));
+    assert!(diverged.starts_with(here), "{diverged}");
+    let checked = panic_site(|| {
+        rankcheck::Builder::new()
+            .runs(1000)
+            .seed(3)
+            .check(lost_update);
+    });
+    assert!(checked.starts_with(here), "{checked}");
+}
+
+/// Calls of the nondeterministic test, kept outside rankcheck's view.
+static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[test]
+fn a_run_that_does_not_replay_is_reported_as_nondeterminism() {
+    let _env = exclusive();
+    // Every other call takes another path (a std atomic the scheduler does
+    // not see, as a HashMap's seed or the clock would): the failing run's
+    // replay is the next call, and parts from it where the paths differ.
+    let message = panic_message(|| {
+        rankcheck::Builder::new().runs(50).seed(4).check(|| {
+            let odd = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % 2 == 1;
+            let other = odd.then(|| thread::spawn(|| {}));
+            thread::yield_now();
+            if let Some(other) = other {
+                other.join().unwrap();
+                panic!("odd calls fail");
+            }
+        });
+    })
+    .expect("reported");
+    assert!(message.contains("uncontrolled nondeterminism"), "{message}");
+    assert!(
+        message.contains("parted from it at scheduling point 2 of 4"),
+        "{message}"
+    );
+    assert!(message.contains("odd calls fail"), "{message}");
+}
+
+/// A static two tests use at the same time.
+static SHARED: rankcheck::sync::atomic::AtomicUsize = rankcheck::sync::atomic::AtomicUsize::new(0);
+/// Holds the first test in its run while the second starts.
+static INSIDE: std::sync::Barrier = std::sync::Barrier::new(2);
+static TRIED: std::sync::Barrier = std::sync::Barrier::new(2);
+static FIRST_RUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+#[test]
+fn two_tests_sharing_a_static_at_once_are_refused() {
+    let _env = exclusive();
+    let first = std::thread::spawn(|| {
+        rankcheck::Builder::new().runs(1).profile_runs(1).check(|| {
+            SHARED.fetch_add(1, rankcheck::sync::atomic::Ordering::SeqCst);
+            if FIRST_RUN.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                // Its run goes on (its OS thread waits) while the other
+                // test uses the static.
+                INSIDE.wait();
+                TRIED.wait();
+            }
+        });
+    });
+    INSIDE.wait();
+    let message = panic_message(|| {
+        rankcheck::Builder::new().runs(1).check(|| {
+            SHARED.load(rankcheck::sync::atomic::Ordering::SeqCst);
+        });
+    });
+    TRIED.wait();
+    first.join().unwrap();
+    let message = message.expect("refused");
+    assert!(
+        message.contains("in use by a test running at the same time"),
+        "{message}"
+    );
+}

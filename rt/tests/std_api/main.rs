@@ -1,0 +1,13 @@
+//! The std API a real test reaches for beyond threads and locks: scoped
+//! threads, thread-locals, statics, one-time initialisation, the full
+//! atomics API, and the harness (the test attribute, the environment).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod atomics;
+mod attribute;
+mod local;
+mod once;
+mod scope;
+mod statics;

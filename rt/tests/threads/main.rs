@@ -1,0 +1,4 @@
+//! Threads as std has them, and as the priority schedulers treat them.
+
+mod names;
+mod priorities;
