@@ -14,6 +14,10 @@ use std::collections::BTreeMap;
 use crate::id::ThreadId;
 use crate::scheduler::{Point, Scheduler};
 
+/// The most threads able to run at a point whose alternatives are
+/// recorded for the search to try.
+pub const MAX_ALTERNATIVES: usize = 16;
+
 /// Where a decision applies: after the `steps`-th step of `thread`, or at
 /// the start (`thread` `None`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -39,7 +43,8 @@ pub struct PointRecord {
     /// Whether the thread that ran could have gone on: choosing another is
     /// then a preemption.
     pub last_enabled: bool,
-    /// The threads that could run, by number.
+    /// The threads that could run, by number (none recorded where more
+    /// than [`MAX_ALTERNATIVES`] could).
     pub enabled: Vec<ThreadId>,
     /// The threads that became able to run in the last step.
     pub newly_enabled: Vec<ThreadId>,
@@ -136,13 +141,22 @@ impl Scheduler for Guided {
             thread: point.last,
             steps: point.last.map_or(0, |t| self.steps(t)),
         };
-        let mut enabled = point.enabled.to_vec();
-        enabled.sort_unstable();
         let last_enabled = point.last_enabled();
-        let default = match point.last {
-            Some(last) if last_enabled => last,
-            _ => enabled[0],
+        let lowest = point.enabled.iter().copied().min();
+        let default = match (point.last, lowest) {
+            (Some(last), _) if last_enabled => last,
+            (_, Some(lowest)) => lowest,
+            _ => unreachable!("invariant: a scheduling point has an enabled thread"),
         };
+        // The alternatives the search tries; a point with very many is
+        // left alone (a program that spawns thousands of threads would
+        // otherwise record millions of them).
+        let mut enabled = if point.enabled.len() <= MAX_ALTERNATIVES {
+            point.enabled.to_vec()
+        } else {
+            Vec::new()
+        };
+        enabled.sort_unstable();
         let asked = match &self.guide {
             Guide::Schedule(schedule) => schedule.get(self.records.len()).copied(),
             Guide::Decisions(decisions) => decisions.get(&key).copied(),

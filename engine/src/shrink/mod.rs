@@ -117,6 +117,11 @@ pub struct Shrunk {
 /// Time ran out.
 struct Stopped;
 
+/// How many decisions are tried for criticality even when time is up: a
+/// shrunk schedule's few switches get their marks, a huge one that time
+/// cut short does not hold the report up.
+const CRITICAL_AFTER_TIME: usize = 16;
+
 /// Shrink `schedule`, which fails under `replayer`. `None` when replaying
 /// it does not fail the same way (or time is up before it did).
 pub fn shrink(schedule: &[ThreadId], replayer: &mut dyn Replayer) -> Option<Shrunk> {
@@ -320,11 +325,18 @@ impl Shrinker<'_> {
         Ok(kept)
     }
 
-    /// The points of the best run's decisions that it cannot do without.
+    /// The points of the best run's decisions that it cannot do without:
+    /// after time is up, only the first [`CRITICAL_AFTER_TIME`] are tried.
     fn critical(&mut self) -> Vec<u64> {
         let decisions = self.best.taken_decisions();
         let mut critical = Vec::new();
-        for point in points(self.best.records(), decision) {
+        for (tried, point) in points(self.best.records(), decision)
+            .into_iter()
+            .enumerate()
+        {
+            if tried >= CRITICAL_AFTER_TIME && self.replayer.out_of_time() {
+                break;
+            }
             let key = self.best.records()[point as usize].key;
             let mut without = decisions.clone();
             without.remove(&key);
