@@ -292,6 +292,14 @@ pub struct CheckArgs {
     /// Count every failing run instead of stopping at the first.
     #[arg(long)]
     pub keep_going: bool,
+    /// The most time spent shrinking a failure's schedule (fewer
+    /// preemptions, then switches, then steps) before it is reported:
+    /// `0.5s`, `10s`.
+    #[arg(long, value_name = "TIME", default_value = "0.5s", value_parser = parse_duration)]
+    pub shrink_time: Duration,
+    /// Report the failing schedule as the search found it, unshrunk.
+    #[arg(long)]
+    pub no_shrink: bool,
     /// Directory for replay files of failures.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_REPLAY_DIR)]
     pub replay_dir: PathBuf,

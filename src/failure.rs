@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use rankcheck_engine::BugKind;
 use rankcheck_report::failure::{
-    change_points, failure_text, observe, FailureJson, FoundBy, PrintedJson,
+    change_points, failure_text, observe, FailureJson, FoundBy, PrintedJson, ShrunkJson,
 };
 
 use crate::diagnostics::SourceFile;
@@ -34,6 +34,8 @@ pub struct Report {
     pub chosen_vars: Option<Vec<String>>,
     /// The replay file written for it.
     pub replay: Option<PathBuf>,
+    /// How its schedule was shrunk, if it was.
+    pub shrunk: Option<ShrunkJson>,
 }
 
 impl Report {
@@ -65,6 +67,7 @@ impl Report {
                     text: text.clone(),
                 })
                 .collect(),
+            shrunk: self.shrunk.clone(),
             priorities: self.traced.priorities,
         }
     }

@@ -43,6 +43,7 @@ mod plot;
 mod progress;
 mod replay;
 mod replay_store;
+mod shrink;
 mod sites;
 mod trace;
 

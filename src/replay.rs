@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::{Instrumentation, Limits, ReplayFile};
-use rankcheck_report::failure::FoundBy;
+use rankcheck_report::failure::{mark_critical, FoundBy};
 
 use crate::cli::{Format, ReplayArgs};
 use crate::exit::Status;
@@ -52,7 +52,8 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
             file.found_by
         );
     };
-    let marks = if file.priorities == "none" {
+    // A shrunk schedule's preemptions are marked as change points are.
+    let marks = if file.priorities == "none" && file.critical.is_none() {
         Marks::Switches
     } else {
         Marks::ChangePoints(file.preemptions.clone())
@@ -61,7 +62,7 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         max_steps: file.max_steps,
         ..Limits::default()
     };
-    let traced = match trace(
+    let mut traced = match trace(
         &program,
         instrumentation,
         &instances,
@@ -87,6 +88,9 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
             file.kind
         );
     }
+    if let Some(critical) = &file.critical {
+        mark_critical(&mut traced.steps, critical);
+    }
     let report = Report {
         traced,
         run: file.run,
@@ -98,6 +102,7 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
                 .map(|v| program.vars[v.index()].name.clone())
                 .collect()
         }),
+        shrunk: None,
         replay: Some(args.file.clone()),
     };
     match args.format {

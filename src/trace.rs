@@ -160,6 +160,7 @@ fn view(
         var: step.event.var.map(|v| program.vars[v.index()].name.clone()),
         touched: touched(&step.accesses, program),
         preemption: false,
+        critical: false,
         switch: step.switched,
         tracked: step.event.tracked,
     }

@@ -23,6 +23,9 @@ pub enum Command {
     Corner(CornerArgs),
     /// The speed-up of two workers (`results/jobs.*`).
     Jobs(JobsArgs),
+    /// A failure's schedule before and after shrinking, on every buggy
+    /// program of the corpus and the examples (`results/shrink.*`).
+    Shrink(ShrinkArgs),
     /// Time per execution tracking none, one, two and all variables: the
     /// paper's Table 2 (`results/table2.*`).
     Table2(Table2Args),
@@ -148,6 +151,21 @@ pub struct CornerArgs {
     /// Measure rankcheck only.
     #[arg(long)]
     pub no_shuttle: bool,
+}
+
+/// Options of `shrink`.
+#[derive(Debug, Args)]
+pub struct ShrinkArgs {
+    /// Seeds per program (1, 2, ...).
+    #[arg(long, default_value_t = 5)]
+    pub seeds: u64,
+    /// `--shrink-time` of each check.
+    #[arg(long, default_value = "0.5s")]
+    pub shrink_time: String,
+    /// The rankcheck binary to measure (default: the release build, built
+    /// if missing).
+    #[arg(long)]
+    pub binary: Option<std::path::PathBuf>,
 }
 
 /// Options of `jobs`.

@@ -12,6 +12,8 @@
 //! `corner` measures executions until the bug in corner_variable.rk for
 //! PCT and PCTVB against shuttle's PCT (`results/corner_variable.*`);
 //! `jobs` measures the speed-up of two workers (`results/jobs.*`);
+//! `shrink` measures failing schedules before and after shrinking on the
+//! corpus (`results/shrink.*`);
 //! `nightly` measures a night in two shards against one, and a night's
 //! checkpoints against a plain search (`results/nightly.*`);
 //! `throughput` measures executions per second of the random scheduler on
@@ -29,6 +31,7 @@ mod figures;
 mod jobs;
 mod nightly;
 mod scaling;
+mod shrink;
 mod strategies;
 mod table2;
 mod table3;
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Command::Throughput(args) => throughput::run(args),
         Command::Corner(args) => corner::run(args),
         Command::Jobs(args) => jobs::run(args),
+        Command::Shrink(args) => shrink::run(args),
         Command::Table2(args) => table2::run(args),
         Command::Table3(args) => table3::run(args),
         Command::Scaling(args) => scaling::run(args),

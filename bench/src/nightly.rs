@@ -91,7 +91,7 @@ pub fn run(args: &NightlyArgs) -> Result<()> {
 }
 
 /// The release binary, built if missing.
-fn rankcheck_binary() -> Result<PathBuf> {
+pub fn rankcheck_binary() -> Result<PathBuf> {
     let status = Command::new("cargo")
         .args(["build", "--release", "--quiet", "--bin", "rankcheck"])
         .current_dir(root())

@@ -118,9 +118,9 @@ pub const LINES: [Line; 15] = [
 #[derive(Clone)]
 pub struct Program {
     pub name: String,
-    group: &'static str,
-    path: PathBuf,
-    defines: Vec<(&'static str, i64)>,
+    pub group: &'static str,
+    pub path: PathBuf,
+    pub defines: Vec<(&'static str, i64)>,
 }
 
 /// A `-D` constant and the values it takes.

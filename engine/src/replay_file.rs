@@ -25,7 +25,10 @@
 //! `program` is relative to the file's own directory when it can be. The
 //! schedule lists the thread chosen at each scheduling point; `t*n` stands
 //! for `n` choices of thread `t` in a row. `preemptions` lists the steps
-//! after which a priority change point fired. Lines starting with `#` are
+//! after which a priority change point fired; for a schedule shrunk before
+//! it was reported (docs/ALGORITHMS.md, Shrinking), they are the steps
+//! after which it preempts, and an optional `critical` line lists the steps
+//! the switch to which the failure needs. Lines starting with `#` are
 //! comments, outside the checksum.
 
 use std::fmt::Write as _;
@@ -71,6 +74,11 @@ pub struct ReplayFile {
     pub kind: String,
     /// The steps (1-based) after which a priority change point fired.
     pub preemptions: Vec<u64>,
+    /// For a schedule shrunk before it was reported: the steps (from 1)
+    /// the switch to which is critical (`critical` line; absent for a
+    /// schedule as the search found it, whose `preemptions` are then
+    /// change points).
+    pub critical: Option<Vec<u64>>,
     /// The thread chosen at each scheduling point.
     pub schedule: Vec<ThreadId>,
 }
@@ -153,6 +161,10 @@ impl ReplayFile {
         let _ = writeln!(out, "kind {}", self.kind);
         let preemptions: Vec<String> = self.preemptions.iter().map(u64::to_string).collect();
         let _ = writeln!(out, "preemptions {}", preemptions.join(" "));
+        if let Some(critical) = &self.critical {
+            let critical: Vec<String> = critical.iter().map(u64::to_string).collect();
+            let _ = writeln!(out, "critical {}", critical.join(" "));
+        }
         let _ = writeln!(out, "schedule {}", encode_schedule(&self.schedule));
         // The reader checks lines without trailing blanks (an empty list
         // leaves one): write them so.
@@ -219,6 +231,7 @@ struct Fields {
     max_steps: Option<u64>,
     kind: Option<String>,
     preemptions: Option<Vec<u64>>,
+    critical: Option<Vec<u64>>,
     schedule: Option<Vec<ThreadId>>,
 }
 
@@ -256,6 +269,7 @@ impl Fields {
             "max-steps" => once(self.max_steps.is_some())?,
             "kind" => once(self.kind.is_some())?,
             "preemptions" => once(self.preemptions.is_some())?,
+            "critical" => once(self.critical.is_some())?,
             "schedule" => once(self.schedule.is_some())?,
             _ => {}
         }
@@ -286,15 +300,19 @@ impl Fields {
             "run" => self.run = Some(number("run")?),
             "max-steps" => self.max_steps = Some(number("max-steps")?),
             "kind" => self.kind = Some(value.to_string()),
-            "preemptions" => {
+            "preemptions" | "critical" => {
                 let steps = value
                     .split_whitespace()
                     .map(|s| s.parse::<u64>())
                     .collect::<Result<Vec<u64>, _>>()
                     .map_err(|_| {
-                        malformed(format!("`preemptions` needs step numbers, found `{value}`"))
+                        malformed(format!("`{key}` needs step numbers, found `{value}`"))
                     })?;
-                self.preemptions = Some(steps);
+                if key == "critical" {
+                    self.critical = Some(steps);
+                } else {
+                    self.preemptions = Some(steps);
+                }
             }
             "schedule" => self.schedule = Some(decode_schedule(value).map_err(malformed)?),
             other => return Err(malformed(format!("unknown key `{other}`"))),
@@ -318,6 +336,7 @@ impl Fields {
             max_steps: self.max_steps.ok_or(Missing("max-steps"))?,
             kind: self.kind.ok_or(Missing("kind"))?,
             preemptions: self.preemptions.ok_or(Missing("preemptions"))?,
+            critical: self.critical,
             schedule: self.schedule.ok_or(Missing("schedule"))?,
         })
     }
@@ -377,6 +396,7 @@ mod tests {
             max_steps: 1000,
             kind: "assert".into(),
             preemptions: vec![4],
+            critical: None,
             schedule: [0, 0, 0, 1, 0, 1, 1].map(ThreadId).to_vec(),
         }
     }

@@ -7,7 +7,9 @@ use rankcheck_stats::Probability;
 use rusqlite::{params, OptionalExtension, Transaction};
 
 use crate::error::HistoryError;
+use crate::identity::{Identity, Variant};
 use crate::record::{Budget, ChunkRecord, FailureRecord, Header, LineProblem, Record};
+use crate::schema::failure_and_variant;
 use crate::store::History;
 
 /// What an ingest added.
@@ -27,6 +29,16 @@ pub struct Ingested {
 
 /// The key of a stream in a shard file: program, fingerprint, setting.
 type StreamKey = (String, String, String);
+
+/// A stream's row and what a failure met on it is identified with.
+struct StreamRow {
+    stream_id: i64,
+    program_id: i64,
+    fingerprint_id: i64,
+    /// The program's file, as the suite names it.
+    path: String,
+    fingerprint: String,
+}
 
 impl History {
     /// Ingest one shard file's header and records; `replay_path` turns a
@@ -54,7 +66,7 @@ impl History {
                 Record::Header(_) | Record::End(_) => continue,
             };
             let key: StreamKey = (key.0.clone(), key.1.clone(), key.2.clone());
-            let Some(&(stream_id, program_id)) = streams.get(&key) else {
+            let Some(stream) = streams.get(&key) else {
                 done.skipped.push(LineProblem {
                     line: *line,
                     message: format!(
@@ -66,7 +78,8 @@ impl History {
             };
             match record {
                 Record::Chunk(chunk) => {
-                    let new = chunk_row(&tx, chunk, stream_id, night_id, header).map_err(sqlite)?;
+                    let new = chunk_row(&tx, chunk, stream.stream_id, night_id, header)
+                        .map_err(sqlite)?;
                     if new {
                         done.chunks_new += 1;
                     } else {
@@ -74,8 +87,8 @@ impl History {
                     }
                 }
                 Record::Failure(failure) => {
-                    let new = sighting(&tx, failure, stream_id, program_id, night_id, replay_path)
-                        .map_err(sqlite)?;
+                    let new =
+                        sighting(&tx, failure, stream, night_id, replay_path).map_err(sqlite)?;
                     if new {
                         done.sightings_new += 1;
                     } else {
@@ -187,7 +200,7 @@ fn streams(
     tx: &Transaction,
     header: &Header,
     night_id: i64,
-) -> rusqlite::Result<std::collections::BTreeMap<StreamKey, (i64, i64)>> {
+) -> rusqlite::Result<std::collections::BTreeMap<StreamKey, StreamRow>> {
     let mut ids = std::collections::BTreeMap::new();
     for program in &header.programs {
         tx.execute(
@@ -225,7 +238,13 @@ fn streams(
                     program.fingerprint.clone(),
                     stream.setting.clone(),
                 ),
-                (stream_id, program_id),
+                StreamRow {
+                    stream_id,
+                    program_id,
+                    fingerprint_id,
+                    path: program.path.clone(),
+                    fingerprint: program.fingerprint.clone(),
+                },
             );
         }
     }
@@ -268,46 +287,30 @@ fn chunk_row(
     Ok(changed > 0)
 }
 
-/// Add a failure's sighting, and the failure on its first; whether the
-/// sighting was new.
+/// Add a failure's sighting, and the failure (by its identity) and the
+/// sighting's variant on their first; whether the sighting was new.
 fn sighting(
     tx: &Transaction,
     failure: &FailureRecord,
-    stream_id: i64,
-    program_id: i64,
+    stream: &StreamRow,
     night_id: i64,
     replay_path: &dyn Fn(&str) -> String,
 ) -> rusqlite::Result<bool> {
-    let signature = &failure.signature;
-    let key = signature.key();
-    let list = |items: &[String]| {
-        serde_json::to_string(items)
-            .unwrap_or_else(|_| unreachable!("invariant: strings serialise"))
-    };
-    tx.execute(
-        "INSERT OR IGNORE INTO failures (program_id, signature, kind, source_line, source_column, message, variables, threads)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![
-            program_id,
-            key,
-            signature.kind,
-            signature.line as i64,
-            signature.column as i64,
-            signature.message,
-            list(&signature.variables),
-            list(&signature.threads)
-        ],
-    )?;
-    let failure_id: i64 = tx.query_row(
-        "SELECT id FROM failures WHERE program_id = ?1 AND signature = ?2",
-        params![program_id, key],
-        |r| r.get(0),
+    let identity = Identity::of(&failure.signature, &stream.fingerprint, &stream.path);
+    let variant = Variant::of(&failure.signature);
+    let (failure_id, variant_id) = failure_and_variant(
+        tx,
+        stream.program_id,
+        stream.fingerprint_id,
+        &identity,
+        &variant,
     )?;
     let changed = tx.execute(
-        "INSERT OR IGNORE INTO sightings (failure_id, stream_id, night_id, run, replay) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT OR IGNORE INTO sightings (failure_id, variant_id, stream_id, night_id, run, replay) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
             failure_id,
-            stream_id,
+            variant_id,
+            stream.stream_id,
             night_id,
             failure.run as i64,
             failure.replay.as_deref().map(replay_path)

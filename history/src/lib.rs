@@ -2,12 +2,15 @@
 //! shard files each shard of a night appends to ([`record`]), and the
 //! SQLite database they are merged into ([`History`]): nights, programs and
 //! their fingerprints, the evidence of every (program, setting) stream
-//! chunk by chunk, and failures deduplicated by [`Signature`].
+//! chunk by chunk, and failures by their [`Identity`], each sighting's differences a
+//! [`Variant`] under it.
 //!
-//! It knows nothing of the engine: records are plain data. It touches one
+//! Records are plain data; of the engine it uses only the masking of a
+//! failure's message (`rankcheck_engine::identity::masked`). It touches one
 //! file, the database; reading and writing shard files is the binary's.
 
 mod error;
+pub mod identity;
 pub mod ingest;
 pub mod query;
 pub mod record;
@@ -15,6 +18,7 @@ pub mod schema;
 mod store;
 
 pub use error::HistoryError;
+pub use identity::{Identity, Variant};
 pub use ingest::{chunk_ln_miss, Ingested};
 pub use query::{
     confidence, current_fingerprints, Evidence, FailureSummary, Night, NightEvidence, StreamNights,

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use rusqlite::{params, OptionalExtension};
 
 use crate::error::HistoryError;
-use crate::record::{Budget, Signature};
+use crate::identity::{Identity, Variant};
+use crate::record::Budget;
 use crate::store::History;
 
 /// A night as recorded.
@@ -65,9 +66,12 @@ pub struct FailureSummary {
     /// The program's name.
     pub program: String,
     /// What identifies it.
-    pub signature: Signature,
-    /// [`Signature::key`].
+    pub identity: Identity,
+    /// [`Identity::key`].
     pub key: String,
+    /// How its sightings differed, each with how many sightings showed it,
+    /// the most seen first.
+    pub variants: Vec<(Variant, u64)>,
     /// The first night it was seen.
     pub first_night: u64,
     /// The last night it was seen.
@@ -93,6 +97,8 @@ pub struct NightEvidence {
     pub clean_runs: u64,
     /// Failing runs in this night alone.
     pub failures: u64,
+    /// Failing runs in this night and every earlier one.
+    pub failures_so_far: u64,
     /// `ln` of the probability that every clean run so far missed a bug of
     /// the setting's class (as [`Evidence::ln_miss`]); `None` while no
     /// chunk had a bound.
@@ -101,10 +107,20 @@ pub struct NightEvidence {
 
 impl NightEvidence {
     /// The guarantee the clean runs so far earned (see [`confidence`]);
-    /// `None` for a stream without a bound.
+    /// `None` for a stream without a bound, and from the night it first
+    /// failed on: a stream that failed claims none, as the report says.
     pub fn confidence(&self) -> Option<f64> {
-        self.ln_miss.map(confidence)
+        claimed(self.failures_so_far, self.ln_miss)
     }
+}
+
+/// The guarantee a stream with `failures` failing runs and `ln_miss`
+/// claims: none once it failed, none without a bound.
+fn claimed(failures: u64, ln_miss: Option<f64>) -> Option<f64> {
+    if failures > 0 {
+        return None;
+    }
+    ln_miss.map(confidence)
 }
 
 /// A stream's nights, in index order.
@@ -126,14 +142,16 @@ impl StreamNights {
     fn night_of(&mut self, row: &ChunkRow) -> &mut NightEvidence {
         let last = self.nights.last();
         if last.is_none_or(|n| n.night_index != row.night_index) {
-            let (runs, clean_runs, ln_miss) =
-                last.map_or((0, 0, None), |n| (n.runs, n.clean_runs, n.ln_miss));
+            let (runs, clean_runs, failures_so_far, ln_miss) = last.map_or((0, 0, 0, None), |n| {
+                (n.runs, n.clean_runs, n.failures_so_far, n.ln_miss)
+            });
             self.nights.push(NightEvidence {
                 night: row.night.clone(),
                 night_index: row.night_index,
                 runs,
                 clean_runs,
                 failures: 0,
+                failures_so_far,
                 ln_miss,
             });
         }
@@ -145,9 +163,9 @@ impl StreamNights {
 
 impl Evidence {
     /// The guarantee its clean runs earned (see [`confidence`]); `None`
-    /// for a stream without a bound.
+    /// for a stream without a bound, or one that failed.
     pub fn confidence(&self) -> Option<f64> {
-        self.ln_miss.map(confidence)
+        claimed(self.failures, self.ln_miss)
     }
 }
 
@@ -295,6 +313,7 @@ impl History {
             night.runs += row.runs;
             night.clean_runs += row.clean_runs;
             night.failures += row.failures;
+            night.failures_so_far += row.failures;
             night.ln_miss = add_ln_miss(night.ln_miss, row.ln_miss);
         }
         let current = current_fingerprints(all.values().filter_map(|s| {
@@ -348,29 +367,28 @@ impl History {
         let mut statement = self
             .conn
             .prepare(
-                "SELECT id, program, signature, kind, source_line, source_column, message,
-                        variables, threads, first_night_index, last_night_index, count
+                "SELECT id, program, fingerprint, identity, kind, file, source_line, source_column,
+                        message, first_night_index, last_night_index, count
                  FROM failure_history
-                 ORDER BY program, kind, source_line, source_column, signature",
+                 ORDER BY program, kind, source_line, source_column, identity",
             )
             .map_err(|e| self.error(e))?;
         let found = statement
             .query_map([], |r| {
-                let list =
-                    |text: String| serde_json::from_str::<Vec<String>>(&text).unwrap_or_default();
                 Ok((
                     r.get::<_, i64>(0)?,
                     FailureSummary {
                         program: r.get(1)?,
-                        key: r.get(2)?,
-                        signature: Signature {
-                            kind: r.get(3)?,
-                            line: r.get::<_, i64>(4)? as u64,
-                            column: r.get::<_, i64>(5)? as u64,
-                            message: r.get(6)?,
-                            variables: list(r.get(7)?),
-                            threads: list(r.get(8)?),
+                        key: r.get(3)?,
+                        identity: Identity {
+                            fingerprint: r.get(2)?,
+                            kind: r.get(4)?,
+                            file: r.get(5)?,
+                            line: r.get::<_, i64>(6)? as u64,
+                            column: r.get::<_, i64>(7)? as u64,
+                            message: r.get(8)?,
                         },
+                        variants: Vec::new(),
                         first_night: r.get::<_, i64>(9)? as u64,
                         last_night: r.get::<_, i64>(10)? as u64,
                         count: r.get::<_, i64>(11)? as u64,
@@ -383,6 +401,7 @@ impl History {
             .map_err(|e| self.error(e))?;
         let mut out = Vec::with_capacity(found.len());
         for (id, mut failure) in found {
+            failure.variants = self.variants(id)?;
             let latest: Option<(String, String)> = self
                 .conn
                 .query_row(
@@ -405,6 +424,37 @@ impl History {
             out.push(failure);
         }
         Ok(out)
+    }
+
+    /// The variants of failure `id` with their sightings, the most seen
+    /// first (then by key).
+    fn variants(&self, id: i64) -> Result<Vec<(Variant, u64)>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT v.message, v.variables, v.threads, COUNT(*) AS seen
+                 FROM variants v JOIN sightings g ON g.variant_id = v.id
+                 WHERE v.failure_id = ?1
+                 GROUP BY v.id
+                 ORDER BY seen DESC, v.variant",
+            )
+            .map_err(|e| self.error(e))?;
+        let rows = statement
+            .query_map([id], |r| {
+                let list =
+                    |text: String| serde_json::from_str::<Vec<String>>(&text).unwrap_or_default();
+                Ok((
+                    Variant {
+                        message: r.get(0)?,
+                        variables: list(r.get(1)?),
+                        threads: list(r.get(2)?),
+                    },
+                    r.get::<_, i64>(3)? as u64,
+                ))
+            })
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.error(e))?;
+        Ok(rows)
     }
 }
 
@@ -520,7 +570,10 @@ mod tests {
         // (1 - 1/10)^20 after n1, (1 - 1/10)^33 after n2.
         let expected = |clean: i32| 1.0 - 0.9f64.powi(clean);
         assert!((pct[0].confidence().unwrap() - expected(20)).abs() < 1e-12);
-        assert!((pct[1].confidence().unwrap() - expected(33)).abs() < 1e-12);
+        assert!((pct[1].ln_miss.unwrap() - 33.0 * 0.9f64.ln()).abs() < 1e-12);
+        // n2 failed: from then on the stream claims no guarantee, as the
+        // report says.
+        assert_eq!(pct[1].confidence(), None);
         let pos = &streams[1].nights;
         assert_eq!(pos.len(), 1, "no night without runs");
         assert_eq!((pos[0].runs, pos[0].confidence()), (7, None));

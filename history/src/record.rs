@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::identity::Identity;
+
 /// The shard file format this crate writes and reads.
 pub const SHARD_FORMAT: u32 = 1;
 
@@ -117,8 +119,10 @@ pub struct ChunkRecord {
     pub elapsed_s: f64,
 }
 
-/// What identifies a failure across runs and nights: never the schedule,
-/// only what a person would call the same bug.
+/// What a shard records of a failing run: the fields its [`Identity`]
+/// (with the program's version and file) and its [`Variant`] are read from.
+///
+/// [`Variant`]: crate::identity::Variant
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Signature {
     /// `assert`, `error`, `deadlock` or `step-limit`.
@@ -129,31 +133,32 @@ pub struct Signature {
     pub column: u64,
     /// The message.
     pub message: String,
-    /// The variables of the change points that fired, sorted.
+    /// The message as the failure's identity reads it: the run's values
+    /// masked, for a deadlock its wait cycle only (absent in records of
+    /// rankcheck before failure identities: its numbers are masked then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub masked: Option<String>,
+    /// The variables its interleaving raced on, sorted.
     pub variables: Vec<String>,
     /// The functions of the threads that ran (names without `#id`),
     /// sorted.
     pub threads: Vec<String>,
 }
 
-impl Signature {
-    /// A short stable key: FNV-1a (64 bits) over the fields, as hex.
-    pub fn key(&self) -> String {
-        let text = format!(
-            "{}\0{}\0{}\0{}\0{}\0{}",
-            self.kind,
-            self.line,
-            self.column,
-            self.message,
-            self.variables.join("\u{1}"),
-            self.threads.join("\u{1}")
-        );
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in text.bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        format!("{hash:016x}")
+impl Header {
+    /// The identity of a failure this shard recorded: its program's
+    /// version and file are the header's (`None` for a program it does not
+    /// list).
+    pub fn identity(&self, failure: &FailureRecord) -> Option<Identity> {
+        let program = self
+            .programs
+            .iter()
+            .find(|p| p.name == failure.program && p.fingerprint == failure.fingerprint)?;
+        Some(Identity::of(
+            &failure.signature,
+            &program.fingerprint,
+            &program.path,
+        ))
     }
 }
 
@@ -333,6 +338,7 @@ mod tests {
                 line: 4,
                 column: 5,
                 message: "m".into(),
+                masked: Some("m".into()),
                 variables: vec!["a".into()],
                 threads: vec!["main".into(), "w".into()],
             },

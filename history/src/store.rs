@@ -134,7 +134,7 @@ impl History {
                 .conn
                 .transaction()
                 .map_err(|e| classify(&self.path, e))?;
-            tx.execute_batch(migration)
+            migration(&tx)
                 .and_then(|()| tx.pragma_update(None, "user_version", from as i64 + 1))
                 .and_then(|()| tx.commit())
                 .map_err(|e| classify(&self.path, e))?;
@@ -207,11 +207,14 @@ mod tests {
         ));
         drop(History::open(&path).unwrap());
         let history = History::open_existing(&path).unwrap();
-        let version: i64 = history
+        assert_eq!(version(&history), SCHEMA_VERSION);
+    }
+
+    fn version(history: &History) -> i64 {
+        history
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(version, SCHEMA_VERSION);
+            .unwrap()
     }
 
     #[test]
@@ -249,5 +252,44 @@ mod tests {
             std::fs::read_to_string(&path).unwrap(),
             "not a database at all, just text"
         );
+    }
+
+    /// A version 1 history (failures per program and signature, so one
+    /// bug seen with two sets of variables was two failures) opens as the
+    /// current version with one failure of two variants, its sightings and
+    /// nights kept.
+    #[test]
+    fn a_version_1_history_migrates_to_failure_identities() {
+        let path = scratch("version-1");
+        {
+            let conn = Connection::open(&path).unwrap();
+            let tx = conn.unchecked_transaction().unwrap();
+            MIGRATIONS[0](&tx).unwrap();
+            tx.pragma_update(None, "user_version", 1).unwrap();
+            tx.execute_batch(
+                "INSERT INTO nights VALUES (1, 'n1', 0, 's', '1', 10, '{\"runs\":20}');
+                 INSERT INTO nights VALUES (2, 'n2', 1, 's', '1', 10, '{\"runs\":20}');
+                 INSERT INTO programs VALUES (1, 'p');
+                 INSERT INTO fingerprints VALUES (1, 1, 'f', 'p.rk', 1);
+                 INSERT INTO streams VALUES (1, 1, 'pos', '9');
+                 INSERT INTO failures VALUES (1, 1, 'a', 'assert', 4, 5, 'got 3', '[\"x\"]', '[\"main\",\"w\"]');
+                 INSERT INTO failures VALUES (2, 1, 'b', 'assert', 4, 5, 'got 7', '[\"x\",\"y\"]', '[\"main\"]');
+                 INSERT INTO sightings VALUES (1, 1, 1, 3, 'replays/a.replay');
+                 INSERT INTO sightings VALUES (2, 1, 2, 1099511627780, NULL);",
+            )
+            .unwrap();
+            tx.commit().unwrap();
+        }
+        let history = History::open_existing(&path).unwrap();
+        assert_eq!(version(&history), SCHEMA_VERSION);
+        let failures = history.failures().unwrap();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        let failure = &failures[0];
+        assert_eq!(failure.identity.message, "got N");
+        assert_eq!(failure.identity.file, "p.rk");
+        assert_eq!((failure.first_night, failure.last_night), (0, 1));
+        assert_eq!(failure.count, 2);
+        assert_eq!(failure.variants.len(), 2);
+        assert_eq!(failure.replay.as_deref(), Some("replays/a.replay"));
     }
 }

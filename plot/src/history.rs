@@ -29,8 +29,10 @@ pub struct NightPoint {
     /// Runs of the setting accumulated up to and including this night
     /// (on the current program version).
     pub runs: u64,
-    /// The guarantee those runs earned, `1 - (1 - p)^runs`; `None` where no
-    /// bound is claimed.
+    /// The guarantee those runs earned, `1 - (1 - p)^runs`; `None` where
+    /// none is claimed: no bound, or the setting failed this night or
+    /// before (the report says "none: it failed"), and no guarantee point
+    /// is drawn.
     pub confidence: Option<f64>,
     /// Failures found this night.
     pub failures: u64,
@@ -61,7 +63,8 @@ const NINES_CAP: f64 = 12.0;
 
 /// Draw the history as SVG: accumulated runs above (log axis), the
 /// guarantee below (0.9, 0.99, 0.999 evenly spaced), nights along the
-/// bottom, failures as rings. Points are marks of series named after the
+/// bottom, failures as rings (on the guarantee panel at its point, or at
+/// its floor where a failure leaves no guarantee). Points are marks of series named after the
 /// setting, with `data-panel` `runs` or `guarantee`, `data-x` the night's
 /// place among the nights drawn (0 for the oldest), `data-night` its name
 /// and `data-failures`; `data-y` is the runs or the guarantee.
@@ -258,14 +261,13 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
                     );
                 }
                 if failed {
-                    // A ring around the night's point on both panels.
-                    let mut rings = vec![(runs_chart.backend_coord(&(x, y)), "runs")];
-                    if let Some(c) = n.confidence {
-                        rings.push((
-                            guarantee_chart.backend_coord(&(x, nines(c, NINES_CAP))),
-                            "guarantee",
-                        ));
-                    }
+                    // A ring around the night's point on both panels; on the
+                    // guarantee panel at its floor when none is claimed.
+                    let guarantee = n.confidence.map_or(0.0, |c| nines(c, NINES_CAP));
+                    let rings = [
+                        (runs_chart.backend_coord(&(x, y)), "runs"),
+                        (guarantee_chart.backend_coord(&(x, guarantee)), "guarantee"),
+                    ];
                     for (pixel, panel) in rings {
                         marks.push(
                             Mark::new("failure", x, n.failures as f64, pixel, BLACK)

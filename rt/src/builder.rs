@@ -99,6 +99,7 @@ pub struct Builder {
     pub(crate) max_steps: u64,
     pub(crate) profile_runs: u64,
     pub(crate) json: Option<PathBuf>,
+    pub(crate) shrink_time: Option<Duration>,
     pub(crate) wakes: Wakes,
 }
 
@@ -117,6 +118,7 @@ impl Default for Builder {
             max_steps: DEFAULT_MAX_STEPS,
             profile_runs: 20,
             json: None,
+            shrink_time: Some(Duration::from_millis(500)),
             wakes: DEFAULT_WAKES,
         }
     }
@@ -187,6 +189,21 @@ impl Builder {
     /// The most operations of one run before it counts as non-terminating.
     pub fn max_steps(mut self, steps: u64) -> Builder {
         self.max_steps = steps;
+        self
+    }
+
+    /// The most time spent shrinking a failure's schedule (fewer
+    /// preemptions, then switches, then steps) before it is reported, as
+    /// `rankcheck check --shrink-time` (default half a second).
+    pub fn shrink_time(mut self, time: Duration) -> Builder {
+        self.shrink_time = Some(time);
+        self
+    }
+
+    /// Report a failure's schedule as the search found it, unshrunk
+    /// (`rankcheck check --no-shrink`).
+    pub fn no_shrink(mut self) -> Builder {
+        self.shrink_time = None;
         self
     }
 

@@ -93,6 +93,7 @@ mod replay_string;
 mod report;
 mod scope;
 mod search;
+mod shrink;
 pub mod sync;
 pub mod thread;
 mod trace;

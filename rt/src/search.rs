@@ -10,6 +10,7 @@ use rankcheck_engine::profile::{Profile, Profiler, RunEnd};
 use rankcheck_engine::search::run_seed;
 use rankcheck_engine::strategy::{PortfolioScheduler, Strategy, Tracked};
 use rankcheck_engine::{Point, PriorityScheduler, Scheduler, ThreadId};
+use rankcheck_report::failure::ShrunkJson;
 use rankcheck_stats::Probability;
 
 use crate::builder::Builder;
@@ -18,6 +19,7 @@ use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
+use crate::shrink::shrink_run;
 use crate::wake::{WakeChoices, WakeCount};
 
 /// Search `test` as `builder` asks, `program` naming where the test
@@ -28,12 +30,13 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let mut session = Session::new();
     let (profile, failed) = profile(&mut session, &test, builder, seed);
     if let Some((run, result)) = failed {
-        let (traced, replay) = retrace(&mut session, &test, builder, result, Tracking::All)?;
+        let (traced, replay, shrunk) =
+            retrace(&mut session, &test, builder, result, Tracking::All)?;
         let registry = session.registry();
         let searched = Searched::preparatory(builder, program, seed, &profile, registry);
         return Ok(report::failed(
             &traced,
-            &RunFacts::preparatory(run),
+            &RunFacts::preparatory(run).shrunk(shrunk),
             &replay,
             &searched,
         ));
@@ -73,8 +76,8 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
             changes,
         }) => {
             let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
-            let retraced = retrace(&mut session, &test, builder, result, tracking)?;
-            Some((retraced, facts))
+            let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, tracking)?;
+            Some(((traced, replay), facts.shrunk(shrunk)))
         }
     };
     let searched = Searched {
@@ -242,8 +245,10 @@ impl Explained for PortfolioScheduler {
     }
 }
 
-/// Rerun the failing run with a trace: the traced run and its replay
-/// string; or, when the rerun parts from the run, the report of the
+/// Rerun the failing run with a trace, then shrink its schedule (unless
+/// the builder says not to) and trace the shrunk one: the traced run, its
+/// replay string, and how it was shrunk; or, when the rerun parts from the
+/// run, the report of the
 /// nondeterminism (crate::divergence).
 fn retrace(
     session: &mut Session,
@@ -251,7 +256,7 @@ fn retrace(
     builder: &Builder,
     failed: RunResult,
     tracking: Tracking,
-) -> Result<(RunResult, String), String> {
+) -> Result<(RunResult, String, Option<ShrunkJson>), String> {
     let replay = ReplayString {
         tracking: match tracking {
             Tracking::All => Tracking::All,
@@ -270,7 +275,21 @@ fn retrace(
     } else {
         failed
     };
-    Ok((result, replay.encode()))
+    let shrunk = match (builder.shrink_time, &result.failure) {
+        (Some(budget), Some(failure)) => {
+            shrink_run(session, test, (&replay, builder.max_steps), failure, budget)
+        }
+        _ => None,
+    };
+    let Some(shrunk) = shrunk else {
+        return Ok((result, replay.encode(), None));
+    };
+    let replay = ReplayString {
+        schedule: shrunk.schedule.clone(),
+        ..replay
+    };
+    let traced = trace(session, test, &replay, builder.max_steps);
+    Ok((traced, replay.encode(), Some(ShrunkJson::from(&shrunk))))
 }
 
 /// Rerun `replay` with a trace.

@@ -1,17 +1,19 @@
 //! The failure a checked program's report shows: the search's first, else
-//! one a preparatory run met, replayed with its trace and the change points
-//! its run fired, with its replay file written.
+//! one a preparatory run met, its schedule shrunk (unless `--no-shrink`),
+//! replayed with its trace and its preemptions (the shrunk schedule's, or
+//! the change points its run fired), with its replay file written.
 
 use anyhow::Result;
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::Failure;
 use rankcheck_engine::strategy::{Executables, PriorityStrategy, Slot};
 use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
-use rankcheck_report::failure::FoundBy;
+use rankcheck_report::failure::{FoundBy, ShrunkJson};
 
 use crate::failure::Report;
 use crate::plan::{scheme, Plan};
 use crate::replay_store::{save, tracking_line};
+use crate::shrink::shrink_schedule;
 use crate::trace::{trace, Marks};
 
 use super::run::Checked;
@@ -24,6 +26,14 @@ struct RunFacts {
     chosen: Option<Vec<rankcheck_engine::VarId>>,
     strategy: String,
     priorities: String,
+}
+
+/// The schedule reported: the search's, or its shrunk form with its
+/// critical switches (steps from 1).
+struct Shown<'s> {
+    schedule: &'s [rankcheck_engine::ThreadId],
+    marks: &'s Marks,
+    critical: Option<Vec<u64>>,
 }
 
 /// The failure to report, if any, with its replay file written (a failure
@@ -48,16 +58,40 @@ pub fn found(checked: &Checked) -> Result<Option<Report>> {
             priorities: "none".into(),
         },
     };
-    let traced = trace(
+    let shrunk = (!checked.args.no_shrink)
+        .then(|| {
+            shrink_schedule(
+                &checked.prepared.loaded.program,
+                &facts.instrumentation,
+                checked.prepared.limits,
+                &failure.schedule,
+                &failure.bug,
+                checked.args.shrink_time,
+            )
+        })
+        .flatten();
+    let (schedule, marks) = match &shrunk {
+        Some(shrunk) => (
+            shrunk.schedule.clone(),
+            Marks::ChangePoints(shrunk.preemptions.clone()),
+        ),
+        None => (failure.schedule.clone(), facts.marks.clone()),
+    };
+    let mut traced = trace(
         &checked.prepared.loaded.program,
         facts.instrumentation.clone(),
         &[],
         checked.prepared.limits,
-        &failure.schedule,
+        &schedule,
         &checked.prepared.loaded.file,
-        &facts.marks,
+        &marks,
     )
     .map_err(|_| anyhow::anyhow!("internal error: run {} did not fail again", failure.run))?;
+    let shrunk = shrunk.map(|s| {
+        let json = ShrunkJson::from(&s);
+        json.mark(&mut traced.steps);
+        json
+    });
     let program = &checked.prepared.loaded.program;
     let mut report = Report {
         traced,
@@ -71,8 +105,15 @@ pub fn found(checked: &Checked) -> Result<Option<Report>> {
                 .collect()
         }),
         replay: None,
+        shrunk,
     };
-    report.replay = match write_replay(checked, failure, found_by, &facts) {
+    let critical = report.shrunk.as_ref().map(|s| s.critical.clone());
+    let shown = Shown {
+        schedule: &schedule,
+        marks: &marks,
+        critical,
+    };
+    report.replay = match write_replay(checked, failure, found_by, &facts, shown) {
         Ok(path) => Some(path),
         Err(error) => {
             errln!("warning: {error:#}");
@@ -146,10 +187,11 @@ fn write_replay(
     failure: &Failure,
     found_by: FoundBy,
     facts: &RunFacts,
+    shown: Shown,
 ) -> Result<std::path::PathBuf> {
     let program = &checked.prepared.loaded.program;
     let defines = &checked.args.options.define;
-    let preemptions = match &facts.marks {
+    let preemptions = match shown.marks {
         Marks::ChangePoints(steps) => steps.clone(),
         Marks::Switches => Vec::new(),
     };
@@ -167,7 +209,8 @@ fn write_replay(
         max_steps: checked.args.options.max_steps,
         kind: failure.bug.kind.name().to_string(),
         preemptions,
-        schedule: failure.schedule.clone(),
+        critical: shown.critical,
+        schedule: shown.schedule.to_vec(),
     };
     let suffix = match found_by {
         FoundBy::Preparatory => format!("seed{}-preparatory{}", checked.prepared.seed, failure.run),

@@ -284,6 +284,7 @@ pub fn report_bug(
         strategy: "explore".into(),
         depth: None,
         chosen_vars: set.vars.as_ref().map(|_| set.names.clone()),
+        shrunk: None,
         replay: None,
     };
     report.replay = match write_replay(args, path, subject, set, bug, &marks) {
@@ -374,6 +375,7 @@ fn write_replay(
         max_steps: args.options.max_steps,
         kind: bug.bug.kind.name().to_string(),
         preemptions,
+        critical: None,
         schedule: bug.schedule.clone(),
     };
     let suffix = match marks {

@@ -266,7 +266,7 @@ fn header(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Hea
             .iter()
             .map(|p| ProgramRecord {
                 name: p.spec.name.clone(),
-                path: p.spec.path.display().to_string(),
+                path: p.path(),
                 fingerprint: p.fingerprint.clone(),
                 streams: p
                     .streams
@@ -360,7 +360,7 @@ fn summary(
                 ", {} failed ({})",
                 count(totals.failures, "chunk", "chunks"),
                 count(
-                    totals.signatures.len(),
+                    totals.failures_distinct.len(),
                     "distinct failure",
                     "distinct failures"
                 )

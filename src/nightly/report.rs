@@ -5,13 +5,15 @@
 //! over every night of its current version. Exit status 1 when a failure
 //! is new.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use rankcheck_history::{current_fingerprints, Evidence, FailureSummary, History, Night};
+use rankcheck_history::{
+    confidence, current_fingerprints, Evidence, FailureSummary, History, Night, Variant,
+};
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
@@ -93,17 +95,24 @@ pub struct FailureView {
     pub program: String,
     /// `assert`, `error`, `deadlock` or `step-limit`.
     pub kind: String,
-    /// The message.
+    /// The message, with the values of a run masked (`N`).
     pub message: String,
+    /// The program's file.
+    pub file: String,
     /// Where.
     pub line: u64,
     /// Where.
     pub column: u64,
-    /// Variables of the change points that fired.
+    /// The fingerprint of the program version it failed on.
+    pub fingerprint: String,
+    /// The variables its interleavings raced on, over every variant.
     pub variables: Vec<String>,
-    /// Thread functions that ran.
+    /// Thread functions that ran, over every variant.
     pub threads: Vec<String>,
-    /// The signature's key.
+    /// How many variants (threads, variables raced on, message unmasked)
+    /// its sightings showed.
+    pub variants: u64,
+    /// The identity's key.
     pub signature: String,
     /// First night seen.
     pub first_night: String,
@@ -141,10 +150,13 @@ pub struct EvidenceView {
     /// Its logarithm.
     pub bound_ln: Option<f64>,
     /// `log10` of the probability that every clean run missed a bug of
-    /// the setting's class.
+    /// the setting's class (null where none is claimed: no bound, or the
+    /// stream failed).
     pub miss_log10: Option<f64>,
     /// `1 -` that probability.
     pub confidence: Option<f64>,
+    /// The guarantee as the report and the figures state it.
+    pub guarantee: String,
 }
 
 /// Read the report out of the history.
@@ -204,15 +216,22 @@ fn failure_view(
             db_dir.join(path)
         }
     });
-    let signature = &failure.signature;
+    let identity = &failure.identity;
+    let union = |part: fn(&Variant) -> &Vec<String>| {
+        let all: BTreeSet<&String> = failure.variants.iter().flat_map(|(v, _)| part(v)).collect();
+        all.into_iter().cloned().collect()
+    };
     FailureView {
         program: failure.program.clone(),
-        kind: signature.kind.clone(),
-        message: signature.message.clone(),
-        line: signature.line,
-        column: signature.column,
-        variables: signature.variables.clone(),
-        threads: signature.threads.clone(),
+        kind: identity.kind.clone(),
+        message: identity.message.clone(),
+        file: identity.file.clone(),
+        line: identity.line,
+        column: identity.column,
+        fingerprint: identity.fingerprint.clone(),
+        variables: union(|v| &v.variables),
+        threads: union(|v| &v.threads),
+        variants: failure.variants.len() as u64,
         signature: failure.key.clone(),
         first_night: name(failure.first_night),
         last_night: name(failure.last_night),
@@ -244,8 +263,12 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
                 },
                 bound: bound.map(show),
                 bound_ln: e.last_bound_ln,
-                miss_log10: e.ln_miss.map(|ln| ln / std::f64::consts::LN_10),
+                miss_log10: e
+                    .confidence()
+                    .and(e.ln_miss)
+                    .map(|ln| ln / std::f64::consts::LN_10),
                 confidence: e.confidence(),
+                guarantee: claim_text(e.failures, e.ln_miss),
                 program: e.program,
                 fingerprint: e.fingerprint,
                 setting: setting_label(&e.setting),
@@ -258,26 +281,34 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
         .collect()
 }
 
-/// A confidence as reports print it: four decimals, or `1 - 10^-8.6`.
-fn confidence_text(e: &EvidenceView) -> String {
-    if e.failures > 0 {
+/// The guarantee a stream with `failures` failing runs and `ln_miss`
+/// claims, as the report and the history figures state it: none once it
+/// failed, else four decimals or `1 - 10^-8.6`.
+pub(crate) fn claim_text(failures: u64, ln_miss: Option<f64>) -> String {
+    if failures > 0 {
         return "none: it failed".into();
     }
-    match (e.miss_log10, e.confidence) {
-        (Some(miss), Some(c)) => show_guarantee(miss, c),
-        _ => "no bound claimed".into(),
+    match ln_miss {
+        Some(ln) => show_guarantee(ln / std::f64::consts::LN_10, confidence(ln)),
+        None => "no bound claimed".into(),
     }
 }
 
-/// `assert at 24:5 "a push was lost" (over head; threads main, push)`.
+/// `assert at 24:5 "a push was lost" (over head; threads main, push)`,
+/// with `; 3 variants` when its sightings differed.
 fn failure_line(f: &FailureView) -> String {
     let over = if f.variables.is_empty() {
         String::new()
     } else {
         format!("over {}; ", f.variables.join(", "))
     };
+    let variants = if f.variants > 1 {
+        format!("; {} variants", f.variants)
+    } else {
+        String::new()
+    };
     format!(
-        "{} at {}:{} \"{}\" ({over}threads {})",
+        "{} at {}:{} \"{}\" ({over}threads {}{variants})",
         f.kind,
         f.line,
         f.column,
@@ -312,7 +343,7 @@ pub(super) fn evidence_cells(e: &EvidenceView) -> [String; 8] {
         e.night_runs.to_string(),
         e.failures.to_string(),
         e.bound.clone().unwrap_or_else(|| "-".into()),
-        confidence_text(e),
+        e.guarantee.clone(),
     ]
 }
 

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::Result;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rankcheck_engine::{search, SearchConfig, SearchResult};
-use rankcheck_history::{chunk_ln_miss, ChunkRecord, FailureRecord, Record};
+use rankcheck_history::{chunk_ln_miss, ChunkRecord, FailureRecord, Identity, Record};
 
 use crate::interrupt;
 
@@ -29,8 +29,8 @@ pub struct ProgramTotals {
     pub runs: u64,
     /// Failing chunks.
     pub failures: u64,
-    /// Distinct failure signatures met.
-    pub signatures: BTreeSet<String>,
+    /// The identity keys of the distinct failures met.
+    pub failures_distinct: BTreeSet<String>,
 }
 
 /// What this process did.
@@ -107,7 +107,8 @@ impl Share<'_> {
             for record in &records {
                 if let Record::Failure(f) = record {
                     totals.failures += 1;
-                    totals.signatures.insert(f.signature.key());
+                    let identity = Identity::of(&f.signature, &f.fingerprint, &program.path());
+                    totals.failures_distinct.insert(identity.key());
                 }
                 if let Record::Chunk(c) = record {
                     ln_miss[chunk.stream] += chunk_ln_miss(c.bound_ln, c.clean_runs).unwrap_or(0.0);
@@ -155,7 +156,7 @@ impl Share<'_> {
     }
 
     /// The chunk's records: its failure (with a replay file the first time
-    /// this shard meets the signature this night), then the chunk.
+    /// this shard meets the failure this night), then the chunk.
     fn records(
         &self,
         program: &ProgramRun,
@@ -168,7 +169,8 @@ impl Share<'_> {
         let mut records = Vec::new();
         if let Some(failure) = &result.first_failure {
             let examined = examine(program, stream, failure)?;
-            let key = (program.spec.name.clone(), examined.signature.key());
+            let key =
+                Identity::of(&examined.signature, &program.fingerprint, &program.path()).key();
             let replay = if resumed.replays.contains(&key) {
                 None
             } else {

@@ -121,13 +121,13 @@ pub fn shard_path(out: &Path, night: &str, spec: ShardSpec) -> PathBuf {
 }
 
 /// What an earlier process recorded in this shard file: the chunks it
-/// finished and the failure signatures it wrote replay files for.
+/// finished and the failures it wrote replay files for.
 #[derive(Debug, Default)]
 pub struct Resumed {
     /// Plan indices of the chunks recorded.
     pub chunks: BTreeSet<u64>,
-    /// Signature keys with a replay file this night.
-    pub replays: BTreeSet<(String, String)>,
+    /// Identity keys of the failures with a replay file this night.
+    pub replays: BTreeSet<String>,
     /// Runs recorded.
     pub runs: u64,
 }
@@ -210,9 +210,9 @@ impl ShardFile {
                         resumed.runs += c.runs;
                     }
                     Record::Failure(f) if f.replay.is_some() => {
-                        resumed
-                            .replays
-                            .insert((f.program.clone(), f.signature.key()));
+                        if let Some(identity) = old.identity(f) {
+                            resumed.replays.insert(identity.key());
+                        }
                     }
                     _ => {}
                 }

@@ -1,12 +1,14 @@
 //! A chunk's failing run, replayed with a trace to read off its signature
-//! (kind, place, message, the variables its threads raced on, the
-//! functions of the threads that ran; never the schedule), and its
-//! replay file written the first time the shard meets the signature.
+//! (its identity: kind, place, masked message; its variant: the message,
+//! the variables its threads raced on, the functions of the threads that
+//! ran; never the schedule), and its replay file, of its schedule shrunk,
+//! written the first time the shard meets the failure.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
+use rankcheck_engine::identity::Identity;
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::Failure;
 use rankcheck_engine::strategy::Strategy;
@@ -15,9 +17,15 @@ use rankcheck_history::Signature;
 use rankcheck_report::failure::StepView;
 
 use crate::replay_store::{save, tracking_line};
+use crate::shrink::shrink_schedule;
 use crate::trace::{trace, Marks, TracedFailure};
 
 use super::stream::{ProgramRun, Stream, StreamStrategy};
+
+/// The most time shrinking a failing run's schedule takes in a night
+/// (`check`'s default `--shrink-time`): its replay file is the shrunk
+/// schedule, and the variables raced on are read off it.
+const SHRINK_TIME: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// What a failing run replays to, and how to replay it again.
 pub struct Examined {
@@ -55,12 +63,27 @@ pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Resu
             )
         }
     };
+    let (schedule, marks, critical) = match shrink_schedule(
+        code,
+        &instrumentation,
+        program.limits,
+        &failure.schedule,
+        &failure.bug,
+        SHRINK_TIME,
+    ) {
+        Some(shrunk) => (
+            shrunk.schedule,
+            Marks::ChangePoints(shrunk.preemptions),
+            Some(shrunk.critical.iter().map(|point| point + 1).collect()),
+        ),
+        None => (failure.schedule.clone(), marks, None),
+    };
     let traced = trace(
         code,
         instrumentation,
         &[],
         program.limits,
-        &failure.schedule,
+        &schedule,
         &program.loaded.file,
         &marks,
     )
@@ -98,14 +121,17 @@ pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Resu
         max_steps: program.spec.max_steps,
         kind: failure.bug.kind.name().to_string(),
         preemptions,
-        schedule: failure.schedule.clone(),
+        critical,
+        schedule,
     };
     Ok(Examined { signature, replay })
 }
 
-/// The signature of a traced failure.
+/// The signature of a traced failure: its place and masked message are
+/// its identity's (for a deadlock, the wait cycle's), the rest a variant.
 fn signature_of(program: &ProgramRun, traced: &TracedFailure) -> Signature {
     let bug = &traced.bug;
+    let identity = Identity::of(bug);
     let file = &program.loaded.file;
     let variables = conflicting(&traced.steps);
     let mut threads: Vec<String> = traced
@@ -117,9 +143,10 @@ fn signature_of(program: &ProgramRun, traced: &TracedFailure) -> Signature {
     threads.dedup();
     Signature {
         kind: bug.kind.name().to_string(),
-        line: file.line(bug.span) as u64,
-        column: file.column(bug.span) as u64,
+        line: file.line(identity.span) as u64,
+        column: file.column(identity.span) as u64,
         message: bug.message.clone(),
+        masked: Some(identity.message),
         variables,
         threads,
     }

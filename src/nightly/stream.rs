@@ -49,6 +49,13 @@ pub struct ProgramRun {
     pub streams: Vec<Stream>,
 }
 
+impl ProgramRun {
+    /// Its path as the suite gives it: the file of its failures' identity.
+    pub fn path(&self) -> String {
+        self.spec.path.display().to_string()
+    }
+}
+
 /// How one stream searches.
 #[derive(Clone)]
 pub enum StreamStrategy {
@@ -230,6 +237,8 @@ fn check_args(spec: &SuiteProgram) -> CheckArgs {
         max_runs: 1,
         confidence: 0.99,
         keep_going: false,
+        shrink_time: std::time::Duration::ZERO,
+        no_shrink: true,
         replay_dir: PathBuf::from(DEFAULT_REPLAY_DIR),
     }
 }

@@ -235,6 +235,8 @@ pub fn plot_bound(args: &PlotBoundArgs) -> Result<ExitCode> {
         max_runs: args.max_runs,
         confidence: args.confidence,
         keep_going: false,
+        shrink_time: std::time::Duration::ZERO,
+        no_shrink: true,
         replay_dir: DEFAULT_REPLAY_DIR.into(),
         plot: None,
     };

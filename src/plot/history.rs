@@ -6,16 +6,15 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use std::f64::consts::LN_10;
 
-use rankcheck_history::{confidence, History};
+use rankcheck_history::History;
 use rankcheck_report::words::count;
 
 use crate::cli::PlotHistoryArgs;
 use crate::exit::Status;
-use crate::guarantee::show_guarantee;
 use crate::nightly::history_figure::{history_figures, HistoryFigure};
 use crate::nightly::history_path;
+use crate::nightly::report::claim_text;
 use crate::nightly::stream::setting_label;
 
 use super::write_svg;
@@ -69,9 +68,9 @@ fn summary(figure: &HistoryFigure, output: &str) -> String {
             continue;
         };
         let failing = stream.nights.iter().filter(|n| n.failures > 0).count();
-        let guarantee = last.ln_miss.map_or_else(
-            || "no bound claimed".to_string(),
-            |ln| format!("guarantee {}", show_guarantee(ln / LN_10, confidence(ln))),
+        let guarantee = format!(
+            "guarantee {}",
+            claim_text(last.failures_so_far, last.ln_miss)
         );
         let _ = writeln!(
             text,

@@ -99,6 +99,8 @@ pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
         max_runs: args.runs,
         confidence: 0.99,
         keep_going: false,
+        shrink_time: std::time::Duration::ZERO,
+        no_shrink: true,
         replay_dir: DEFAULT_REPLAY_DIR.into(),
         plot: None,
     };

@@ -9,6 +9,7 @@ mod plots;
 mod readme;
 mod report_page;
 mod reports;
+mod shrink;
 mod slurm;
 mod strategies;
 mod suite_summary;

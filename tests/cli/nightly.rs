@@ -465,3 +465,48 @@ fn a_changed_program_starts_its_evidence_again() {
         assert_eq!(e["runs"], e["night_runs"], "{e}");
     }
 }
+
+/// Bugs of programs with replicated threads (tests/replicated: six
+/// setters, four incrementers, three workers each way of a lock-order
+/// inversion) are met in many variants (which instances ran, the variables
+/// raced on, which threads got stuck behind a deadlock): the morning report
+/// lists each bug once, with its variants counted, and a second night of
+/// the same bugs has no new failure and exits 0.
+#[test]
+fn replicated_threads_give_one_failure_per_bug() {
+    let dir = fresh("nightly-replicated");
+    let programs = root().join("tests/replicated");
+    let night = |name: &str| {
+        nightly(
+            text(&programs),
+            &dir,
+            &["--runs", "4000", "--chunk", "200", "--night", name],
+        )
+    };
+    let first = night("r1");
+    assert_eq!(first.status.code(), Some(1), "{first:?}");
+    let report = json(&rankcheck(&["report", text(&dir), "--format", "json"]));
+    let new = report["new"].as_array().expect("new failures");
+    let mut per_program = std::collections::BTreeMap::new();
+    for failure in new {
+        *per_program
+            .entry(failure["program"].as_str().expect("a program"))
+            .or_insert(0) += 1;
+    }
+    assert_eq!(per_program.len(), 3, "{report}");
+    assert!(per_program.values().all(|&n| n <= 2), "{per_program:?}");
+    assert!(
+        new.iter().any(|f| f["variants"].as_u64() > Some(1)),
+        "no bug was met in more than one variant: {report}"
+    );
+    let second = night("r2");
+    assert_eq!(second.status.code(), Some(0), "{second:?}");
+    let report = rankcheck(&["report", text(&dir), "--format", "json"]);
+    assert_eq!(report.status.code(), Some(0));
+    let report = json(&report);
+    assert_eq!(report["new"].as_array().map(Vec::len), Some(0), "{report}");
+    assert_eq!(
+        report["still_failing"].as_array().map(Vec::len),
+        Some(new.len())
+    );
+}

@@ -23,7 +23,8 @@ fn stderr(args: &[&str]) -> String {
 
 /// One definition of a preemption: a classified bug's trace marks exactly
 /// `c` preemptions and its observed count is `c`; a search's failure marks
-/// as many as the change points that fired; a random failure marks none.
+/// as many as its shrunk schedule took (its `shrunk.after`); unshrunk, as
+/// many as the change points that fired, and a random failure none.
 #[test]
 fn preemptions_are_counted_one_way() {
     for program in buggy_programs() {
@@ -63,9 +64,11 @@ fn preemptions_are_counted_one_way() {
         .filter(|s| s["preemption"] == true)
         .count();
     assert_eq!(marks, changes);
+    assert_eq!(failure["shrunk"]["after"]["preemptions"], marks);
     let out = rankcheck(&[
         "--strategy",
         "random",
+        "--no-shrink",
         "--seed",
         "1",
         "--format",
@@ -84,6 +87,7 @@ fn preemptions_are_counted_one_way() {
     let text = stdout(&[
         "--strategy",
         "random",
+        "--no-shrink",
         "--seed",
         "1",
         "--replay-dir",

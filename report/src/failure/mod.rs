@@ -28,6 +28,82 @@ pub struct ChangeJson {
     pub var: Option<String>,
 }
 
+/// How big a schedule is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SizeJson {
+    /// Switches away from a thread that could have gone on.
+    pub preemptions: u64,
+    /// Points where another thread ran than the one before.
+    pub switches: u64,
+    /// Steps.
+    pub steps: u64,
+}
+
+/// How a failing schedule was shrunk (docs/ALGORITHMS.md, Shrinking).
+#[derive(Clone, Debug, Serialize)]
+pub struct ShrunkJson {
+    /// The schedule the search found.
+    pub before: SizeJson,
+    /// The schedule reported (the trace's).
+    pub after: SizeJson,
+    /// The steps (1-based) the switch to which is critical.
+    pub critical: Vec<u64>,
+    /// Replays the shrinking made.
+    pub replays: u64,
+    /// Whether it ran to its end (false: its time ran out, and the smallest
+    /// schedule found by then is reported).
+    pub complete: bool,
+    /// The steps (from 1) after which it preempts; in the JSON as the
+    /// trace's `preemption` marks.
+    #[serde(skip)]
+    pub preempted: Vec<u64>,
+}
+
+impl From<rankcheck_engine::shrink::Size> for SizeJson {
+    fn from(size: rankcheck_engine::shrink::Size) -> SizeJson {
+        SizeJson {
+            preemptions: size.preemptions,
+            switches: size.switches,
+            steps: size.steps,
+        }
+    }
+}
+
+impl From<&rankcheck_engine::shrink::Shrunk> for ShrunkJson {
+    fn from(shrunk: &rankcheck_engine::shrink::Shrunk) -> ShrunkJson {
+        ShrunkJson {
+            before: shrunk.before.into(),
+            after: shrunk.after.into(),
+            critical: shrunk.critical.iter().map(|point| point + 1).collect(),
+            replays: shrunk.replays,
+            complete: shrunk.complete,
+            preempted: shrunk.preemptions.clone(),
+        }
+    }
+}
+
+impl ShrunkJson {
+    /// Mark its preemptions and critical switches on the steps of its
+    /// trace.
+    pub fn mark(&self, steps: &mut [StepView]) {
+        for &after in &self.preempted {
+            if let Some(view) = steps.get_mut(after as usize) {
+                view.preemption = true;
+            }
+        }
+        mark_critical(steps, &self.critical);
+    }
+}
+
+/// Mark the switches to `critical` steps (from 1) critical.
+pub fn mark_critical(steps: &mut [StepView], critical: &[u64]) {
+    for &step in critical {
+        if let Some(view) = steps.get_mut((step as usize).wrapping_sub(1)) {
+            view.critical = true;
+        }
+    }
+}
+
 /// One line the program printed.
 #[derive(Clone, Debug, Serialize)]
 pub struct PrintedJson {
@@ -81,6 +157,9 @@ pub struct FailureJson {
     pub observed: Observed,
     /// What the program printed.
     pub printed: Vec<PrintedJson>,
+    /// How the schedule was shrunk before it was reported (null when it
+    /// was not: `--no-shrink`, or a failure that exhaustive search found).
+    pub shrunk: Option<ShrunkJson>,
     /// Whether the run scheduled by priorities, so that the trace marks
     /// preemptions (change points), not switches. Not in the JSON, which
     /// has the marks themselves (`trace[].preemption`, `trace[].switch`).

@@ -48,6 +48,9 @@ pub struct StepView {
     pub preemption: bool,
     /// Whether this thread was chosen away from one that could have gone on.
     pub switch: bool,
+    /// Whether the switch to this step is critical: a shrunk schedule
+    /// without it no longer fails the same way.
+    pub critical: bool,
     /// Whether the step ended with a tracked access: a place where a
     /// change point may go.
     #[serde(skip)]

@@ -26,7 +26,37 @@ pub fn failure_text(failure: &FailureJson, head: &str, fewest_preemptions: Optio
     if let Some(line) = tracking_text(failure) {
         out.push_str(&line);
     }
+    if let Some(line) = shrunk_text(failure) {
+        out.push_str(&line);
+    }
     out
+}
+
+/// `shrunk from 41 steps, 4 preemptions and 9 switches (212 replays);
+/// critical switches (!): before steps 5, 9`.
+fn shrunk_text(failure: &FailureJson) -> Option<String> {
+    let shrunk = failure.shrunk.as_ref()?;
+    let before = &shrunk.before;
+    let cut_short = if shrunk.complete {
+        ""
+    } else {
+        ", stopped by --shrink-time"
+    };
+    let critical = match shrunk.critical.as_slice() {
+        [] => "no switch is critical alone".to_string(),
+        [step] => format!("critical switch (!): before step {step}"),
+        steps => format!(
+            "critical switches (!): before steps {}",
+            list(&steps.iter().map(u64::to_string).collect::<Vec<_>>())
+        ),
+    };
+    Some(format!(
+        "shrunk from {}, {} and {} ({}{cut_short}); {critical}\n",
+        count(before.steps, "step", "steps"),
+        count(before.preemptions, "preemption", "preemptions"),
+        count(before.switches, "switch", "switches"),
+        count(shrunk.replays, "replay", "replays"),
+    ))
 }
 
 /// `the interleaving took 2 preemptions, after accesses to m, among 3
@@ -63,6 +93,10 @@ fn tracking_text(failure: &FailureJson) -> Option<String> {
         Some(vars) if vars.is_empty() => "no variable".to_string(),
         Some(vars) => list(vars),
     };
+    if failure.shrunk.is_some() {
+        // Its change points were the first schedule's, not the one shown.
+        return Some(format!("found by a depth {depth} run tracking {tracked}\n"));
+    }
     let described = if failure.change_points.is_empty() {
         "none fired".to_string()
     } else {
@@ -104,6 +138,7 @@ fn interleaving(failure: &FailureJson) -> String {
     );
     for (step, place) in steps.iter().zip(&places) {
         let mark = match (failure.priorities, step.preemption, step.switch) {
+            _ if step.critical => '!',
             (true, true, _) => '>',
             (false, _, true) => '~',
             _ => ' ',
@@ -138,8 +173,13 @@ fn header(failure: &FailureJson) -> String {
     let steps = &failure.trace;
     if failure.priorities {
         let marked = steps.iter().filter(|s| s.preemption).count();
+        let critical = if steps.iter().any(|s| s.critical) {
+            ", ! after a critical switch"
+        } else {
+            ""
+        };
         format!(
-            "interleaving ({}, {}; > marks the step after a preemption):\n",
+            "interleaving ({}, {}; > marks the step after a preemption{critical}):\n",
             count(steps.len(), "step", "steps"),
             count(marked, "preemption", "preemptions")
         )
@@ -202,6 +242,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             preemption: false,
+            critical: false,
             switch: false,
             tracked: var.is_some(),
         }
@@ -226,6 +267,7 @@ mod tests {
             depth: Some(2),
             chosen_vars: Some(vec!["x".into()]),
             printed: Vec::new(),
+            shrunk: None,
             priorities: true,
         }
     }

@@ -16,7 +16,7 @@ use std::path::Path;
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::strategy::{Slot, VarSelection};
 use rankcheck_engine::VarId;
-use rankcheck_report::failure::{failure_text, observe, FailureJson, FoundBy};
+use rankcheck_report::failure::{failure_text, observe, FailureJson, FoundBy, ShrunkJson};
 use rankcheck_report::summary::{summary_text, SummaryJson, VarNames};
 
 use crate::builder::Builder;
@@ -42,9 +42,25 @@ pub struct RunFacts {
     changes: Option<Vec<AppliedChange>>,
     /// The variables it tracked, under priorities (`None`: every one).
     tracked: Option<Vec<VarId>>,
+    /// How its schedule was shrunk, if it was.
+    shrunk: Option<ShrunkJson>,
 }
 
 impl RunFacts {
+    /// The run's schedule was shrunk (if `shrunk` says how): its change
+    /// points are then not the reported schedule's, whose preemptions are
+    /// marked instead.
+    pub fn shrunk(self, shrunk: Option<ShrunkJson>) -> RunFacts {
+        match shrunk {
+            None => self,
+            Some(shrunk) => RunFacts {
+                changes: None,
+                shrunk: Some(shrunk),
+                ..self
+            },
+        }
+    }
+
     /// Preparatory run `run` (random).
     pub fn preparatory(run: u64) -> RunFacts {
         RunFacts {
@@ -54,6 +70,7 @@ impl RunFacts {
             depth: None,
             changes: None,
             tracked: None,
+            shrunk: None,
         }
     }
 
@@ -77,6 +94,7 @@ impl RunFacts {
                 Tracking::Vars(vars) if setting.is_some() => Some(vars.clone()),
                 _ => None,
             },
+            shrunk: None,
         }
     }
 
@@ -89,6 +107,7 @@ impl RunFacts {
             depth: None,
             changes: None,
             tracked: None,
+            shrunk: None,
         }
     }
 }
@@ -225,7 +244,10 @@ fn failure_json(
     let Some(failure) = &result.failure else {
         unreachable!("invariant: only a failed run is reported")
     };
-    let trace = steps::steps(result, facts.changes.as_deref(), registry);
+    let mut trace = steps::steps(result, facts.changes.as_deref(), registry);
+    if let Some(shrunk) = &facts.shrunk {
+        shrunk.mark(&mut trace);
+    }
     let at = failure.location.as_ref();
     FailureJson {
         run: facts.run.unwrap_or(0),
@@ -249,7 +271,8 @@ fn failure_json(
         observed: observe(&trace),
         trace,
         printed: Vec::new(),
-        priorities: facts.changes.is_some(),
+        shrunk: facts.shrunk.clone(),
+        priorities: facts.changes.is_some() || facts.shrunk.is_some(),
     }
 }
 

@@ -123,6 +123,7 @@ fn view(number: usize, step: &Step, names: &Names<'_>) -> StepView {
             .collect(),
         preemption: false,
         switch: step.switched,
+        critical: false,
         tracked: false,
     }
 }
@@ -147,6 +148,7 @@ fn failing_step(number: usize, result: &RunResult) -> Option<StepView> {
         touched: Vec::new(),
         preemption: false,
         switch: false,
+        critical: false,
         tracked: false,
     })
 }

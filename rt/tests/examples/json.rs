@@ -114,7 +114,12 @@ fn the_trace_is_the_table(trace: &Value, report: &str) {
             step["operation"].as_str().unwrap(),
             "{row}"
         );
-        assert_eq!(row.starts_with('>'), step["preemption"] == true, "{row}");
+        let mark = match (step["critical"] == true, step["preemption"] == true) {
+            (true, _) => '!',
+            (false, true) => '>',
+            (false, false) => ' ',
+        };
+        assert!(row.starts_with(mark), "{row}");
     }
 }
 
@@ -233,4 +238,34 @@ fn a_clean_default_search_states_per_variable_guarantees() {
     let depth3 = &guarantee.settings[0];
     let expected = 1.0 - (1.0 - 1.0 / 2888.0f64).powf(1000.0);
     assert!((depth3.confidence.unwrap() - expected).abs() < 1e-9);
+}
+
+/// A failure's schedule is shrunk before it is reported, as the command's
+/// is: the corner bug needs one preemption, which the report shows (the
+/// search's schedule had more); `no_shrink` reports the search's own.
+#[test]
+fn a_failure_is_reported_shrunk_unless_asked_not_to() {
+    let path = json_path("shrunk");
+    let report = panic_message(|| {
+        pctvb_at_the_corner()
+            .json(&path)
+            .check(|| programs::corner_variable(400));
+    })
+    .expect("found");
+    let failure = read_json(&path)["first_failure"].clone();
+    let shrunk = &failure["shrunk"];
+    assert_eq!(shrunk["after"]["preemptions"], 1, "{shrunk}");
+    assert!(shrunk["before"]["steps"].as_u64() >= shrunk["after"]["steps"].as_u64());
+    assert_eq!(failure["observed"]["preemptions"], 1, "{failure}");
+    assert!(report.contains("shrunk from"), "{report}");
+    assert!(report.contains("critical switch"), "{report}");
+    let unshrunk = json_path("unshrunk");
+    panic_message(|| {
+        pctvb_at_the_corner()
+            .no_shrink()
+            .json(&unshrunk)
+            .check(|| programs::corner_variable(400));
+    })
+    .expect("found");
+    assert!(read_json(&unshrunk)["first_failure"]["shrunk"].is_null());
 }

@@ -50,13 +50,34 @@ fn replay_string(report: &str) -> &str {
     line.trim_end_matches("\")")
 }
 
-/// A report up to its replay line: the failure and its interleaving.
-fn failure_part(report: &str) -> &str {
+/// A report's failure and the steps of its interleaving, without their
+/// marks: a replay string is the shrunk schedule, but not how it was
+/// shrunk, so its replay marks its switches, not its preemptions and
+/// critical switches.
+fn failure_part(report: &str) -> String {
     let end = report
         .find("\nfound in")
         .or_else(|| report.find("\nreplayed"))
         .unwrap_or(report.len());
-    &report[..end]
+    let mut part = String::new();
+    let mut in_table = false;
+    for line in report[..end].lines() {
+        if line.starts_with("interleaving (") {
+            in_table = true;
+            continue;
+        }
+        if in_table && line.is_empty() {
+            break;
+        }
+        let line = if in_table {
+            line.get(1..).unwrap_or("")
+        } else {
+            line
+        };
+        part.push_str(line);
+        part.push('\n');
+    }
+    part
 }
 
 #[test]

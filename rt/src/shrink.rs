@@ -1,0 +1,72 @@
+//! Shrinking a failing run's schedule before it is reported: the engine's
+//! search (`rankcheck_engine::shrink`), each candidate a run of the test's
+//! closure on the executor under the failing run's tracking. A run fails
+//! the same way when its failure has the same kind and place and its
+//! message reads the same with the run's values masked.
+
+use std::time::{Duration, Instant};
+
+use crate::executor::{RunConfig, Session, Test};
+use crate::failure::Failure;
+use crate::replay_string::ReplayString;
+use crate::wake::WakeChoices;
+use rankcheck_engine::identity::masked;
+use rankcheck_engine::shrink::{shrink, Decisions, Guided, Replayer, Shrunk};
+
+/// Replays candidates on the executor until a deadline.
+struct RunReplayer<'s> {
+    session: &'s mut Session,
+    test: &'s Test,
+    replay: &'s ReplayString,
+    max_steps: u64,
+    failure: &'s Failure,
+    deadline: Instant,
+}
+
+impl RunReplayer<'_> {
+    fn same(&self, other: &Failure) -> bool {
+        other.kind == self.failure.kind
+            && other.location == self.failure.location
+            && masked(&other.message) == masked(&self.failure.message)
+    }
+}
+
+impl Replayer for RunReplayer<'_> {
+    fn out_of_time(&mut self) -> bool {
+        Instant::now() >= self.deadline
+    }
+
+    fn replay_anyway(&mut self, guided: &mut Guided) -> bool {
+        let config = RunConfig {
+            tracking: self.replay.tracking.clone(),
+            max_steps: self.max_steps,
+            trace: false,
+            wakes: WakeChoices::Replay(self.replay.early.clone()),
+        };
+        let run = std::mem::replace(guided, Guided::decisions(Decisions::new()));
+        let (result, run) = self.session.run(self.test, run, config);
+        *guided = run;
+        result.failure.as_ref().is_some_and(|f| self.same(f))
+    }
+}
+
+/// Shrink the schedule of `replay`, whose run of `test` failed with
+/// `failure`, for at most `budget`; `None` if it does not fail again. Its
+/// tracking and early wake-ups stay as they are.
+pub fn shrink_run(
+    session: &mut Session,
+    test: &Test,
+    (replay, max_steps): (&ReplayString, u64),
+    failure: &Failure,
+    budget: Duration,
+) -> Option<Shrunk> {
+    let mut replayer = RunReplayer {
+        session,
+        test,
+        replay,
+        max_steps,
+        failure,
+        deadline: Instant::now() + budget,
+    };
+    shrink(&replay.schedule, &mut replayer)
+}
