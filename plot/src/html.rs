@@ -92,12 +92,12 @@ pub fn page_html(page: &Page) -> Result<String, PlotError> {
         escape(&page.title)
     );
     for paragraph in &page.paragraphs {
-        let _ = writeln!(out, "<p>{}</p>", escape(paragraph));
+        let _ = writeln!(out, "<p>{}</p>", text_html(paragraph));
     }
     for section in &page.sections {
         let _ = writeln!(out, "<section>\n<h2>{}</h2>", escape(&section.heading));
         for paragraph in &section.paragraphs {
-            let _ = writeln!(out, "<p>{}</p>", escape(paragraph));
+            let _ = writeln!(out, "<p>{}</p>", text_html(paragraph));
         }
         for table in &section.tables {
             table_html(&mut out, table)?;
@@ -114,6 +114,27 @@ pub fn page_html(page: &Page) -> Result<String, PlotError> {
     }
     out.push_str("</body>\n</html>\n");
     Ok(out)
+}
+
+/// Text as HTML: escaped, with each `quoted` span (as the reports quote
+/// names: a variable, a command) set as `<code>`, never shown with its
+/// backticks; an unpaired backtick stays as it is.
+fn text_html(text: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len() % 2 == 0 {
+        return escape(text);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{}</code>", escape(part))
+            } else {
+                escape(part)
+            }
+        })
+        .collect()
 }
 
 fn table_html(out: &mut String, table: &Table) -> Result<(), PlotError> {
@@ -135,10 +156,24 @@ fn table_html(out: &mut String, table: &Table) -> Result<(), PlotError> {
     for row in &table.rows {
         out.push_str("<tr>");
         for cell in row {
-            let _ = write!(out, "<td>{}</td>", escape(cell));
+            let _ = write!(out, "<td>{}</td>", text_html(cell));
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table>\n");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_html;
+
+    #[test]
+    fn quoted_names_are_code_and_lose_their_backticks() {
+        assert_eq!(
+            text_html("waits for a signal on `nonempty` & more"),
+            "waits for a signal on <code>nonempty</code> &amp; more"
+        );
+        assert_eq!(text_html("a lone ` stays"), "a lone ` stays");
+    }
 }

@@ -67,7 +67,9 @@ fn failure_section(title: &str, failures: &[FailureView]) -> Section {
         heading,
         paragraphs: Vec::new(),
         tables: vec![Table {
-            caption: capitalized(title),
+            // The heading names the section; the caption says what the
+            // table holds, not the heading again.
+            caption: format!("{}: each failure and its replay", capitalized(title)),
             header: words(&[
                 "program",
                 "failure",
