@@ -16,6 +16,9 @@ use rankcheck_stats::Probability;
 use crate::builder::Builder;
 use crate::divergence;
 use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
+use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
+use crate::memory::model::HISTORY;
+use crate::memory::MemoryModel;
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
@@ -45,7 +48,10 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let bounds: Vec<Option<Probability>> = plan
         .settings()
         .iter()
-        .map(|s| per_run_bound(s, scheme(builder), &profile))
+        .map(|s| {
+            let bound = per_run_bound(s, scheme(builder), &profile)?;
+            Some(weak_bound(bound, s.depth, builder.memory))
+        })
         .collect();
     let asked = RunsAsked {
         runs: builder.runs,
@@ -93,9 +99,26 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         elapsed,
     };
     Ok(match failed {
-        None => report::clean(&searched).with_wakes(outcome.wakes, builder.wakes),
+        None => report::clean(&searched)
+            .with_wakes(outcome.wakes, builder.wakes)
+            .with_memory(builder.memory, outcome.cut),
         Some(((traced, replay), facts)) => report::failed(&traced, &facts, &replay, &searched),
     })
+}
+
+/// The per-run bound of a setting of `depth` under `model`: under weak
+/// memory each of the `depth - 1` change points is a stale read instead
+/// with chance 1/2, which reads the store the bug needs with chance at
+/// least `1/(HISTORY - 1)`; so a bug of depth `d` counting its stale reads
+/// is found with at least the sequentially consistent bound times
+/// `(2 (HISTORY - 1))^-(d-1)` (docs/ALGORITHMS.md, Weak memory).
+fn weak_bound(bound: Probability, depth: u32, model: MemoryModel) -> Probability {
+    if model == MemoryModel::Sc {
+        return bound;
+    }
+    let per_change = (2.0 * (HISTORY - 1) as f64).ln();
+    let ln = bound.ln() - f64::from(depth.saturating_sub(1)) * per_change;
+    Probability::from_ln(ln).unwrap_or(bound)
 }
 
 /// The preparatory runs: random, every variable tracked. Also the first
@@ -141,8 +164,16 @@ fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
             seed: run_seed(seed, WAKE_STREAM),
             budget: builder.wakes,
         },
+        memory: builder.memory,
+        reads: ReadPolicy::Chance {
+            seed: run_seed(seed, READ_STREAM),
+            chance: STALE_CHANCE,
+        },
     }
 }
+
+/// The stream of a run's seed its read choices are drawn from.
+const READ_STREAM: u64 = 0x7265_6164;
 
 /// The stream of a run's seed its wake-up decisions are drawn from.
 const WAKE_STREAM: u64 = 0x7761_6b65;
@@ -153,6 +184,8 @@ struct Outcome {
     failure: Option<Failed>,
     /// The spurious wake-ups and timeouts the runs made.
     wakes: WakeCount,
+    /// The loads whose choices the history bound cut, over the runs.
+    cut: u64,
 }
 
 /// A failing run of the search.
@@ -181,23 +214,29 @@ where
 {
     let deadline = builder.time.map(|t| started + t);
     let mut wakes = WakeCount::default();
+    let mut cut = 0;
     for run in 0..runs {
         if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
             return Outcome {
                 runs: run,
                 failure: None,
                 wakes,
+                cut,
             };
         }
         let run_seed = run_seed(seed, run);
-        let (tracked, scheduler) = strategy.prepare(run, run_seed);
+        let (tracked, mut scheduler) = strategy.prepare(run, run_seed);
         let tracking = match tracked {
             Tracked::All => Tracking::All,
             Tracked::Vars(vars) => Tracking::Vars(vars.to_vec()),
         };
-        let config = config(builder, tracking.clone(), run_seed);
+        let mut config = config(builder, tracking.clone(), run_seed);
+        if builder.memory == MemoryModel::Weak {
+            config.reads = scheduler.read_policy(config.reads);
+        }
         let (result, scheduler) = session.run(test, scheduler, config);
         wakes.add(result.wakes);
+        cut += result.cut;
         if result.failure.is_some() {
             return Outcome {
                 runs: run + 1,
@@ -207,6 +246,7 @@ where
                     changes: scheduler.changes(),
                 }),
                 wakes,
+                cut,
             };
         }
     }
@@ -214,6 +254,7 @@ where
         runs,
         failure: None,
         wakes,
+        cut,
     }
 }
 
@@ -223,6 +264,12 @@ pub trait Explained: Scheduler {
     /// The change points of the run, or `None` without priorities.
     fn changes(&self) -> Option<Vec<AppliedChange>> {
         None
+    }
+
+    /// Under weak memory, where the run's read choices come from, given
+    /// the strategy-independent `chance` ones.
+    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
+        chance
     }
 }
 
@@ -234,6 +281,17 @@ impl Explained for PriorityScheduler {
     fn changes(&self) -> Option<Vec<AppliedChange>> {
         Some(self.applied().to_vec())
     }
+
+    /// Each change point becomes a stale read with chance 1/2
+    /// (crate::memory::choice): staleness only at the tracked atomics, and
+    /// within the depth.
+    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
+        let ReadPolicy::Chance { seed, .. } = chance else {
+            return chance;
+        };
+        let points = self.divert_change_points(|i| run_seed(seed, i as u64) % 2 == 1);
+        ReadPolicy::Points { seed, points }
+    }
 }
 
 impl Explained for PortfolioScheduler {
@@ -241,6 +299,13 @@ impl Explained for PortfolioScheduler {
         match self {
             PortfolioScheduler::Priority(s) => s.changes(),
             PortfolioScheduler::Sampling(s) => s.changes(),
+        }
+    }
+
+    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
+        match self {
+            PortfolioScheduler::Priority(s) => s.read_policy(chance),
+            PortfolioScheduler::Sampling(s) => s.read_policy(chance),
         }
     }
 }
@@ -263,6 +328,7 @@ fn retrace(
             _ => Tracking::Objects(failed.tracked_objects.clone()),
         },
         early: failed.early.clone(),
+        reads: failed.reads.clone(),
         schedule: failed.schedule.clone(),
     };
     let traced = trace(session, test, &replay, builder.max_steps);
@@ -299,6 +365,8 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u
         max_steps,
         trace: true,
         wakes: WakeChoices::Replay(replay.early.clone()),
+        memory: replay.memory_model(),
+        reads: ReadPolicy::Replay(replay.reads.clone()),
     };
     session
         .run(test, Replay::new(replay.schedule.clone()), config)

@@ -1,0 +1,363 @@
+//! Weak memory: the C11 model of Rust's atomics under
+//! [`MemoryModel::Weak`] ([`model`]), and which store each load reads, a
+//! scheduling choice ([`choice`]). Under [`MemoryModel::Sc`] (the default)
+//! none of this runs: every atomic reads its latest store, as before.
+//!
+//! The atomics (`crate::sync::atomic`) call the functions here after their
+//! operation's scheduling point; the executor's synchronisation operations
+//! call [`Memory::spawn`], [`Memory::join`], [`Memory::release_into`] and
+//! [`Memory::acquire_from`] (one release at an operation's start, one
+//! acquire at its end: `crate::op`).
+
+pub mod choice;
+mod clock;
+pub mod model;
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+use rankcheck_engine::ThreadId;
+
+use crate::executor::{self, with};
+use crate::object::Handle;
+use crate::var::short_file;
+use choice::{ReadChoices, ReadPolicy};
+use model::{Model, Site, HISTORY};
+
+/// The memory model runs explore (`Builder::memory_model`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemoryModel {
+    /// Sequentially consistent: every atomic operation acts as `SeqCst`,
+    /// whatever its `Ordering` (the default).
+    #[default]
+    Sc,
+    /// C11 weak memory as Rust's atomics have it: a load may read a store
+    /// other than the latest (one of the last [`HISTORY`]) where its
+    /// `Ordering`s allow, fences order, and `compare_exchange_weak` may fail
+    /// spuriously.
+    Weak,
+}
+
+impl MemoryModel {
+    /// What a guarantee under this model covers, as reports say it.
+    pub fn covers(self) -> String {
+        match self {
+            MemoryModel::Sc => "sequentially consistent".to_owned(),
+            MemoryModel::Weak => format!("C11 weak memory, history bound {HISTORY}"),
+        }
+    }
+}
+
+/// A value of an atomic as the model keeps it: its bits.
+pub trait Bits: Copy {
+    /// The value's bits.
+    fn to_bits(self) -> u64;
+    /// The value of bits made by [`Bits::to_bits`].
+    fn from_bits(bits: u64) -> Self;
+    /// The value as a report shows it.
+    fn show(bits: u64) -> String;
+}
+
+macro_rules! int_bits {
+    ($($int:ty),*) => {
+        $(impl Bits for $int {
+            fn to_bits(self) -> u64 {
+                self as u64
+            }
+            fn from_bits(bits: u64) -> $int {
+                bits as $int
+            }
+            fn show(bits: u64) -> String {
+                (bits as $int).to_string()
+            }
+        })*
+    };
+}
+
+int_bits!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl Bits for bool {
+    fn to_bits(self) -> u64 {
+        u64::from(self)
+    }
+    fn from_bits(bits: u64) -> bool {
+        bits != 0
+    }
+    fn show(bits: u64) -> String {
+        (bits != 0).to_string()
+    }
+}
+
+impl<T> Bits for *mut T {
+    // A stale pointer comes back with the provenance its store exposed.
+    fn to_bits(self) -> u64 {
+        self.expose_provenance() as u64
+    }
+    fn from_bits(bits: u64) -> *mut T {
+        std::ptr::with_exposed_provenance_mut(bits as usize)
+    }
+    fn show(bits: u64) -> String {
+        format!("{:#x}", bits)
+    }
+}
+
+/// A load that read a store other than the latest, or a weak
+/// compare-exchange that failed spuriously: what a failing run's report
+/// names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleRead {
+    /// The thread that read.
+    pub thread: ThreadId,
+    /// Where.
+    pub at: Site,
+    /// Its ordering.
+    pub order: Ordering,
+    /// The value read (`None`: a spurious failure).
+    pub read: Option<String>,
+    /// Where the store read was made (`None`: the atomic's first value).
+    pub from: Option<Site>,
+    /// The latest value in mo.
+    pub latest: String,
+    /// Where the latest store was made.
+    pub latest_at: Option<Site>,
+}
+
+impl StaleRead {
+    /// `x.rs:30: read 0 from the store at x.rs:12 though 1 was stored at
+    /// x.rs:20 (Relaxed)`, the thread named by `thread`.
+    pub fn describe(&self, thread: &str) -> String {
+        let place = |site: Option<Site>| match site {
+            Some(s) => format!("the store at {}:{}", short_file(s.file()), s.line()),
+            None => "its first value".to_owned(),
+        };
+        let mut out = format!(
+            "{thread} at {}:{}: ",
+            short_file(self.at.file()),
+            self.at.line()
+        );
+        match &self.read {
+            Some(read) => {
+                let _ = write!(out, "read {read} from {}", place(self.from));
+                let latest = match self.latest_at {
+                    Some(s) => format!("stored at {}:{}", short_file(s.file()), s.line()),
+                    None => "its first value".to_owned(),
+                };
+                let _ = write!(
+                    out,
+                    " though {} was {latest} ({:?})",
+                    self.latest, self.order
+                );
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "compare_exchange_weak failed spuriously, {} being there ({:?})",
+                    self.latest, self.order
+                );
+            }
+        }
+        out
+    }
+}
+
+/// One execution's memory.
+#[derive(Debug, Default)]
+pub struct Memory {
+    /// The model, under [`MemoryModel::Weak`].
+    model: Option<Model>,
+    choices: ReadChoices,
+    /// The stale reads so far.
+    pub stale: Vec<StaleRead>,
+}
+
+impl Memory {
+    /// The memory of a run under `model`, its choices by `policy`.
+    pub fn new(model: MemoryModel, policy: ReadPolicy, spare: Option<Model>) -> Memory {
+        let model = (model == MemoryModel::Weak).then(|| {
+            let mut m = spare.unwrap_or_default();
+            m.clear();
+            m
+        });
+        Memory {
+            model,
+            choices: ReadChoices::new(policy),
+            stale: Vec::new(),
+        }
+    }
+
+    /// The choices other than the latest the run made, and the loads the
+    /// history bound cut; gives back the model's memory.
+    pub fn finish(self) -> (Vec<choice::ReadChoice>, u64, Option<Model>) {
+        let cut = self.model.as_ref().map_or(0, |m| m.cut);
+        (self.choices.made, cut, self.model)
+    }
+
+    /// `parent` spawned `child`.
+    pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
+        if let Some(m) = &mut self.model {
+            m.spawn(parent.index(), child.index());
+        }
+    }
+
+    /// `joiner` joined the finished `joined`.
+    pub fn join(&mut self, joiner: ThreadId, joined: ThreadId) {
+        if let Some(m) = &mut self.model {
+            m.join(joiner.index(), joined.index());
+        }
+    }
+
+    /// `thread` releases its history into the synchronisation object with
+    /// index `object` (an operation on it begins).
+    pub fn release_into(&mut self, thread: ThreadId, object: usize) {
+        if let Some(m) = &mut self.model {
+            m.release_into(thread.index(), object);
+        }
+    }
+
+    /// `thread` acquires what the object with index `object` released (an
+    /// operation on it ends).
+    pub fn acquire_from(&mut self, thread: ThreadId, object: usize) {
+        if let Some(m) = &mut self.model {
+            m.acquire_from(thread.index(), object);
+        }
+    }
+}
+
+/// Run `f` on the running execution's model if it has one and the
+/// operation on `handle` is live (not unwinding, not another run's).
+fn on_model<R>(
+    handle: Option<&Handle>,
+    f: impl FnOnce(&mut Model, &mut ReadChoices, &mut Vec<StaleRead>, Running) -> R,
+) -> Option<R> {
+    if std::thread::panicking() || !executor::active() {
+        return None;
+    }
+    with(|ex| {
+        ex.memory.model.as_ref()?;
+        let access = match handle {
+            Some(h) if h.execution != ex.id => return None,
+            Some(h) => ex.is_tracked(h.object).then_some(ex.tracked_steps),
+            None => None,
+        };
+        let memory = &mut ex.memory;
+        let model = memory.model.as_mut()?;
+        let running = Running {
+            thread: ex.current,
+            access,
+        };
+        Some(f(model, &mut memory.choices, &mut memory.stale, running))
+    })
+}
+
+/// The thread an atomic operation runs on, and its tracked-access count
+/// if its atomic is tracked.
+#[derive(Clone, Copy)]
+struct Running {
+    thread: ThreadId,
+    access: Option<u64>,
+}
+
+/// A load of `handle`'s atomic with `order` at `site`, whose latest value
+/// is `latest`: the value it reads, or `None` under
+/// [`MemoryModel::Sc`] (the latest).
+pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
+    let latest = latest.to_bits();
+    on_model(Some(handle), |model, choices, stale, run| {
+        let (thread, object) = (run.thread.index(), handle.object.index());
+        model.behind_the_back(object, latest);
+        let options = model.readable(thread, object, order, latest);
+        let back = if options > 1 {
+            choices.decide(options, run.access)
+        } else {
+            0
+        };
+        if back > 0 {
+            let (store, newest) = (model.store_at(object, back), model.store_at(object, 0));
+            stale.push(StaleRead {
+                thread: run.thread,
+                at: site,
+                order,
+                read: Some(V::show(store.value)),
+                from: store.site,
+                latest: V::show(newest.value),
+                latest_at: newest.site,
+            });
+        }
+        V::from_bits(model.load(thread, object, order, back))
+    })
+}
+
+/// A store of `value` into `handle`'s atomic with `order` at `site`;
+/// `before` is its value before.
+pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, site: Site) {
+    on_model(Some(handle), |model, _, _, run| {
+        let object = handle.object.index();
+        model.behind_the_back(object, before.to_bits());
+        model.store(
+            run.thread.index(),
+            object,
+            value.to_bits(),
+            order,
+            site,
+            before.to_bits(),
+        );
+    });
+}
+
+/// A read-modify-write of `handle`'s atomic with `order` at `site` that
+/// read `before` and stored `after` (`None`: a compare-exchange that
+/// failed, which only reads).
+pub fn read_modify_write<V: Bits>(
+    handle: &Handle,
+    order: Ordering,
+    before: V,
+    after: Option<V>,
+    site: Site,
+) {
+    on_model(Some(handle), |model, _, _, run| {
+        let object = handle.object.index();
+        let before = before.to_bits();
+        model.behind_the_back(object, before);
+        let after = after.map(Bits::to_bits);
+        model.read_modify_write(run.thread.index(), object, after, order, site, before);
+    });
+}
+
+/// A `compare_exchange_weak` of `handle`'s atomic at `site` that would
+/// succeed, `current` being there: whether it fails spuriously instead (a
+/// choice under [`MemoryModel::Weak`]; it then reads `current` with
+/// `failure`).
+pub fn fails_spuriously<V: Bits>(
+    handle: &Handle,
+    failure: Ordering,
+    current: V,
+    site: Site,
+) -> bool {
+    let bits = current.to_bits();
+    on_model(Some(handle), |model, choices, stale, run| {
+        if choices.decide(2, run.access) == 0 {
+            return false;
+        }
+        let object = handle.object.index();
+        model.behind_the_back(object, bits);
+        model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
+        stale.push(StaleRead {
+            thread: run.thread,
+            at: site,
+            order: failure,
+            read: None,
+            from: None,
+            latest: V::show(bits),
+            latest_at: None,
+        });
+        true
+    })
+    .unwrap_or(false)
+}
+
+/// A fence with `order` on the running thread.
+pub fn fence(order: Ordering) {
+    on_model(None, |model, _, _, run| {
+        model.fence(run.thread.index(), order)
+    });
+}

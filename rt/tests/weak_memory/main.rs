@@ -1,0 +1,7 @@
+//! Weak memory (`MemoryModel::Weak`): the litmus tests' exact outcome
+//! sets over every schedule and every read choice, and lock-free code with
+//! a wrong ordering found, with the stale read named, and passing once the
+//! orderings are right.
+
+mod litmus;
+mod structures;

@@ -1,0 +1,1 @@
+//! Lock-free structures with a wrong ordering.
