@@ -17,7 +17,6 @@ use crate::builder::Builder;
 use crate::divergence;
 use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
 use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
-use crate::memory::model::HISTORY;
 use crate::memory::MemoryModel;
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
@@ -50,7 +49,7 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         .iter()
         .map(|s| {
             let bound = per_run_bound(s, scheme(builder), &profile)?;
-            Some(weak_bound(bound, s.depth, builder.memory))
+            Some(builder.memory.bound(bound, s.depth))
         })
         .collect();
     let asked = RunsAsked {
@@ -106,22 +105,8 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     })
 }
 
-/// The per-run bound of a setting of `depth` under `model`: under weak
-/// memory each of the `depth - 1` change points is a stale read instead
-/// with chance 1/2, which reads the store the bug needs with chance at
-/// least `1/(HISTORY - 1)`; so a bug of depth `d` counting its stale reads
-/// is found with at least the sequentially consistent bound times
-/// `(2 (HISTORY - 1))^-(d-1)` (docs/ALGORITHMS.md, Weak memory).
-fn weak_bound(bound: Probability, depth: u32, model: MemoryModel) -> Probability {
-    if model == MemoryModel::Sc {
-        return bound;
-    }
-    let per_change = (2.0 * (HISTORY - 1) as f64).ln();
-    let ln = bound.ln() - f64::from(depth.saturating_sub(1)) * per_change;
-    Probability::from_ln(ln).unwrap_or(bound)
-}
-
-/// The preparatory runs: random, every variable tracked. Also the first
+/// The preparatory runs: random, every variable tracked, every load
+/// reading the latest store. Also the first
 /// of them that failed, if one did: its number and result.
 fn profile(
     session: &mut Session,
@@ -135,7 +120,14 @@ fn profile(
     for run in 0..builder.profile_runs {
         let seed = run_seed(profile_seed, run);
         let counting = profiler.start_run(seed);
-        let (result, counting) = session.run(test, counting, config(builder, Tracking::All, seed));
+        // Every load reads the latest store: the profile measures the
+        // sequentially consistent runs, and stale reads are the
+        // strategy's (their chance, or the depth's change points).
+        let config = RunConfig {
+            reads: ReadPolicy::Latest,
+            ..config(builder, Tracking::All, seed)
+        };
+        let (result, counting) = session.run(test, counting, config);
         profiler.end_run(
             counting,
             RunEnd {

@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
 use rankcheck_engine::ThreadId;
+use rankcheck_stats::Probability;
 
 use crate::executor::{self, with};
 use crate::object::Handle;
@@ -45,6 +46,24 @@ impl MemoryModel {
             MemoryModel::Sc => "sequentially consistent".to_owned(),
             MemoryModel::Weak => format!("C11 weak memory, history bound {HISTORY}"),
         }
+    }
+}
+
+impl MemoryModel {
+    /// The per-run bound of a setting of `depth` whose sequentially
+    /// consistent bound is `bound`: under weak memory each of the `depth -
+    /// 1` change points is a stale read instead with chance 1/2, which
+    /// reads the store the bug needs with chance at least `1/(HISTORY -
+    /// 1)`; so a bug of depth `d`, its stale reads counted, is found with
+    /// at least `bound` times `(2 (HISTORY - 1))^-(d-1)`
+    /// (docs/ALGORITHMS.md, Weak memory).
+    pub fn bound(self, bound: Probability, depth: u32) -> Probability {
+        if self == MemoryModel::Sc {
+            return bound;
+        }
+        let per_change = (2.0 * (HISTORY - 1) as f64).ln();
+        let ln = bound.ln() - f64::from(depth.saturating_sub(1)) * per_change;
+        Probability::from_ln(ln).unwrap_or(bound)
     }
 }
 
@@ -116,6 +135,8 @@ pub struct StaleRead {
     pub read: Option<String>,
     /// Where the store read was made (`None`: the atomic's first value).
     pub from: Option<Site>,
+    /// Where the atomic was made (its first value's place).
+    pub created: Site,
     /// The latest value in mo.
     pub latest: String,
     /// Where the latest store was made.
@@ -126,9 +147,14 @@ impl StaleRead {
     /// `x.rs:30: read 0 from the store at x.rs:12 though 1 was stored at
     /// x.rs:20 (Relaxed)`, the thread named by `thread`.
     pub fn describe(&self, thread: &str) -> String {
+        let created = format!(
+            "{}:{}",
+            short_file(self.created.file()),
+            self.created.line()
+        );
         let place = |site: Option<Site>| match site {
             Some(s) => format!("the store at {}:{}", short_file(s.file()), s.line()),
-            None => "its first value".to_owned(),
+            None => format!("the initial value at {created}"),
         };
         let mut out = format!(
             "{thread} at {}:{}: ",
@@ -140,7 +166,7 @@ impl StaleRead {
                 let _ = write!(out, "read {read} from {}", place(self.from));
                 let latest = match self.latest_at {
                     Some(s) => format!("stored at {}:{}", short_file(s.file()), s.line()),
-                    None => "its first value".to_owned(),
+                    None => format!("its initial value at {created}"),
                 };
                 let _ = write!(
                     out,
@@ -234,16 +260,21 @@ fn on_model<R>(
     }
     with(|ex| {
         ex.memory.model.as_ref()?;
-        let access = match handle {
+        let (access, created) = match handle {
             Some(h) if h.execution != ex.id => return None,
-            Some(h) => ex.is_tracked(h.object).then_some(ex.tracked_steps),
-            None => None,
+            Some(h) => {
+                let var = ex.objects[h.object.index()].var;
+                let created = ex.registry.vars()[var.index()].site;
+                (ex.is_tracked(h.object).then_some(ex.tracked_steps), created)
+            }
+            None => (None, std::panic::Location::caller()),
         };
         let memory = &mut ex.memory;
         let model = memory.model.as_mut()?;
         let running = Running {
             thread: ex.current,
             access,
+            created,
         };
         Some(f(model, &mut memory.choices, &mut memory.stale, running))
     })
@@ -255,6 +286,8 @@ fn on_model<R>(
 struct Running {
     thread: ThreadId,
     access: Option<u64>,
+    /// Where the atomic was made.
+    created: Site,
 }
 
 /// A load of `handle`'s atomic with `order` at `site`, whose latest value
@@ -279,6 +312,7 @@ pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) ->
                 order,
                 read: Some(V::show(store.value)),
                 from: store.site,
+                created: run.created,
                 latest: V::show(newest.value),
                 latest_at: newest.site,
             });
@@ -347,6 +381,7 @@ pub fn fails_spuriously<V: Bits>(
             order: failure,
             read: None,
             from: None,
+            created: run.created,
             latest: V::show(bits),
             latest_at: None,
         });

@@ -3,5 +3,9 @@
 //! a wrong ordering found, with the stale read named, and passing once the
 //! orderings are right.
 
+#[path = "../support/mod.rs"]
+mod support;
+
 mod litmus;
+mod programs;
 mod structures;
