@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use rankcheck_engine::ThreadId;
 use rankcheck_stats::Probability;
 
-use crate::executor::{self, with};
+use crate::executor::with;
 use crate::object::Handle;
 use crate::var::short_file;
 use choice::{ReadChoices, ReadPolicy};
@@ -191,6 +191,13 @@ impl StaleRead {
 pub struct Memory {
     /// The model, under [`MemoryModel::Weak`].
     model: Option<Model>,
+    /// Whether the model is in use: from the run's first atomic operation
+    /// other than `SeqCst` on. Before it, the run is sequentially
+    /// consistent, and the model starts as if every thread had seen every
+    /// atomic's latest store then (which only strengthens the run, as a
+    /// SeqCst fence in every thread would): a SeqCst-only test pays for
+    /// nothing but this check.
+    engaged: bool,
     choices: ReadChoices,
     /// The stale reads so far.
     pub stale: Vec<StaleRead>,
@@ -199,6 +206,7 @@ pub struct Memory {
 impl Memory {
     /// The memory of a run under `model`, its choices by `policy`.
     pub fn new(model: MemoryModel, policy: ReadPolicy, spare: Option<Model>) -> Memory {
+        WEAK.set(model == MemoryModel::Weak);
         let model = (model == MemoryModel::Weak).then(|| {
             let mut m = spare.unwrap_or_default();
             m.clear();
@@ -206,6 +214,7 @@ impl Memory {
         });
         Memory {
             model,
+            engaged: false,
             choices: ReadChoices::new(policy),
             stale: Vec::new(),
         }
@@ -214,20 +223,31 @@ impl Memory {
     /// The choices other than the latest the run made, and the loads the
     /// history bound cut; gives back the model's memory.
     pub fn finish(self) -> (Vec<choice::ReadChoice>, u64, Option<Model>) {
-        let cut = self.model.as_ref().map_or(0, |m| m.cut);
+        WEAK.set(false);
+        let cut = self.engaged().map_or(0, |m| m.cut);
         (self.choices.made, cut, self.model)
+    }
+
+    /// The model, once in use.
+    fn engaged(&self) -> Option<&Model> {
+        self.model.as_ref().filter(|_| self.engaged)
+    }
+
+    /// The model, once in use, to change.
+    fn engaged_mut(&mut self) -> Option<&mut Model> {
+        self.model.as_mut().filter(|_| self.engaged)
     }
 
     /// `parent` spawned `child`.
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
-        if let Some(m) = &mut self.model {
+        if let Some(m) = self.engaged_mut() {
             m.spawn(parent.index(), child.index());
         }
     }
 
     /// `joiner` joined the finished `joined`.
     pub fn join(&mut self, joiner: ThreadId, joined: ThreadId) {
-        if let Some(m) = &mut self.model {
+        if let Some(m) = self.engaged_mut() {
             m.join(joiner.index(), joined.index());
         }
     }
@@ -235,7 +255,7 @@ impl Memory {
     /// `thread` releases its history into the synchronisation object with
     /// index `object` (an operation on it begins).
     pub fn release_into(&mut self, thread: ThreadId, object: usize) {
-        if let Some(m) = &mut self.model {
+        if let Some(m) = self.engaged_mut() {
             m.release_into(thread.index(), object);
         }
     }
@@ -243,22 +263,34 @@ impl Memory {
     /// `thread` acquires what the object with index `object` released (an
     /// operation on it ends).
     pub fn acquire_from(&mut self, thread: ThreadId, object: usize) {
-        if let Some(m) = &mut self.model {
+        if let Some(m) = self.engaged_mut() {
             m.acquire_from(thread.index(), object);
         }
     }
 }
 
-/// Run `f` on the running execution's model if it has one and the
-/// operation on `handle` is live (not unwinding, not another run's).
+thread_local! {
+    /// Whether the execution on this OS thread runs under weak memory: the
+    /// atomics' one check under sequential consistency.
+    static WEAK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` on the running execution's model (`None` before it is in use)
+/// if the run is under weak memory and the operation on `handle` is live
+/// (not unwinding, not another run's); an atomic operation of ordering
+/// `order` other than `SeqCst` puts the model in use.
 fn on_model<R>(
     handle: Option<&Handle>,
-    f: impl FnOnce(&mut Model, &mut ReadChoices, &mut Vec<StaleRead>, Running) -> R,
+    order: Ordering,
+    f: impl FnOnce(Option<&mut Model>, &mut ReadChoices, &mut Vec<StaleRead>, Running) -> Option<R>,
 ) -> Option<R> {
-    if std::thread::panicking() || !executor::active() {
+    if !WEAK.get() || std::thread::panicking() {
         return None;
     }
     with(|ex| {
+        if ex.aborting {
+            return None;
+        }
         ex.memory.model.as_ref()?;
         let (access, created) = match handle {
             Some(h) if h.execution != ex.id => return None,
@@ -270,13 +302,14 @@ fn on_model<R>(
             None => (None, std::panic::Location::caller()),
         };
         let memory = &mut ex.memory;
-        let model = memory.model.as_mut()?;
+        memory.engaged |= order != Ordering::SeqCst && handle.is_some();
+        let model = memory.model.as_mut().filter(|_| memory.engaged);
         let running = Running {
             thread: ex.current,
             access,
             created,
         };
-        Some(f(model, &mut memory.choices, &mut memory.stale, running))
+        f(model, &mut memory.choices, &mut memory.stale, running)
     })
 }
 
@@ -295,7 +328,8 @@ struct Running {
 /// [`MemoryModel::Sc`] (the latest).
 pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
     let latest = latest.to_bits();
-    on_model(Some(handle), |model, choices, stale, run| {
+    on_model(Some(handle), order, |model, choices, stale, run| {
+        let model = model?;
         let (thread, object) = (run.thread.index(), handle.object.index());
         model.behind_the_back(object, latest);
         let options = model.readable(thread, object, order, latest);
@@ -317,15 +351,16 @@ pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) ->
                 latest_at: newest.site,
             });
         }
-        V::from_bits(model.load(thread, object, order, back))
+        Some(V::from_bits(model.load(thread, object, order, back)))
     })
 }
 
 /// A store of `value` into `handle`'s atomic with `order` at `site`;
 /// `before` is its value before.
 pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, site: Site) {
-    on_model(Some(handle), |model, _, _, run| {
+    on_model(Some(handle), order, |model, _, _, run| {
         let object = handle.object.index();
+        let model = model?;
         model.behind_the_back(object, before.to_bits());
         model.store(
             run.thread.index(),
@@ -335,6 +370,7 @@ pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, sit
             site,
             before.to_bits(),
         );
+        Some(())
     });
 }
 
@@ -348,12 +384,14 @@ pub fn read_modify_write<V: Bits>(
     after: Option<V>,
     site: Site,
 ) {
-    on_model(Some(handle), |model, _, _, run| {
+    on_model(Some(handle), order, |model, _, _, run| {
         let object = handle.object.index();
         let before = before.to_bits();
+        let model = model?;
         model.behind_the_back(object, before);
         let after = after.map(Bits::to_bits);
         model.read_modify_write(run.thread.index(), object, after, order, site, before);
+        Some(())
     });
 }
 
@@ -368,13 +406,15 @@ pub fn fails_spuriously<V: Bits>(
     site: Site,
 ) -> bool {
     let bits = current.to_bits();
-    on_model(Some(handle), |model, choices, stale, run| {
+    on_model(Some(handle), failure, |model, choices, stale, run| {
         if choices.decide(2, run.access) == 0 {
-            return false;
+            return Some(false);
         }
-        let object = handle.object.index();
-        model.behind_the_back(object, bits);
-        model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
+        if let Some(model) = model {
+            let object = handle.object.index();
+            model.behind_the_back(object, bits);
+            model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
+        }
         stale.push(StaleRead {
             thread: run.thread,
             at: site,
@@ -385,14 +425,16 @@ pub fn fails_spuriously<V: Bits>(
             latest: V::show(bits),
             latest_at: None,
         });
-        true
+        Some(true)
     })
     .unwrap_or(false)
 }
 
 /// A fence with `order` on the running thread.
 pub fn fence(order: Ordering) {
-    on_model(None, |model, _, _, run| {
-        model.fence(run.thread.index(), order)
+    // A fence before the model is in use orders nothing more: the run is
+    // sequentially consistent so far.
+    on_model(None, order, |model, _, _, run| {
+        model.map(|m| m.fence(run.thread.index(), order))
     });
 }

@@ -97,6 +97,8 @@ pub struct Model {
     /// Loads whose choice the history bound cut: a store older than the
     /// kept ones might have been readable.
     pub cut: u64,
+    /// Atomics of earlier runs, emptied, for this run's to reuse.
+    spare: Vec<Atomic>,
 }
 
 /// Whether `order` releases (for a store or a fence).
@@ -119,7 +121,10 @@ impl Model {
     /// Forget everything, keeping the memory for the next run.
     pub fn clear(&mut self) {
         self.threads.clear();
-        self.atomics.clear();
+        for mut atomic in self.atomics.drain(..).flatten() {
+            atomic.stores.clear();
+            self.spare.push(atomic);
+        }
         self.objects.clear();
         self.seq_cst.clear();
         self.cut = 0;
@@ -138,14 +143,20 @@ impl Model {
         if self.atomics.len() <= object {
             self.atomics.resize_with(object + 1, || None);
         }
-        self.atomics[object].get_or_insert_with(|| Atomic {
-            stores: VecDeque::from([Store {
+        let spare = &mut self.spare;
+        self.atomics[object].get_or_insert_with(|| {
+            let mut atomic = spare.pop().unwrap_or(Atomic {
+                stores: VecDeque::with_capacity(HISTORY + 1),
+                dropped: 0,
+            });
+            atomic.dropped = 0;
+            atomic.stores.push_back(Store {
                 value: initial,
                 site: None,
                 sync: VectorClock::default(),
                 seen: VectorClock::default(),
-            }]),
-            dropped: 0,
+            });
+            atomic
         })
     }
 
@@ -179,14 +190,14 @@ impl Model {
         initial: u64,
     ) -> usize {
         self.atomic(object, initial);
-        let mut view = self.thread(thread).clock.clone();
-        if order == Ordering::SeqCst {
-            view.join(&self.seq_cst);
-        }
+        self.thread(thread);
+        let clock = &self.threads[thread].clock;
+        let seq_cst = (order == Ordering::SeqCst).then_some(&self.seq_cst);
+        let sees = |t: usize| clock.get(t).max(seq_cst.map_or(0, |c| c.get(t)));
         let Some(atomic) = self.atomics[object].as_ref() else {
             unreachable!("invariant: the atomic was just made")
         };
-        let observed = |store: &Store| store.seen.entries().any(|(t, s)| s <= view.get(t));
+        let observed = |store: &Store| store.seen.entries().any(|(t, s)| s <= sees(t));
         let oldest = atomic.stores.iter().rposition(observed).unwrap_or(0);
         if oldest == 0 && atomic.dropped > 0 {
             self.cut += 1;
@@ -216,14 +227,13 @@ impl Model {
         if store.seen.get(thread) == 0 {
             store.seen.set(thread, stamp);
         }
-        let (value, sync) = (store.value, store.sync.clone());
         let view = &mut self.threads[thread];
         if acquires(order) {
-            view.clock.join(&sync);
+            view.clock.join(&store.sync);
         } else {
-            view.fence_acquire.join(&sync);
+            view.fence_acquire.join(&store.sync);
         }
-        value
+        store.value
     }
 
     /// `thread` stores `value` into `object` with `order` at `site`
@@ -260,7 +270,7 @@ impl Model {
             let mut sync = self.release_clock(thread, order);
             // The release sequence of the store read goes on through this
             // one (C++20: only read-modify-writes continue it).
-            sync.join(&self.store_at(object, 0).sync.clone());
+            sync.join(&self.store_at(object, 0).sync);
             self.append(thread, object, value, order, site, sync);
         }
         read

@@ -38,14 +38,14 @@ fn a_relaxed_ring_buffer_index_is_found_with_the_stale_read_named() {
         report.contains("the consumer read a slot before its item"),
         "{report}"
     );
-    // The consumer reads the slot (line 46) stale: an item the producer
-    // stored (line 36), or the slot's initial value (line 25).
+    // The consumer reads the slot (line 58) stale: an item the producer
+    // stored (line 48), or the slot's initial value (line 37).
     let slot_read = report
         .lines()
-        .find(|l| l.starts_with("stale read: main at programs.rs:46: read "));
+        .find(|l| l.starts_with("stale read: main at programs.rs:58: read "));
     let slot_read = slot_read.unwrap_or_else(|| panic!("{report}"));
     assert!(
-        slot_read.ends_with("was stored at programs.rs:36 (Relaxed)"),
+        slot_read.ends_with("was stored at programs.rs:48 (Relaxed)"),
         "{report}"
     );
     let replay = replay_string(&report).to_owned();
@@ -56,7 +56,7 @@ fn a_relaxed_ring_buffer_index_is_found_with_the_stale_read_named() {
     let replayed = panic_message(|| rankcheck::replay(|| spsc_ring(Relaxed, Relaxed), &replay))
         .expect("the replay fails");
     assert!(
-        replayed.contains("stale read: main at programs.rs:46"),
+        replayed.contains("stale read: main at programs.rs:58"),
         "{replayed}"
     );
 }
@@ -65,7 +65,7 @@ fn a_relaxed_ring_buffer_index_is_found_with_the_stale_read_named() {
 fn a_relaxed_flag_handoff_is_found_with_the_stale_read_named() {
     let report = failure(flag_handoff, (Relaxed, Relaxed));
     assert!(
-        report.contains("stale read: main at programs.rs:67: read 0 from the initial value at programs.rs:57 though 42 was stored at programs.rs:62 (Relaxed)"),
+        report.contains("stale read: main at programs.rs:80: read 0 from the initial value at programs.rs:70 though 42 was stored at programs.rs:75 (Relaxed)"),
         "{report}"
     );
 }
