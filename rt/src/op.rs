@@ -853,6 +853,9 @@ pub fn park(timed: bool, site: Site) -> Woken {
     }
     with(|ex| {
         let running = ex.current;
+        if woken == Woken::Event {
+            ex.memory.park(running);
+        }
         ex.threads.get_mut(running).unparked = false;
         if let (Some(trace), false) = (&mut ex.trace, woken == Woken::Event) {
             trace.operation(running, Operation::early(None, woken), site);
@@ -869,6 +872,7 @@ pub fn unpark(thread: ThreadId, site: Site) {
         return;
     }
     with(|ex| {
+        ex.memory.unpark(ex.current, thread);
         let target = ex.threads.get_mut(thread);
         target.unparked = true;
         if matches!(

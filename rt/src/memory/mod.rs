@@ -252,6 +252,20 @@ impl Memory {
         }
     }
 
+    /// `thread` unparks `target`.
+    pub fn unpark(&mut self, thread: ThreadId, target: ThreadId) {
+        if let Some(m) = self.engaged_mut() {
+            m.unpark(thread.index(), target.index());
+        }
+    }
+
+    /// `thread` returns from a park, having taken its token.
+    pub fn park(&mut self, thread: ThreadId) {
+        if let Some(m) = self.engaged_mut() {
+            m.park(thread.index());
+        }
+    }
+
     /// `thread` releases its history into the synchronisation object with
     /// index `object` (an operation on it begins).
     pub fn release_into(&mut self, thread: ThreadId, object: usize) {

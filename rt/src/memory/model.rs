@@ -91,6 +91,9 @@ pub struct Model {
     atomics: Vec<Option<Atomic>>,
     /// By object index: what a synchronisation object released so far.
     objects: Vec<VectorClock>,
+    /// By thread: what the unparks of it released (std: an unpark
+    /// synchronises with the park that takes its token).
+    tokens: Vec<VectorClock>,
     /// The SeqCst clock: what SeqCst stores and fences published, in the
     /// order they ran.
     seq_cst: VectorClock,
@@ -126,6 +129,7 @@ impl Model {
             self.spare.push(atomic);
         }
         self.objects.clear();
+        self.tokens.clear();
         self.seq_cst.clear();
         self.cut = 0;
     }
@@ -363,6 +367,29 @@ impl Model {
             self.objects.resize_with(object + 1, VectorClock::default);
         }
         self.objects[object].join(&clock);
+    }
+
+    /// `thread` unparks `target`: releases into its token.
+    pub fn unpark(&mut self, thread: usize, target: usize) {
+        let view = self.thread(thread);
+        view.clock.tick(thread);
+        let clock = view.clock.clone();
+        if self.tokens.len() <= target {
+            self.tokens.resize_with(target + 1, VectorClock::default);
+        }
+        self.tokens[target].join(&clock);
+    }
+
+    /// `thread` returns from a park with its token: acquires what the
+    /// unparks released.
+    pub fn park(&mut self, thread: usize) {
+        let Some(released) = self.tokens.get(thread) else {
+            return;
+        };
+        let released = released.clone();
+        let view = self.thread(thread);
+        view.clock.join(&released);
+        view.clock.tick(thread);
     }
 
     /// `thread` acquires what `object` released so far.

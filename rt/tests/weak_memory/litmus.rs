@@ -208,3 +208,46 @@ fn a_weak_compare_exchange_may_fail_spuriously_a_strong_one_not() {
     });
     assert_eq!(reached, set(&["false true", "true true"]));
 }
+
+#[test]
+fn an_unpark_publishes_what_came_before_it_to_the_park() {
+    // std: an unpark synchronises with the park that takes its token.
+    let reached = outcomes(MemoryModel::Weak, || {
+        let data = Arc::new(AtomicUsize::new(0));
+        let main = thread::current();
+        let worker = {
+            let data = data.clone();
+            thread::spawn(move || {
+                data.store(1, Relaxed);
+                main.unpark();
+            })
+        };
+        thread::park();
+        let seen = data.load(Relaxed);
+        worker.join().unwrap();
+        panic!("{seen}");
+    });
+    assert_eq!(reached, set(&["1"]));
+}
+
+#[test]
+fn a_mutex_publishes_what_its_holder_wrote() {
+    // Every rt synchronisation is a release/acquire edge: what a thread
+    // stored Relaxed before its unlock is seen by the next holder.
+    let reached = outcomes(MemoryModel::Weak, || {
+        let data = Arc::new(AtomicUsize::new(0));
+        let lock = Arc::new(rankcheck::sync::Mutex::new(false));
+        let writer = {
+            let (data, lock) = (data.clone(), lock.clone());
+            thread::spawn(move || {
+                data.store(1, Relaxed);
+                *lock.lock().unwrap() = true;
+            })
+        };
+        let written = *lock.lock().unwrap();
+        let seen = data.load(Relaxed);
+        writer.join().unwrap();
+        panic!("{written}{seen}");
+    });
+    assert_eq!(reached, set(&["false0", "false1", "true1"]));
+}
