@@ -344,64 +344,66 @@ impl Model {
     /// `parent` starts `child`: everything before happens before the
     /// child's first event.
     pub fn spawn(&mut self, parent: usize, child: usize) {
-        self.thread(parent).clock.tick(parent);
-        let clock = self.threads[parent].clock.clone();
+        let clock = self.released(parent);
         self.thread(child).clock.join(&clock);
     }
 
     /// `joiner` joined the finished `joined`.
     pub fn join(&mut self, joiner: usize, joined: usize) {
         let clock = self.thread(joined).clock.clone();
-        let view = self.thread(joiner);
-        view.clock.join(&clock);
-        view.clock.tick(joiner);
+        self.take_in(joiner, Some(clock));
     }
 
     /// `thread` releases its history into the synchronisation object
     /// `object`: a later [`Model::acquire_from`] of it takes it in.
     pub fn release_into(&mut self, thread: usize, object: usize) {
-        let view = self.thread(thread);
-        view.clock.tick(thread);
-        let clock = view.clock.clone();
-        if self.objects.len() <= object {
-            self.objects.resize_with(object + 1, VectorClock::default);
-        }
-        self.objects[object].join(&clock);
+        let clock = self.released(thread);
+        join_at(&mut self.objects, object, &clock);
+    }
+
+    /// `thread` acquires what `object` released so far.
+    pub fn acquire_from(&mut self, thread: usize, object: usize) {
+        let released = self.objects.get(object).cloned();
+        self.take_in(thread, released);
     }
 
     /// `thread` unparks `target`: releases into its token.
     pub fn unpark(&mut self, thread: usize, target: usize) {
-        let view = self.thread(thread);
-        view.clock.tick(thread);
-        let clock = view.clock.clone();
-        if self.tokens.len() <= target {
-            self.tokens.resize_with(target + 1, VectorClock::default);
-        }
-        self.tokens[target].join(&clock);
+        let clock = self.released(thread);
+        join_at(&mut self.tokens, target, &clock);
     }
 
     /// `thread` returns from a park with its token: acquires what the
     /// unparks released.
     pub fn park(&mut self, thread: usize) {
-        let Some(released) = self.tokens.get(thread) else {
-            return;
-        };
-        let released = released.clone();
-        let view = self.thread(thread);
-        view.clock.join(&released);
-        view.clock.tick(thread);
+        let released = self.tokens.get(thread).cloned();
+        self.take_in(thread, released);
     }
 
-    /// `thread` acquires what `object` released so far.
-    pub fn acquire_from(&mut self, thread: usize, object: usize) {
-        let Some(released) = self.objects.get(object) else {
+    /// What `thread` releases at a new event of its.
+    fn released(&mut self, thread: usize) -> VectorClock {
+        let view = self.thread(thread);
+        view.clock.tick(thread);
+        view.clock.clone()
+    }
+
+    /// `thread` takes in `released` (if anything was) at a new event.
+    fn take_in(&mut self, thread: usize, released: Option<VectorClock>) {
+        let Some(released) = released else {
             return;
         };
-        let released = released.clone();
         let view = self.thread(thread);
         view.clock.join(&released);
         view.clock.tick(thread);
     }
+}
+
+/// Join `clock` into `clocks[index]`, growing `clocks` as needed.
+fn join_at(clocks: &mut Vec<VectorClock>, index: usize, clock: &VectorClock) {
+    if clocks.len() <= index {
+        clocks.resize_with(index + 1, VectorClock::default);
+    }
+    clocks[index].join(clock);
 }
 
 #[cfg(test)]
@@ -416,6 +418,14 @@ mod tests {
         Location::caller()
     }
 
+    /// A model where threads 1 and 2 were spawned by thread 0.
+    fn two_threads() -> Model {
+        let mut m = Model::default();
+        m.spawn(0, 1);
+        m.spawn(0, 2);
+        m
+    }
+
     /// The values thread `t` may read from `object` with `order`.
     fn values(m: &mut Model, t: usize, object: usize, order: Ordering) -> Vec<u64> {
         let n = m.readable(t, object, order, 0);
@@ -424,9 +434,7 @@ mod tests {
 
     /// Store buffering after both stores ran: (0 may be read, 0 may be read).
     fn store_buffering(order: Ordering, fence: bool) -> (bool, bool) {
-        let mut m = Model::default();
-        m.spawn(0, 1);
-        m.spawn(0, 2);
+        let mut m = two_threads();
         m.store(1, X, 1, order, here(), 0);
         if fence {
             m.fence(1, SeqCst);
@@ -453,9 +461,7 @@ mod tests {
         for (store_order, load_order, stale) in
             [(Relaxed, Relaxed, true), (Release, Acquire, false)]
         {
-            let mut m = Model::default();
-            m.spawn(0, 1);
-            m.spawn(0, 2);
+            let mut m = two_threads();
             m.store(1, X, 1, Relaxed, here(), 0);
             m.store(1, Y, 1, store_order, here(), 0);
             assert_eq!(values(&mut m, 2, Y, load_order), [1, 0]);
@@ -466,9 +472,7 @@ mod tests {
 
     #[test]
     fn fences_make_relaxed_message_passing_synchronise() {
-        let mut m = Model::default();
-        m.spawn(0, 1);
-        m.spawn(0, 2);
+        let mut m = two_threads();
         m.store(1, X, 1, Relaxed, here(), 0);
         m.fence(1, Release);
         m.store(1, Y, 1, Relaxed, here(), 0);
@@ -480,9 +484,7 @@ mod tests {
 
     #[test]
     fn a_read_never_goes_back_in_modification_order() {
-        let mut m = Model::default();
-        m.spawn(0, 1);
-        m.spawn(0, 2);
+        let mut m = two_threads();
         m.store(1, X, 1, Relaxed, here(), 0);
         m.store(1, X, 2, Relaxed, here(), 0);
         // CoWR: the writer reads its own latest store or later.
@@ -498,9 +500,7 @@ mod tests {
 
     #[test]
     fn the_history_bound_drops_old_stores_and_counts_the_cut() {
-        let mut m = Model::default();
-        m.spawn(0, 1);
-        m.spawn(0, 2);
+        let mut m = two_threads();
         for v in 1..=HISTORY as u64 + 1 {
             m.store(1, X, v, Relaxed, here(), 0);
         }
