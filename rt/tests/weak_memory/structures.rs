@@ -129,3 +129,10 @@ fn a_stale_read_counts_toward_the_depth_in_the_per_run_bound() {
     let ratio = bound(&sc) / bound(&weak);
     assert!((ratio - 36.0).abs() < 1e-6, "{ratio}");
 }
+
+/// The attribute's `memory_model` option: the ring with the right
+/// orderings passes under weak memory.
+#[rankcheck::test(memory_model = "weak", runs = 500, seed = 3)]
+fn the_attribute_takes_the_memory_model() {
+    spsc_ring(Release, Acquire);
+}
