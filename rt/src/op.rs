@@ -151,6 +151,12 @@ pub fn access(handle: &Handle, write: bool, site: Site) {
     }
     with(|ex| {
         ex.check(handle);
+        if !matches!(ex.objects[handle.object.index()].sync, SyncState::Memory) {
+            // A synchronisation object read as memory (a `Once` found
+            // complete, a `OnceLock` read): it acquires what its
+            // initialiser released (crate::memory).
+            ex.memory.acquire_from(ex.current, handle.object.index());
+        }
         if ex.is_tracked(handle.object) {
             let kind = if write {
                 EventKind::Write

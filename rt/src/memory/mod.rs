@@ -444,6 +444,21 @@ pub fn fails_spuriously<V: Bits>(
     .unwrap_or(false)
 }
 
+/// The running thread publishes its history through `handle`'s
+/// synchronisation object before a change other threads read without a
+/// scheduling point of its own (a `Once` marked complete): what they
+/// acquire from the object then includes it.
+pub fn publish(handle: &Handle) {
+    if !WEAK.get() {
+        return;
+    }
+    with(|ex| {
+        if ex.id == handle.execution && !ex.aborting {
+            ex.memory.release_into(ex.current, handle.object.index());
+        }
+    });
+}
+
 /// A fence with `order` on the running thread.
 pub fn fence(order: Ordering) {
     // A fence before the model is in use orders nothing more: the run is

@@ -251,3 +251,21 @@ fn a_mutex_publishes_what_its_holder_wrote() {
     });
     assert_eq!(reached, set(&["false0", "false1", "true1"]));
 }
+
+#[test]
+fn a_completed_once_publishes_what_its_initialiser_wrote() {
+    // std: the initialiser happens before every call_once that finds it
+    // done, also on the fast path.
+    let reached = outcomes(MemoryModel::Weak, || {
+        let data = Arc::new(AtomicUsize::new(0));
+        let once = Arc::new(rankcheck::sync::Once::new());
+        let init = {
+            let (data, once) = (data.clone(), once.clone());
+            thread::spawn(move || once.call_once(|| data.store(1, Relaxed)))
+        };
+        let seen = once.is_completed().then(|| data.load(Relaxed));
+        init.join().unwrap();
+        panic!("{seen:?}");
+    });
+    assert_eq!(reached, set(&["None", "Some(1)"]));
+}
