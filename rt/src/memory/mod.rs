@@ -33,7 +33,7 @@ pub enum MemoryModel {
     #[default]
     Sc,
     /// C11 weak memory as Rust's atomics have it: a load may read a store
-    /// other than the latest (one of the last [`HISTORY`]) where its
+    /// other than the latest (one of its atomic's last 4 stores) where its
     /// `Ordering`s allow, fences order, and `compare_exchange_weak` may fail
     /// spuriously.
     Weak,
