@@ -218,6 +218,14 @@ fn failure_part(result: &RunResult, failure: &FailureJson, found: &str, replay: 
             .map_or("a thread", String::as_str);
         let _ = writeln!(out, "stale read: {}", stale.describe(thread));
     }
+    if result.cut > 0 {
+        let _ = writeln!(
+            out,
+            "the history bound ({} stores per atomic) cut the choices of {} in this run",
+            crate::memory::model::HISTORY,
+            rankcheck_report::words::count(result.cut, "load", "loads")
+        );
+    }
     out.push_str(found);
     let _ = writeln!(out, "replay: rankcheck::replay(test, \"{replay}\")");
     out

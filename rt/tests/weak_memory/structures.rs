@@ -136,3 +136,23 @@ fn a_stale_read_counts_toward_the_depth_in_the_per_run_bound() {
 fn the_attribute_takes_the_memory_model() {
     spsc_ring(Release, Acquire);
 }
+
+#[test]
+fn the_guarantee_says_when_the_history_bound_cut_a_choice() {
+    // Six stores, then a load that may read any of them: only the last 4
+    // are kept.
+    let guarantee = weak().runs(300).check(|| {
+        let x = rankcheck::sync::Arc::new(rankcheck::sync::atomic::AtomicUsize::new(0));
+        let writer = {
+            let x = x.clone();
+            rankcheck::thread::spawn(move || (1..=6).for_each(|v| x.store(v, Relaxed)))
+        };
+        x.load(Relaxed);
+        writer.join().unwrap();
+    });
+    let text = guarantee.to_string();
+    assert!(
+        text.contains("the history bound (4 stores per atomic) cut the choices of"),
+        "{text}"
+    );
+}
