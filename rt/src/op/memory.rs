@@ -1,0 +1,34 @@
+//! Plain memory (atomics, cells): an access is a step of its own only
+//! when its variable is tracked.
+
+use rankcheck_engine::EventKind;
+
+use super::step::{enter, pending_on};
+use super::Site;
+use crate::executor::point::event;
+use crate::executor::{end_step, with};
+use crate::object::Handle;
+use crate::trace::Operation;
+
+/// An access to plain memory (an atomic, a cell): a point after it only
+/// when its variable is tracked.
+pub fn access(handle: &Handle, write: bool, site: Site) {
+    if !enter(
+        pending_on(handle, write, false),
+        Operation::access(handle, write),
+        site,
+    ) {
+        return;
+    }
+    with(|ex| {
+        ex.check(handle);
+        if ex.is_tracked(handle.object) {
+            let kind = if write {
+                EventKind::Write
+            } else {
+                EventKind::Read
+            };
+            end_step(ex, event(kind, Some(handle.var), true));
+        }
+    });
+}

@@ -1,0 +1,129 @@
+//! Threads' own operations: spawn, join, yield, park and unpark, and the
+//! end of a thread's body.
+
+use rankcheck_engine::{EventKind, Pending, ThreadId};
+
+use super::step::{block, enter, sleep};
+use super::Site;
+use crate::executor::point::{event, leave};
+use crate::executor::threads::{Status, Wait};
+use crate::executor::{end_step, with};
+use crate::trace::Operation;
+use crate::wake::Woken;
+
+/// Spawn a thread that runs `job`.
+pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> ThreadId {
+    if !enter(Pending::LOCAL, Operation::Spawn, site) {
+        unreachable!("invariant: a thread spawns only while the execution runs")
+    }
+    with(|ex| {
+        let running = ex.current;
+        let child = ex.add_thread(job, name, Some(running), site);
+        if let Some(trace) = &mut ex.trace {
+            trace.spawned(child);
+        }
+        end_step(ex, event(EventKind::Spawn, None, false));
+        child
+    })
+}
+
+/// Wait for `thread` to finish.
+pub fn join(thread: ThreadId, site: Site) {
+    if !enter(Pending::LOCAL, Operation::Join(thread), site) {
+        return;
+    }
+    let finished = with(|ex| ex.threads.get(thread).status == Status::Finished);
+    if !finished {
+        block(Wait::Join(thread), Operation::Join(thread), site, None);
+    }
+    with(|ex| end_step(ex, event(EventKind::Join, None, false)));
+}
+
+/// Let another thread run: always a point (a spin loop's way out).
+pub fn yield_now(site: Site) {
+    if !enter(Pending::LOCAL, Operation::Yield, site) {
+        return;
+    }
+    with(|ex| end_step(ex, event(EventKind::Yield, None, false)));
+}
+
+/// Park the running thread until its token is set (`thread::park`), or
+/// with `timed` (`park_timeout`) until the timeout fires: it returns at
+/// once, taking the token, if an unpark came first. It may also wake
+/// spuriously ([`crate::wake`]). How it woke.
+pub fn park(timed: bool, site: Site) -> Woken {
+    if !enter(Pending::LOCAL, Operation::Park, site) {
+        return Woken::Event;
+    }
+    let (has_token, early) = with(|ex| {
+        let has_token = ex.threads.get(ex.current).unparked;
+        let early = if has_token {
+            Woken::Event
+        } else {
+            ex.wakes.decide(timed)
+        };
+        (has_token, early)
+    });
+    let mut woken = early;
+    if !has_token && early == Woken::Event {
+        sleep(Wait::Park { timed }, EventKind::Blocked, site, None);
+        woken = with(|ex| {
+            if ex.threads.get(ex.current).unparked {
+                Woken::Event
+            } else {
+                ex.wakes.forced()
+            }
+        });
+    }
+    with(|ex| {
+        let running = ex.current;
+        ex.threads.get_mut(running).unparked = false;
+        if let (Some(trace), false) = (&mut ex.trace, woken == Woken::Event) {
+            trace.operation(running, Operation::early(None, woken), site);
+        }
+        end_step(ex, event(EventKind::Woken, None, false));
+    });
+    woken
+}
+
+/// Set `thread`'s park token (`Thread::unpark`), waking it if it is
+/// parked.
+pub fn unpark(thread: ThreadId, site: Site) {
+    if !enter(Pending::LOCAL, Operation::Unpark(thread), site) {
+        return;
+    }
+    with(|ex| {
+        let target = ex.threads.get_mut(thread);
+        target.unparked = true;
+        if matches!(
+            target.status,
+            Status::Blocked {
+                wait: Wait::Park { .. },
+                ..
+            }
+        ) {
+            ex.threads.enable(thread);
+        }
+        end_step(ex, event(EventKind::Signal, None, false));
+    });
+}
+
+/// The running thread `thread` finished its body.
+pub fn finish(thread: ThreadId) {
+    let site = with(|ex| ex.threads.get(thread).site);
+    if !enter(Pending::LOCAL, Operation::Finish, site) {
+        return;
+    }
+    with(|ex| {
+        debug_assert_eq!(ex.current, thread, "invariant: a thread finishes itself");
+        ex.threads.get_mut(thread).status = Status::Finished;
+        ex.threads.disable(thread);
+        for joiner in ex.threads.blocked_on(|w| w == Wait::Join(thread)) {
+            ex.threads.enable(joiner);
+        }
+        if let Some(trace) = &mut ex.trace {
+            trace.finished(thread);
+        }
+        leave(ex, event(EventKind::Finished, None, false));
+    });
+}
