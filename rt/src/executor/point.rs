@@ -3,7 +3,7 @@
 use rankcheck_engine::{Event, EventKind, Pending, Point, ThreadId};
 
 use super::threads::Status;
-use super::{suspend, with, Execution};
+use super::{Execution, Suspender};
 use crate::failure::{Blocked, FailureKind};
 
 /// The first point, before any thread ran: the scheduler picks among the
@@ -16,19 +16,16 @@ pub fn start(ex: &mut Execution, _main: ThreadId) -> Option<ThreadId> {
 
 /// The running thread is about to do an operation whose effect is
 /// `pending`: if its last operation ended a step, this is a scheduling
-/// point, and another thread may run before it goes on.
-pub fn schedule_here(pending: Pending) {
-    let switched = with(|ex| {
-        let event = ex.step_end.take()?;
-        let running = ex.current;
-        if ex.wants_pending {
-            ex.pending[running.index()] = pending;
-        }
-        (choose(ex, Some(running), event) != Some(running)).then_some(running)
-    });
-    if let Some(running) = switched {
-        suspend(running);
+/// point, and another thread may run before it goes on. When another was
+/// chosen, what suspends the running thread (once the execution's borrow
+/// ends).
+pub fn switch_here(ex: &mut Execution, pending: Pending) -> Option<Suspender> {
+    let event = ex.step_end.take()?;
+    let running = ex.current;
+    if ex.wants_pending {
+        ex.pending[running.index()] = pending;
     }
+    (choose(ex, Some(running), event) != Some(running)).then(|| ex.suspender(running))
 }
 
 /// The running thread's operation ended its step with `event`; the next

@@ -60,6 +60,21 @@ pub enum Wait {
     },
 }
 
+impl Wait {
+    /// The objects whose changes a thread waiting for this looks at again
+    /// (a condition variable's waiter: both it and its mutex).
+    pub fn objects(self) -> [Option<ObjectId>; 2] {
+        match self {
+            Wait::Lock(o) | Wait::ReadLock(o) | Wait::WriteLock(o) | Wait::Send(o) => {
+                [Some(o), None]
+            }
+            Wait::Recv { channel, .. } | Wait::Handoff { channel, .. } => [Some(channel), None],
+            Wait::Condvar { condvar, mutex, .. } => [Some(condvar), Some(mutex)],
+            Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) => [None, None],
+        }
+    }
+}
+
 /// Where a thread is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -113,6 +128,13 @@ pub struct Threads {
     pub position: Vec<u32>,
     /// Threads that became able to run since the last scheduling point.
     pub newly_enabled: Vec<ThreadId>,
+    /// The blocked threads, by id: the only ones a change of an object
+    /// can let go on, so that looking for them is not a scan of every
+    /// thread after every unlock.
+    blocked: Vec<ThreadId>,
+    /// `waiting[o]`: how many blocked threads look again when object `o`
+    /// changes (most changes concern none).
+    waiting: Vec<u32>,
 }
 
 impl Threads {
@@ -131,6 +153,64 @@ impl Threads {
         self.enabled.clear();
         self.position.clear();
         self.newly_enabled.clear();
+        self.blocked.clear();
+        self.waiting.clear();
+    }
+
+    /// Whether a blocked thread looks again when `object` changes.
+    pub fn waiting_on(&self, object: ObjectId) -> bool {
+        self.waiting.get(object.index()).is_some_and(|&n| n > 0)
+    }
+
+    /// Count (`+1`) or uncount (`-1`) a thread waiting for `wait`.
+    fn count_waiting(&mut self, wait: Wait, by: i32) {
+        for object in wait.objects().into_iter().flatten() {
+            if self.waiting.len() <= object.index() {
+                self.waiting.resize(object.index() + 1, 0);
+            }
+            let n = &mut self.waiting[object.index()];
+            *n = n.saturating_add_signed(by);
+        }
+    }
+
+    /// `id`, running, blocks at `at` waiting for `wait`.
+    pub fn block(&mut self, id: ThreadId, wait: Wait, at: &'static Location<'static>) {
+        self.all[id.index()].status = Status::Blocked { wait, at };
+        if let Err(place) = self.blocked.binary_search(&id) {
+            self.blocked.insert(place, id);
+        }
+        self.count_waiting(wait, 1);
+    }
+
+    /// `id`, blocked, now waits for `wait` instead (from the same place).
+    pub fn wait_instead(&mut self, id: ThreadId, wait: Wait) {
+        if let Status::Blocked { wait: was, at } = self.all[id.index()].status {
+            self.count_waiting(was, -1);
+            self.count_waiting(wait, 1);
+            self.all[id.index()].status = Status::Blocked { wait, at };
+        }
+    }
+
+    /// `id`, blocked, is chosen to run again: what it waited for.
+    pub fn unblock(&mut self, id: ThreadId) -> Wait {
+        let Status::Blocked { wait, .. } = self.all[id.index()].status else {
+            unreachable!("invariant: a blocked thread wakes blocked")
+        };
+        self.all[id.index()].status = Status::Runnable;
+        if let Ok(place) = self.blocked.binary_search(&id) {
+            self.blocked.remove(place);
+        }
+        self.count_waiting(wait, -1);
+        wait
+    }
+
+    /// The `k`-th blocked thread by id, and what it waits for.
+    pub fn blocked(&self, k: usize) -> Option<(ThreadId, Wait)> {
+        let id = *self.blocked.get(k)?;
+        match self.all[id.index()].status {
+            Status::Blocked { wait, .. } => Some((id, wait)),
+            _ => unreachable!("invariant: a listed thread is blocked"),
+        }
     }
 
     /// The name of thread `id` in reports: `main`, or `LABEL#k` where the
@@ -203,13 +283,9 @@ impl Threads {
 
     /// The threads blocked on something `wanted` says yes to.
     pub fn blocked_on(&self, wanted: impl Fn(Wait) -> bool) -> Vec<ThreadId> {
-        self.all
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| match t.status {
-                Status::Blocked { wait, .. } if wanted(wait) => Some(ThreadId(i as u32)),
-                _ => None,
-            })
+        (0..self.blocked.len())
+            .filter_map(|k| self.blocked(k))
+            .filter_map(|(id, wait)| wanted(wait).then_some(id))
             .collect()
     }
 

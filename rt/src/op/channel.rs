@@ -30,12 +30,11 @@ pub enum Sent {
 /// Send on a channel, blocking while a bounded one is full.
 pub fn send(handle: &Handle, site: Site) -> Sent {
     let operation = Operation::Send(handle.object);
-    if !enter(pending_on(handle, true, true), operation, site) {
-        return Sent::Queued;
-    }
-    until(handle, Wait::Send(handle.object), operation, site, |ex| {
+    let wait = Wait::Send(handle.object);
+    until(handle, true, wait, operation, site, |ex| {
         offer(ex, handle, false)
     })
+    .unwrap_or(Sent::Queued)
 }
 
 /// Send on a bounded channel if it has room at this operation's own
@@ -110,14 +109,11 @@ fn offer(ex: &mut Execution, handle: &Handle, trying: bool) -> Option<Sent> {
 /// message was not delivered).
 pub fn handoff(handle: &Handle, ticket: u64, site: Site) -> bool {
     let operation = Operation::Send(handle.object);
-    if !enter(pending_on(handle, false, true), operation, site) {
-        return true;
-    }
     let wait = Wait::Handoff {
         channel: handle.object,
         ticket,
     };
-    until(handle, wait, operation, site, |ex| {
+    until(handle, false, wait, operation, site, |ex| {
         let SyncState::Channel {
             taken, receiver, ..
         } = ex.objects[handle.object.index()].sync
@@ -131,6 +127,7 @@ pub fn handoff(handle: &Handle, ticket: u64, site: Site) -> bool {
         sync_done(ex, EventKind::Read, handle);
         Some(done)
     })
+    .unwrap_or(true)
 }
 
 /// What a receive found.
@@ -162,15 +159,12 @@ pub enum Receive {
 /// after [`Received::Message`].
 pub fn recv(handle: &Handle, how: Receive, site: Site) -> Received {
     let operation = Operation::Recv(handle.object);
-    if !enter(pending_on(handle, true, true), operation, site) {
-        return Received::Disconnected;
-    }
     let wait = Wait::Recv {
         channel: handle.object,
         timed: how == Receive::Timed,
     };
     let mut woke = false;
-    until(handle, wait, operation, site, |ex| {
+    until(handle, true, wait, operation, site, |ex| {
         let SyncState::Channel {
             queued,
             senders,
@@ -201,6 +195,7 @@ pub fn recv(handle: &Handle, how: Receive, site: Site) -> Received {
         sync_done(ex, EventKind::Write, handle);
         Some(found)
     })
+    .unwrap_or(Received::Disconnected)
 }
 
 /// A timed receive found nothing: whether its timeout fires now, decided

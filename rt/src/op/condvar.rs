@@ -147,13 +147,10 @@ pub fn notify(condvar: &Handle, all: bool, site: Site) {
 fn wake_to_lock(ex: &mut Execution, thread: ThreadId) {
     if let Status::Blocked {
         wait: Wait::Condvar { mutex, .. },
-        at,
+        ..
     } = ex.threads.get(thread).status
     {
-        ex.threads.get_mut(thread).status = Status::Blocked {
-            wait: Wait::Lock(mutex),
-            at,
-        };
+        ex.threads.wait_instead(thread, Wait::Lock(mutex));
         let free = ex.objects[mutex.index()].sync.mutex_free();
         ex.threads.set_enabled(thread, free);
     }

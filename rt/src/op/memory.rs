@@ -3,24 +3,18 @@
 
 use rankcheck_engine::EventKind;
 
-use super::step::{enter, pending_on};
+use super::step::{enter_with, pending_on};
 use super::Site;
+use crate::executor::end_step;
 use crate::executor::point::event;
-use crate::executor::{end_step, with};
 use crate::object::Handle;
 use crate::trace::Operation;
 
 /// An access to plain memory (an atomic, a cell): a point after it only
 /// when its variable is tracked.
 pub fn access(handle: &Handle, write: bool, site: Site) {
-    if !enter(
-        pending_on(handle, write, false),
-        Operation::access(handle, write),
-        site,
-    ) {
-        return;
-    }
-    with(|ex| {
+    let pending = pending_on(handle, write, false);
+    enter_with(pending, Operation::access(handle, write), site, |ex| {
         ex.check(handle);
         if ex.is_tracked(handle.object) {
             let kind = if write {

@@ -2,37 +2,37 @@
 
 use rankcheck_engine::EventKind;
 
-use super::step::{enter, pending_on, sync_done, until};
+use super::step::{enter, enter_with, pending_on, sync_done, until};
 use super::waiters::refresh_waiters;
 use super::Site;
 use crate::executor::threads::Wait;
-use crate::executor::{self, with};
+use crate::executor::{self, with, Execution};
 use crate::object::{Handle, SyncState};
 use crate::trace::Operation;
 
 /// Lock a mutex; returns once the running thread holds it.
 pub fn lock(handle: &Handle, site: Site) {
-    if !enter(
-        pending_on(handle, true, true),
-        Operation::Lock(handle.object),
-        site,
-    ) {
-        return;
-    }
     let operation = Operation::Lock(handle.object);
-    until(handle, Wait::Lock(handle.object), operation, site, |ex| {
-        let running = ex.current;
-        let SyncState::Mutex { owner } = &mut ex.objects[handle.object.index()].sync else {
-            unreachable!("invariant: a mutex's object is a mutex")
-        };
-        if owner.is_some() {
-            return None;
-        }
-        *owner = Some(running);
-        refresh_waiters(ex, handle.object);
-        sync_done(ex, EventKind::Lock, handle);
-        Some(())
-    });
+    until(
+        handle,
+        true,
+        Wait::Lock(handle.object),
+        operation,
+        site,
+        |ex| {
+            let running = ex.current;
+            let SyncState::Mutex { owner } = &mut ex.objects[handle.object.index()].sync else {
+                unreachable!("invariant: a mutex's object is a mutex")
+            };
+            if owner.is_some() {
+                return None;
+            }
+            *owner = Some(running);
+            refresh_waiters(ex, handle.object);
+            sync_done(ex, EventKind::Lock, handle);
+            Some(())
+        },
+    );
 }
 
 /// Try to lock a mutex without blocking: whether it was taken. While the
@@ -93,16 +93,15 @@ pub(super) fn release(
     data: impl FnOnce(),
     clear: impl FnOnce(&mut SyncState),
 ) {
-    let live = enter(
-        pending_on(handle, write, true),
-        Operation::Unlock(handle.object),
-        site,
-    );
-    data();
-    if !executor::present() {
-        return;
-    }
-    with(|ex| {
+    let operation = Operation::Unlock(handle.object);
+    let (mut data, mut clear) = (Some(data), Some(clear));
+    // Lets go of the data, then (given the execution) of the lock.
+    let mut let_go = |ex: Option<&mut Execution>, live: bool| {
+        if let Some(data) = data.take() {
+            data();
+        }
+        let Some(ex) = ex else { return };
+        let Some(clear) = clear.take() else { return };
         if ex.id != handle.execution {
             return;
         }
@@ -111,5 +110,12 @@ pub(super) fn release(
         if live {
             sync_done(ex, EventKind::Unlock, handle);
         }
-    });
+    };
+    // Live, it is all one visit to the execution (the data's drop touches
+    // no rankcheck object).
+    let pending = pending_on(handle, write, true);
+    if enter_with(pending, operation, site, |ex| let_go(Some(ex), true)).is_none() {
+        let_go(None, false);
+        executor::with_present(|ex| let_go(Some(ex), false));
+    }
 }

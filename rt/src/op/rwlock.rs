@@ -14,15 +14,12 @@ use crate::trace::Operation;
 /// Take a read (`write == false`) or write lock of a `RwLock`.
 pub fn rw_lock(handle: &Handle, write: bool, site: Site) {
     let operation = Operation::RwLock(handle.object, write);
-    if !enter(pending_on(handle, write, true), operation, site) {
-        return;
-    }
     let wait = if write {
         Wait::WriteLock(handle.object)
     } else {
         Wait::ReadLock(handle.object)
     };
-    until(handle, wait, operation, site, |ex| {
+    until(handle, write, wait, operation, site, |ex| {
         if !take_rw(ex, handle, write) {
             return None;
         }

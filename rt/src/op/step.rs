@@ -6,9 +6,10 @@ use rankcheck_engine::{EventKind, Location as Place, Pending, VarId};
 
 use super::waiters::can_go_on;
 use super::Site;
+use crate::executor::point::switch_here;
 use crate::executor::point::{event, leave};
-use crate::executor::threads::{Status, Wait};
-use crate::executor::{self, end_step, schedule_here, suspend, with, Execution};
+use crate::executor::threads::Wait;
+use crate::executor::{self, end_step, with, Execution, Suspender};
 use crate::failure::FailureKind;
 use crate::object::Handle;
 use crate::trace::Operation;
@@ -27,55 +28,96 @@ pub(super) fn pending_on(handle: &Handle, write: bool, sync: bool) -> Pending {
     }
 }
 
-/// Whether the running thread is unwinding: from a panic (the execution
-/// fails with it) or because the execution is over. Its operations then
-/// keep their bookkeeping and never switch.
-pub(super) fn unwinding() -> bool {
-    std::thread::panicking() || !executor::active()
+/// Start an operation: the point due before it, then the step limit.
+/// Returns `false` when the execution is over (or the thread unwinds from
+/// a panic) and the operation must do nothing but its own local effect.
+pub(super) fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
+    enter_with(pending, operation, site, |_| ()).is_some()
 }
 
-/// Start an operation: the point due before it, then the step limit.
-/// Returns `false` when the execution is over and the operation must do
-/// nothing but its own local effect.
-pub(super) fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
-    if unwinding() {
-        return false;
+/// [`enter`], then `effect` on the execution: its result, or `None` when
+/// the operation must do nothing but its local effect. When the point
+/// keeps the running thread, all of it is one visit to the execution.
+pub(super) fn enter_with<R>(
+    pending: Pending,
+    operation: Operation,
+    site: Site,
+    effect: impl FnOnce(&mut Execution) -> R,
+) -> Option<R> {
+    // A thread unwinding from a panic (the execution fails with it) keeps
+    // its bookkeeping and never switches.
+    if std::thread::panicking() {
+        return None;
     }
-    schedule_here(pending);
-    let (running, over) = with(|ex| {
-        ex.operations += 1;
-        if ex.operations > ex.max_steps() {
-            let limit = ex.max_steps();
-            ex.fail(
-                FailureKind::StepLimit,
-                format!("the run took more than {limit} operations: possible non-termination"),
-                Some(site.into()),
-            );
-            return (ex.current, true);
+    let entered = executor::with_active(|ex| match switch_here(ex, pending) {
+        Some(suspender) => Err((suspender, effect)),
+        None => Ok(count(ex, operation, site).map(|()| effect(ex))),
+    })?;
+    let done = match entered {
+        Ok(done) => done,
+        Err((suspender, effect)) => {
+            suspender.suspend();
+            with(|ex| count(ex, operation, site).map(|()| effect(ex)))
         }
-        if let Some(trace) = &mut ex.trace {
-            trace.operation(ex.current, operation, site);
-        }
-        (ex.current, false)
-    });
-    if over {
+    };
+    match done {
+        Ok(result) => Some(result),
         // The executor never resumes a thread of a failed execution: this
         // waits for the teardown to unwind it.
-        suspend(running);
+        Err(suspender) => {
+            suspender.suspend();
+            unreachable!("invariant: a thread past the step limit is only unwound")
+        }
     }
-    true
+}
+
+/// Count the running thread's operation against the step limit (past it,
+/// the run fails, and what suspends the thread for good comes back) and
+/// trace it.
+fn count(ex: &mut Execution, operation: Operation, site: Site) -> Result<(), Suspender> {
+    ex.operations += 1;
+    if ex.operations > ex.max_steps() {
+        step_limit(ex, site);
+        return Err(ex.suspender(ex.current));
+    }
+    if let Some(trace) = &mut ex.trace {
+        trace.operation(ex.current, operation, site);
+    }
+    Ok(())
+}
+
+#[cold]
+fn step_limit(ex: &mut Execution, site: Site) {
+    let limit = ex.max_steps();
+    ex.fail(
+        FailureKind::StepLimit,
+        format!("the run took more than {limit} operations: possible non-termination"),
+        Some(site.into()),
+    );
 }
 
 /// The running thread blocks on `wait`: a point at once; returns once it
 /// is chosen again, which it is only when it can go on.
 pub(super) fn block(wait: Wait, operation: Operation, site: Site, var: Option<VarId>) {
-    sleep(wait, EventKind::Blocked, site, var);
-    with(|ex| {
+    block_then(wait, operation, site, var, |_| ());
+}
+
+/// [`block`], then `after` on the execution, in the same visit to it as
+/// the wake-up.
+pub(super) fn block_then<R>(
+    wait: Wait,
+    operation: Operation,
+    site: Site,
+    var: Option<VarId>,
+    after: impl FnOnce(&mut Execution) -> R,
+) -> R {
+    sleep_then(wait, EventKind::Blocked, site, var, |ex, _| {
         // Chosen again: completing the operation is this step's.
         if let Some(trace) = &mut ex.trace {
             trace.operation(ex.current, operation, site);
         }
-    });
+        after(ex)
+    })
 }
 
 /// The running thread blocks on `wait`, its step ending with `kind`: a
@@ -83,48 +125,61 @@ pub(super) fn block(wait: Wait, operation: Operation, site: Site, var: Option<Va
 /// Returns once it is chosen again, with what it was waiting for then (a
 /// `notify_all` turns a condition variable's wait into its mutex's).
 pub(super) fn sleep(wait: Wait, kind: EventKind, site: Site, var: Option<VarId>) -> Wait {
-    let running = with(|ex| {
+    sleep_then(wait, kind, site, var, |_, woke_on| woke_on)
+}
+
+/// [`sleep`], then `after` on the execution and what the thread waited
+/// for, in the same visit to it as the wake-up.
+fn sleep_then<R>(
+    wait: Wait,
+    kind: EventKind,
+    site: Site,
+    var: Option<VarId>,
+    after: impl FnOnce(&mut Execution, Wait) -> R,
+) -> R {
+    let suspender = with(|ex| {
         let running = ex.current;
-        ex.threads.get_mut(running).status = Status::Blocked { wait, at: site };
+        ex.threads.block(running, wait, site);
         let can = can_go_on(ex, running, wait);
         ex.threads.set_enabled(running, can);
         if let Some(trace) = &mut ex.trace {
             trace.blocked(running);
         }
         leave(ex, event(kind, var, false));
-        running
+        ex.suspender(running)
     });
-    suspend(running);
+    suspender.suspend();
     with(|ex| {
         let running = ex.current;
-        let thread = ex.threads.get_mut(running);
-        let Status::Blocked { wait, .. } = thread.status else {
-            unreachable!("invariant: a blocked thread wakes blocked")
-        };
-        thread.status = Status::Runnable;
-        wait
+        let woke_on = ex.threads.unblock(running);
+        after(ex, woke_on)
     })
 }
 
-/// Complete an operation on `handle`'s object by `attempt`, which does it
-/// and returns its result, or returns `None` when it must wait: the running
-/// thread then blocks on `wait` and tries again once it can go on.
+/// Start an operation on `handle`'s object (as [`enter`], the pending
+/// operation a write when `write`) and complete it by `attempt`, which
+/// does it and returns its result, or returns `None` when it must wait:
+/// the running thread then blocks on `wait` and tries again once it can
+/// go on. `None` when the operation must do nothing (as `enter`'s `false`).
 pub(super) fn until<T>(
     handle: &Handle,
+    write: bool,
     wait: Wait,
     operation: Operation,
     site: Site,
     mut attempt: impl FnMut(&mut Execution) -> Option<T>,
-) -> T {
+) -> Option<T> {
+    let mut try_now = |ex: &mut Execution| {
+        ex.check(handle);
+        attempt(ex)
+    };
+    let pending = pending_on(handle, write, true);
+    let mut done = enter_with(pending, operation, site, &mut try_now)?;
     loop {
-        let done = with(|ex| {
-            ex.check(handle);
-            attempt(ex)
-        });
         if let Some(done) = done {
-            return done;
+            return Some(done);
         }
-        block(wait, operation, site, Some(handle.var));
+        done = block_then(wait, operation, site, Some(handle.var), &mut try_now);
     }
 }
 

@@ -3,20 +3,17 @@
 
 use rankcheck_engine::{EventKind, Pending, ThreadId};
 
-use super::step::{block, enter, sleep};
+use super::step::{block_then, enter, enter_with, sleep};
 use super::Site;
 use crate::executor::point::{event, leave};
 use crate::executor::threads::{Status, Wait};
-use crate::executor::{end_step, with};
+use crate::executor::{end_step, with, Execution};
 use crate::trace::Operation;
 use crate::wake::Woken;
 
 /// Spawn a thread that runs `job`.
 pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> ThreadId {
-    if !enter(Pending::LOCAL, Operation::Spawn, site) {
-        unreachable!("invariant: a thread spawns only while the execution runs")
-    }
-    with(|ex| {
+    let spawned = enter_with(Pending::LOCAL, Operation::Spawn, site, |ex| {
         let running = ex.current;
         let child = ex.add_thread(job, name, Some(running), site);
         if let Some(trace) = &mut ex.trace {
@@ -24,27 +21,36 @@ pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> Thread
         }
         end_step(ex, event(EventKind::Spawn, None, false));
         child
-    })
+    });
+    spawned
+        .unwrap_or_else(|| unreachable!("invariant: a thread spawns only while the execution runs"))
 }
 
 /// Wait for `thread` to finish.
 pub fn join(thread: ThreadId, site: Site) {
-    if !enter(Pending::LOCAL, Operation::Join(thread), site) {
-        return;
+    let operation = Operation::Join(thread);
+    let finished = enter_with(Pending::LOCAL, operation, site, |ex| {
+        let finished = ex.threads.get(thread).status == Status::Finished;
+        if finished {
+            joined(ex);
+        }
+        finished
+    });
+    if finished == Some(false) {
+        block_then(Wait::Join(thread), operation, site, None, joined);
     }
-    let finished = with(|ex| ex.threads.get(thread).status == Status::Finished);
-    if !finished {
-        block(Wait::Join(thread), Operation::Join(thread), site, None);
-    }
-    with(|ex| end_step(ex, event(EventKind::Join, None, false)));
+}
+
+/// The running thread's join of a finished thread ends its step.
+fn joined(ex: &mut Execution) {
+    end_step(ex, event(EventKind::Join, None, false));
 }
 
 /// Let another thread run: always a point (a spin loop's way out).
 pub fn yield_now(site: Site) {
-    if !enter(Pending::LOCAL, Operation::Yield, site) {
-        return;
-    }
-    with(|ex| end_step(ex, event(EventKind::Yield, None, false)));
+    enter_with(Pending::LOCAL, Operation::Yield, site, |ex| {
+        end_step(ex, event(EventKind::Yield, None, false));
+    });
 }
 
 /// Park the running thread until its token is set (`thread::park`), or
@@ -111,10 +117,7 @@ pub fn unpark(thread: ThreadId, site: Site) {
 /// The running thread `thread` finished its body.
 pub fn finish(thread: ThreadId) {
     let site = with(|ex| ex.threads.get(thread).site);
-    if !enter(Pending::LOCAL, Operation::Finish, site) {
-        return;
-    }
-    with(|ex| {
+    enter_with(Pending::LOCAL, Operation::Finish, site, |ex| {
         debug_assert_eq!(ex.current, thread, "invariant: a thread finishes itself");
         ex.threads.get_mut(thread).status = Status::Finished;
         ex.threads.disable(thread);

@@ -10,25 +10,22 @@ use crate::object::{ObjectId, SyncState};
 /// After `object` changed: every thread blocked on it can run exactly when
 /// its operation could complete now.
 pub(super) fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
-    for i in 0..ex.threads.all.len() {
-        let Status::Blocked { wait, .. } = ex.threads.all[i].status else {
-            continue;
-        };
-        if concerns(wait, object) {
-            let thread = ThreadId(i as u32);
-            let can = can_go_on(ex, thread, wait);
-            ex.threads.set_enabled(thread, can);
-        }
+    if ex.threads.waiting_on(object) {
+        refresh_blocked(ex, object);
     }
 }
 
-/// Whether a thread blocked on `wait` looks again when `object` changes.
-fn concerns(wait: Wait, object: ObjectId) -> bool {
-    match wait {
-        Wait::Lock(o) | Wait::ReadLock(o) | Wait::WriteLock(o) | Wait::Send(o) => o == object,
-        Wait::Recv { channel, .. } | Wait::Handoff { channel, .. } => channel == object,
-        Wait::Condvar { condvar, mutex, .. } => condvar == object || mutex == object,
-        Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) => false,
+/// [`refresh_waiters`] when some thread waits on `object`: the blocked
+/// threads, in the order of their ids.
+#[inline(never)]
+fn refresh_blocked(ex: &mut Execution, object: ObjectId) {
+    let mut k = 0;
+    while let Some((thread, wait)) = ex.threads.blocked(k) {
+        k += 1;
+        if wait.objects().contains(&Some(object)) {
+            let can = can_go_on(ex, thread, wait);
+            ex.threads.set_enabled(thread, can);
+        }
     }
 }
 
