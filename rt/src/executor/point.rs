@@ -56,56 +56,31 @@ pub fn next_to_run(ex: &mut Execution) -> Option<ThreadId> {
 fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<ThreadId> {
     // No thread can run: a timed wait's timeout fires.
     if ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex) {
-        // A panic no `join` took fails the run, also when others wait for
-        // the thread that panicked: the panic is the cause.
-        if let Some(panic) = ex.undelivered_panic() {
-            ex.failure.get_or_insert(panic);
-        } else if !ex.threads.all_finished() {
-            deadlock(ex);
-        }
-        ex.next = None;
-        return None;
+        return over(ex);
     }
-    let Some(mut scheduler) = ex.scheduler.take() else {
+    // Borrowed field by field: the scheduler, and the threads it sees.
+    let Some(scheduler) = ex.scheduler.as_deref_mut() else {
         unreachable!("invariant: the scheduler is here between points")
     };
+    let threads = &ex.threads;
     let mut point = Point::new(
         last,
         event,
-        &ex.threads.enabled,
-        &ex.threads.newly_enabled,
-        &ex.threads.position,
+        &threads.enabled,
+        &threads.newly_enabled,
+        &threads.position,
     );
     point.step = ex.points;
-    point.threads = ex.threads.all.len();
+    point.threads = threads.all.len();
     if ex.wants_pending {
         point.pending = &ex.pending;
     }
     let chosen = scheduler.choose(&point);
-    ex.scheduler = Some(scheduler);
     ex.threads.newly_enabled.clear();
     ex.points += 1;
     ex.schedule.push(chosen);
     if chosen.index() >= ex.threads.all.len() || !ex.threads.is_enabled(chosen) {
-        // Named as the trace names threads, where the thread exists.
-        let which = if chosen.index() < ex.threads.all.len() {
-            format!("{}, which cannot run there", ex.threads.name(chosen))
-        } else {
-            format!(
-                "a thread the test never started (it has {} so far)",
-                ex.threads.all.len()
-            )
-        };
-        ex.fail(
-            FailureKind::Diverged,
-            format!(
-                "the replay string does not fit this test: at scheduling point {} it runs {which}",
-                ex.points
-            ),
-            None,
-        );
-        ex.next = None;
-        return None;
+        return diverged(ex, chosen);
     }
     if let Some(trace) = &mut ex.trace {
         trace.chosen(chosen, last, last.is_some_and(|t| ex.threads.is_enabled(t)));
@@ -113,6 +88,46 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     ex.current = chosen;
     ex.next = Some(chosen);
     Some(chosen)
+}
+
+/// No thread can run: the end, or a failure (a panic no `join` took, or a
+/// deadlock). Never a thread to run.
+#[cold]
+fn over(ex: &mut Execution) -> Option<ThreadId> {
+    // A panic no `join` took fails the run, also when others wait for
+    // the thread that panicked: the panic is the cause.
+    if let Some(panic) = ex.undelivered_panic() {
+        ex.failure.get_or_insert(panic);
+    } else if !ex.threads.all_finished() {
+        deadlock(ex);
+    }
+    ex.next = None;
+    None
+}
+
+/// The scheduler chose `chosen`, which cannot run: a replay string of
+/// another test (or of another version of it). The run fails as diverged.
+#[cold]
+fn diverged(ex: &mut Execution, chosen: ThreadId) -> Option<ThreadId> {
+    // Named as the trace names threads, where the thread exists.
+    let which = if chosen.index() < ex.threads.all.len() {
+        format!("{}, which cannot run there", ex.threads.name(chosen))
+    } else {
+        format!(
+            "a thread the test never started (it has {} so far)",
+            ex.threads.all.len()
+        )
+    };
+    ex.fail(
+        FailureKind::Diverged,
+        format!(
+            "the replay string does not fit this test: at scheduling point {} it runs {which}",
+            ex.points
+        ),
+        None,
+    );
+    ex.next = None;
+    None
 }
 
 /// No thread can run and some have not finished: a deadlock, with what

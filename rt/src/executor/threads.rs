@@ -158,6 +158,7 @@ impl Threads {
     }
 
     /// Whether a blocked thread looks again when `object` changes.
+    #[inline]
     pub fn waiting_on(&self, object: ObjectId) -> bool {
         self.waiting.get(object.index()).is_some_and(|&n| n > 0)
     }
@@ -165,11 +166,11 @@ impl Threads {
     /// Count (`+1`) or uncount (`-1`) a thread waiting for `wait`.
     fn count_waiting(&mut self, wait: Wait, by: i32) {
         for object in wait.objects().into_iter().flatten() {
-            if self.waiting.len() <= object.index() {
-                self.waiting.resize(object.index() + 1, 0);
+            let i = object.index();
+            if i >= self.waiting.len() {
+                self.waiting.resize(i + 1, 0);
             }
-            let n = &mut self.waiting[object.index()];
-            *n = n.saturating_add_signed(by);
+            self.waiting[i] = self.waiting[i].wrapping_add_signed(by);
         }
     }
 
@@ -205,6 +206,7 @@ impl Threads {
     }
 
     /// The `k`-th blocked thread by id, and what it waits for.
+    #[inline]
     pub fn blocked(&self, k: usize) -> Option<(ThreadId, Wait)> {
         let id = *self.blocked.get(k)?;
         match self.all[id.index()].status {
@@ -235,21 +237,25 @@ impl Threads {
     }
 
     /// The thread `id`.
+    #[inline]
     pub fn get(&self, id: ThreadId) -> &ThreadState {
         &self.all[id.index()]
     }
 
     /// The thread `id`, to change.
+    #[inline]
     pub fn get_mut(&mut self, id: ThreadId) -> &mut ThreadState {
         &mut self.all[id.index()]
     }
 
     /// Whether `id` can run.
+    #[inline]
     pub fn is_enabled(&self, id: ThreadId) -> bool {
         self.position[id.index()] != u32::MAX
     }
 
     /// `id` can run.
+    #[inline]
     pub fn enable(&mut self, id: ThreadId) {
         if self.is_enabled(id) {
             return;
@@ -260,6 +266,7 @@ impl Threads {
     }
 
     /// `id` cannot run.
+    #[inline]
     pub fn disable(&mut self, id: ThreadId) {
         let at = self.position[id.index()];
         if at == u32::MAX {
@@ -273,6 +280,7 @@ impl Threads {
     }
 
     /// Set `id` enabled or not.
+    #[inline]
     pub fn set_enabled(&mut self, id: ThreadId, enabled: bool) {
         if enabled {
             self.enable(id);
@@ -281,12 +289,23 @@ impl Threads {
         }
     }
 
-    /// The threads blocked on something `wanted` says yes to.
-    pub fn blocked_on(&self, wanted: impl Fn(Wait) -> bool) -> Vec<ThreadId> {
+    /// Whether a thread is blocked on something `wanted` says yes to.
+    pub fn any_blocked_on(&self, wanted: impl Fn(Wait) -> bool) -> bool {
         (0..self.blocked.len())
             .filter_map(|k| self.blocked(k))
-            .filter_map(|(id, wait)| wanted(wait).then_some(id))
-            .collect()
+            .any(|(_, wait)| wanted(wait))
+    }
+
+    /// Enable every thread blocked on `wait` (they stay blocked until
+    /// chosen).
+    pub fn enable_blocked_on(&mut self, wait: Wait) {
+        let mut k = 0;
+        while let Some((id, waits_for)) = self.blocked(k) {
+            k += 1;
+            if waits_for == wait {
+                self.enable(id);
+            }
+        }
     }
 
     /// Whether every thread finished.

@@ -64,10 +64,9 @@ fn offer(ex: &mut Execution, handle: &Handle, trying: bool) -> Option<Sent> {
     );
     let receiving = trying
         && rendezvous
-        && !ex
+        && ex
             .threads
-            .blocked_on(|w| matches!(w, Wait::Recv { channel, .. } if channel == object))
-            .is_empty();
+            .any_blocked_on(|w| matches!(w, Wait::Recv { channel, .. } if channel == object));
     let SyncState::Channel {
         queued,
         capacity,

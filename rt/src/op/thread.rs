@@ -121,9 +121,7 @@ pub fn finish(thread: ThreadId) {
         debug_assert_eq!(ex.current, thread, "invariant: a thread finishes itself");
         ex.threads.get_mut(thread).status = Status::Finished;
         ex.threads.disable(thread);
-        for joiner in ex.threads.blocked_on(|w| w == Wait::Join(thread)) {
-            ex.threads.enable(joiner);
-        }
+        ex.threads.enable_blocked_on(Wait::Join(thread));
         if let Some(trace) = &mut ex.trace {
             trace.finished(thread);
         }

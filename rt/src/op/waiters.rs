@@ -9,6 +9,7 @@ use crate::object::{ObjectId, SyncState};
 
 /// After `object` changed: every thread blocked on it can run exactly when
 /// its operation could complete now.
+#[inline]
 pub(super) fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
     if ex.threads.waiting_on(object) {
         refresh_blocked(ex, object);
@@ -32,6 +33,7 @@ fn refresh_blocked(ex: &mut Execution, object: ObjectId) {
 /// Whether `thread`, blocked on `wait`, can go on now: what it waits for
 /// came. Threads waiting to join or
 /// at a barrier are woken by the thread's end and the last arrival.
+#[inline]
 pub(super) fn can_go_on(ex: &Execution, thread: ThreadId, wait: Wait) -> bool {
     let sync = |o: ObjectId| &ex.objects[o.index()].sync;
     match wait {
