@@ -128,13 +128,11 @@ pub struct Threads {
     pub position: Vec<u32>,
     /// Threads that became able to run since the last scheduling point.
     pub newly_enabled: Vec<ThreadId>,
-    /// The blocked threads, by id: the only ones a change of an object
-    /// can let go on, so that looking for them is not a scan of every
-    /// thread after every unlock.
-    blocked: Vec<ThreadId>,
-    /// `waiting[o]`: how many blocked threads look again when object `o`
-    /// changes (most changes concern none).
-    waiting: Vec<u32>,
+    /// `waiters[o]`: the blocked threads, by id, that look again when
+    /// object `o` changes (most changes concern none), so that an unlock
+    /// looks at its own waiters only. The lists keep their memory from run
+    /// to run.
+    waiters: Vec<Vec<ThreadId>>,
 }
 
 impl Threads {
@@ -153,41 +151,66 @@ impl Threads {
         self.enabled.clear();
         self.position.clear();
         self.newly_enabled.clear();
-        self.blocked.clear();
-        self.waiting.clear();
+        for list in &mut self.waiters {
+            list.clear();
+        }
     }
 
     /// Whether a blocked thread looks again when `object` changes.
     #[inline]
     pub fn waiting_on(&self, object: ObjectId) -> bool {
-        self.waiting.get(object.index()).is_some_and(|&n| n > 0)
+        self.waiters
+            .get(object.index())
+            .is_some_and(|list| !list.is_empty())
     }
 
-    /// Count (`+1`) or uncount (`-1`) a thread waiting for `wait`.
-    fn count_waiting(&mut self, wait: Wait, by: i32) {
+    /// The `k`-th (by id) of the threads waiting on `object`, and what it
+    /// waits for.
+    #[inline]
+    pub fn waiter(&self, object: ObjectId, k: usize) -> Option<(ThreadId, Wait)> {
+        let id = *self.waiters.get(object.index())?.get(k)?;
+        match self.all[id.index()].status {
+            Status::Blocked { wait, .. } => Some((id, wait)),
+            _ => unreachable!("invariant: a listed waiter is blocked"),
+        }
+    }
+
+    /// List `id` among the waiters of the objects `wait` concerns.
+    fn list(&mut self, id: ThreadId, wait: Wait) {
         for object in wait.objects().into_iter().flatten() {
             let i = object.index();
-            if i >= self.waiting.len() {
-                self.waiting.resize(i + 1, 0);
+            if i >= self.waiters.len() {
+                self.waiters.resize_with(i + 1, Vec::new);
             }
-            self.waiting[i] = self.waiting[i].wrapping_add_signed(by);
+            let list = &mut self.waiters[i];
+            if let Err(place) = list.binary_search(&id) {
+                list.insert(place, id);
+            }
+        }
+    }
+
+    /// Take `id` off the waiters of the objects `wait` concerns.
+    fn unlist(&mut self, id: ThreadId, wait: Wait) {
+        for object in wait.objects().into_iter().flatten() {
+            if let Some(list) = self.waiters.get_mut(object.index()) {
+                if let Ok(place) = list.binary_search(&id) {
+                    list.remove(place);
+                }
+            }
         }
     }
 
     /// `id`, running, blocks at `at` waiting for `wait`.
     pub fn block(&mut self, id: ThreadId, wait: Wait, at: &'static Location<'static>) {
         self.all[id.index()].status = Status::Blocked { wait, at };
-        if let Err(place) = self.blocked.binary_search(&id) {
-            self.blocked.insert(place, id);
-        }
-        self.count_waiting(wait, 1);
+        self.list(id, wait);
     }
 
     /// `id`, blocked, now waits for `wait` instead (from the same place).
     pub fn wait_instead(&mut self, id: ThreadId, wait: Wait) {
         if let Status::Blocked { wait: was, at } = self.all[id.index()].status {
-            self.count_waiting(was, -1);
-            self.count_waiting(wait, 1);
+            self.unlist(id, was);
+            self.list(id, wait);
             self.all[id.index()].status = Status::Blocked { wait, at };
         }
     }
@@ -198,21 +221,8 @@ impl Threads {
             unreachable!("invariant: a blocked thread wakes blocked")
         };
         self.all[id.index()].status = Status::Runnable;
-        if let Ok(place) = self.blocked.binary_search(&id) {
-            self.blocked.remove(place);
-        }
-        self.count_waiting(wait, -1);
+        self.unlist(id, wait);
         wait
-    }
-
-    /// The `k`-th blocked thread by id, and what it waits for.
-    #[inline]
-    pub fn blocked(&self, k: usize) -> Option<(ThreadId, Wait)> {
-        let id = *self.blocked.get(k)?;
-        match self.all[id.index()].status {
-            Status::Blocked { wait, .. } => Some((id, wait)),
-            _ => unreachable!("invariant: a listed thread is blocked"),
-        }
     }
 
     /// The name of thread `id` in reports: `main`, or `LABEL#k` where the
@@ -291,19 +301,17 @@ impl Threads {
 
     /// Whether a thread is blocked on something `wanted` says yes to.
     pub fn any_blocked_on(&self, wanted: impl Fn(Wait) -> bool) -> bool {
-        (0..self.blocked.len())
-            .filter_map(|k| self.blocked(k))
-            .any(|(_, wait)| wanted(wait))
+        self.all
+            .iter()
+            .any(|t| matches!(t.status, Status::Blocked { wait, .. } if wanted(wait)))
     }
 
     /// Enable every thread blocked on `wait` (they stay blocked until
-    /// chosen).
+    /// chosen), in the order of their ids.
     pub fn enable_blocked_on(&mut self, wait: Wait) {
-        let mut k = 0;
-        while let Some((id, waits_for)) = self.blocked(k) {
-            k += 1;
-            if waits_for == wait {
-                self.enable(id);
+        for i in 0..self.all.len() {
+            if matches!(self.all[i].status, Status::Blocked { wait: w, .. } if w == wait) {
+                self.enable(ThreadId(i as u32));
             }
         }
     }

@@ -16,17 +16,15 @@ pub(super) fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
     }
 }
 
-/// [`refresh_waiters`] when some thread waits on `object`: the blocked
-/// threads, in the order of their ids.
+/// [`refresh_waiters`] when some thread waits on `object`: its waiters,
+/// in the order of their ids.
 #[inline(never)]
 fn refresh_blocked(ex: &mut Execution, object: ObjectId) {
     let mut k = 0;
-    while let Some((thread, wait)) = ex.threads.blocked(k) {
+    while let Some((thread, wait)) = ex.threads.waiter(object, k) {
         k += 1;
-        if wait.objects().contains(&Some(object)) {
-            let can = can_go_on(ex, thread, wait);
-            ex.threads.set_enabled(thread, can);
-        }
+        let can = can_go_on(ex, thread, wait);
+        ex.threads.set_enabled(thread, can);
     }
 }
 
