@@ -14,16 +14,16 @@ pub fn start(ex: &mut Execution, _main: ThreadId) -> Option<ThreadId> {
     choose(ex, None, Event::START)
 }
 
-/// The running thread is about to do an operation whose effect is
-/// `pending`: if its last operation ended a step, this is a scheduling
-/// point, and another thread may run before it goes on. When another was
-/// chosen, what suspends the running thread (once the execution's borrow
-/// ends).
-pub fn switch_here(ex: &mut Execution, pending: Pending) -> Option<Suspender> {
+/// The running thread is about to do an operation whose effect `pending`
+/// gives (asked only when the scheduler wants it): if its last operation
+/// ended a step, this is a scheduling point, and another thread may run
+/// before it goes on. When another was chosen, what suspends the running
+/// thread (once the execution's borrow ends).
+pub fn switch_here(ex: &mut Execution, pending: impl FnOnce() -> Pending) -> Option<Suspender> {
     let event = ex.step_end.take()?;
     let running = ex.current;
     if ex.wants_pending {
-        ex.pending[running.index()] = pending;
+        ex.pending[running.index()] = pending();
     }
     (choose(ex, Some(running), event) != Some(running)).then(|| ex.suspender(running))
 }

@@ -13,7 +13,7 @@ use crate::trace::Operation;
 /// (std's leader).
 pub fn barrier(handle: &Handle, site: Site) -> bool {
     if !enter(
-        pending_on(handle, true, true),
+        || pending_on(handle, true, true),
         Operation::Barrier(handle.object),
         site,
     ) {

@@ -42,7 +42,7 @@ pub fn send(handle: &Handle, site: Site) -> Sent {
 /// waits in `recv` with nothing queued); never blocks.
 pub fn try_send(handle: &Handle, site: Site) -> Sent {
     let operation = Operation::Send(handle.object);
-    if !enter(pending_on(handle, true, true), operation, site) {
+    if !enter(|| pending_on(handle, true, true), operation, site) {
         return Sent::Queued;
     }
     with(|ex| {
@@ -215,7 +215,7 @@ pub fn channel_end(handle: &Handle, senders: isize, receiver_gone: bool, site: S
     let wakes = senders < 0 || receiver_gone;
     let live = wakes
         && enter(
-            pending_on(handle, true, true),
+            || pending_on(handle, true, true),
             Operation::Disconnect(handle.object),
             site,
         );

@@ -17,7 +17,7 @@ use crate::wake::Woken;
 /// the thread then waits for the mutex alone.
 pub fn wait(condvar: &Handle, mutex: &Handle, timed: bool, site: Site) -> Woken {
     if !enter(
-        pending_on(condvar, true, true),
+        || pending_on(condvar, true, true),
         Operation::Wait(condvar.object),
         site,
     ) {
@@ -107,7 +107,7 @@ fn take_notification(ex: &mut Execution, condvar: ObjectId, woke_on: Wait) -> Wo
 /// scheduler runs first.
 pub fn notify(condvar: &Handle, all: bool, site: Site) {
     if !enter(
-        pending_on(condvar, true, true),
+        || pending_on(condvar, true, true),
         Operation::Notify(condvar.object, all),
         site,
     ) {

@@ -13,7 +13,7 @@ use crate::trace::Operation;
 /// An access to plain memory (an atomic, a cell): a point after it only
 /// when its variable is tracked.
 pub fn access(handle: &Handle, write: bool, site: Site) {
-    let pending = pending_on(handle, write, false);
+    let pending = || pending_on(handle, write, false);
     enter_with(pending, Operation::access(handle, write), site, |ex| {
         ex.check(handle);
         if ex.is_tracked(handle.object) {

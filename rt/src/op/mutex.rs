@@ -40,7 +40,7 @@ pub fn lock(handle: &Handle, site: Site) {
 /// on the lock, with no scheduling point.
 pub fn try_lock(handle: &Handle, site: Site) -> bool {
     let live = enter(
-        pending_on(handle, true, true),
+        || pending_on(handle, true, true),
         Operation::Lock(handle.object),
         site,
     );
@@ -113,7 +113,7 @@ pub(super) fn release(
     };
     // Live, it is all one visit to the execution (the data's drop touches
     // no rankcheck object).
-    let pending = pending_on(handle, write, true);
+    let pending = || pending_on(handle, write, true);
     if enter_with(pending, operation, site, |ex| let_go(Some(ex), true)).is_none() {
         let_go(None, false);
         executor::with_present(|ex| let_go(Some(ex), false));

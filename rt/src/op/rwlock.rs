@@ -52,7 +52,7 @@ fn take_rw(ex: &mut Execution, handle: &Handle, write: bool) -> bool {
 /// it was taken. Never blocks; while unwinding, as [`try_lock`].
 pub fn try_rw_lock(handle: &Handle, write: bool, site: Site) -> bool {
     let operation = Operation::RwLock(handle.object, write);
-    let live = enter(pending_on(handle, write, true), operation, site);
+    let live = enter(|| pending_on(handle, write, true), operation, site);
     if !live && !executor::active() {
         return true;
     }

@@ -31,7 +31,7 @@ pub(super) fn pending_on(handle: &Handle, write: bool, sync: bool) -> Pending {
 /// Start an operation: the point due before it, then the step limit.
 /// Returns `false` when the execution is over (or the thread unwinds from
 /// a panic) and the operation must do nothing but its own local effect.
-pub(super) fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
+pub(super) fn enter(pending: impl FnOnce() -> Pending, operation: Operation, site: Site) -> bool {
     enter_with(pending, operation, site, |_| ()).is_some()
 }
 
@@ -39,7 +39,7 @@ pub(super) fn enter(pending: Pending, operation: Operation, site: Site) -> bool 
 /// the operation must do nothing but its local effect. When the point
 /// keeps the running thread, all of it is one visit to the execution.
 pub(super) fn enter_with<R>(
-    pending: Pending,
+    pending: impl FnOnce() -> Pending,
     operation: Operation,
     site: Site,
     effect: impl FnOnce(&mut Execution) -> R,
@@ -173,7 +173,7 @@ pub(super) fn until<T>(
         ex.check(handle);
         attempt(ex)
     };
-    let pending = pending_on(handle, write, true);
+    let pending = || pending_on(handle, write, true);
     let mut done = enter_with(pending, operation, site, &mut try_now)?;
     loop {
         if let Some(done) = done {

@@ -13,15 +13,20 @@ use crate::wake::Woken;
 
 /// Spawn a thread that runs `job`.
 pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> ThreadId {
-    let spawned = enter_with(Pending::LOCAL, Operation::Spawn, site, |ex| {
-        let running = ex.current;
-        let child = ex.add_thread(job, name, Some(running), site);
-        if let Some(trace) = &mut ex.trace {
-            trace.spawned(child);
-        }
-        end_step(ex, event(EventKind::Spawn, None, false));
-        child
-    });
+    let spawned = enter_with(
+        || Pending::LOCAL,
+        Operation::Spawn,
+        site,
+        |ex| {
+            let running = ex.current;
+            let child = ex.add_thread(job, name, Some(running), site);
+            if let Some(trace) = &mut ex.trace {
+                trace.spawned(child);
+            }
+            end_step(ex, event(EventKind::Spawn, None, false));
+            child
+        },
+    );
     spawned
         .unwrap_or_else(|| unreachable!("invariant: a thread spawns only while the execution runs"))
 }
@@ -29,13 +34,18 @@ pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> Thread
 /// Wait for `thread` to finish.
 pub fn join(thread: ThreadId, site: Site) {
     let operation = Operation::Join(thread);
-    let finished = enter_with(Pending::LOCAL, operation, site, |ex| {
-        let finished = ex.threads.get(thread).status == Status::Finished;
-        if finished {
-            joined(ex);
-        }
-        finished
-    });
+    let finished = enter_with(
+        || Pending::LOCAL,
+        operation,
+        site,
+        |ex| {
+            let finished = ex.threads.get(thread).status == Status::Finished;
+            if finished {
+                joined(ex);
+            }
+            finished
+        },
+    );
     if finished == Some(false) {
         block_then(Wait::Join(thread), operation, site, None, joined);
     }
@@ -48,9 +58,14 @@ fn joined(ex: &mut Execution) {
 
 /// Let another thread run: always a point (a spin loop's way out).
 pub fn yield_now(site: Site) {
-    enter_with(Pending::LOCAL, Operation::Yield, site, |ex| {
-        end_step(ex, event(EventKind::Yield, None, false));
-    });
+    enter_with(
+        || Pending::LOCAL,
+        Operation::Yield,
+        site,
+        |ex| {
+            end_step(ex, event(EventKind::Yield, None, false));
+        },
+    );
 }
 
 /// Park the running thread until its token is set (`thread::park`), or
@@ -58,7 +73,7 @@ pub fn yield_now(site: Site) {
 /// once, taking the token, if an unpark came first. It may also wake
 /// spuriously ([`crate::wake`]). How it woke.
 pub fn park(timed: bool, site: Site) -> Woken {
-    if !enter(Pending::LOCAL, Operation::Park, site) {
+    if !enter(|| Pending::LOCAL, Operation::Park, site) {
         return Woken::Event;
     }
     let (has_token, early) = with(|ex| {
@@ -95,7 +110,7 @@ pub fn park(timed: bool, site: Site) -> Woken {
 /// Set `thread`'s park token (`Thread::unpark`), waking it if it is
 /// parked.
 pub fn unpark(thread: ThreadId, site: Site) {
-    if !enter(Pending::LOCAL, Operation::Unpark(thread), site) {
+    if !enter(|| Pending::LOCAL, Operation::Unpark(thread), site) {
         return;
     }
     with(|ex| {
@@ -117,14 +132,19 @@ pub fn unpark(thread: ThreadId, site: Site) {
 /// The running thread `thread` finished its body.
 pub fn finish(thread: ThreadId) {
     let site = with(|ex| ex.threads.get(thread).site);
-    enter_with(Pending::LOCAL, Operation::Finish, site, |ex| {
-        debug_assert_eq!(ex.current, thread, "invariant: a thread finishes itself");
-        ex.threads.get_mut(thread).status = Status::Finished;
-        ex.threads.disable(thread);
-        ex.threads.enable_blocked_on(Wait::Join(thread));
-        if let Some(trace) = &mut ex.trace {
-            trace.finished(thread);
-        }
-        leave(ex, event(EventKind::Finished, None, false));
-    });
+    enter_with(
+        || Pending::LOCAL,
+        Operation::Finish,
+        site,
+        |ex| {
+            debug_assert_eq!(ex.current, thread, "invariant: a thread finishes itself");
+            ex.threads.get_mut(thread).status = Status::Finished;
+            ex.threads.disable(thread);
+            ex.threads.enable_blocked_on(Wait::Join(thread));
+            if let Some(trace) = &mut ex.trace {
+                trace.finished(thread);
+            }
+            leave(ex, event(EventKind::Finished, None, false));
+        },
+    );
 }

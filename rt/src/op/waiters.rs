@@ -31,7 +31,7 @@ fn refresh_blocked(ex: &mut Execution, object: ObjectId) {
 /// Whether `thread`, blocked on `wait`, can go on now: what it waits for
 /// came. Threads waiting to join or
 /// at a barrier are woken by the thread's end and the last arrival.
-#[inline]
+#[inline(always)]
 pub(super) fn can_go_on(ex: &Execution, thread: ThreadId, wait: Wait) -> bool {
     let sync = |o: ObjectId| &ex.objects[o.index()].sync;
     match wait {
