@@ -94,28 +94,39 @@ pub(super) fn release(
     clear: impl FnOnce(&mut SyncState),
 ) {
     let operation = Operation::Unlock(handle.object);
-    let (mut data, mut clear) = (Some(data), Some(clear));
-    // Lets go of the data, then (given the execution) of the lock.
-    let mut let_go = |ex: Option<&mut Execution>, live: bool| {
-        if let Some(data) = data.take() {
-            data();
-        }
-        let Some(ex) = ex else { return };
-        let Some(clear) = clear.take() else { return };
-        if ex.id != handle.execution {
-            return;
-        }
-        clear(&mut ex.objects[handle.object.index()].sync);
-        refresh_waiters(ex, handle.object);
-        if live {
-            sync_done(ex, EventKind::Unlock, handle);
-        }
-    };
+    let mut parts = Some((data, clear));
     // Live, it is all one visit to the execution (the data's drop touches
     // no rankcheck object).
     let pending = || pending_on(handle, write, true);
-    if enter_with(pending, operation, site, |ex| let_go(Some(ex), true)).is_none() {
-        let_go(None, false);
-        executor::with_present(|ex| let_go(Some(ex), false));
+    let live = enter_with(pending, operation, site, |ex| {
+        if let Some((data, clear)) = parts.take() {
+            data();
+            let_go(ex, handle, clear, true);
+        }
+    });
+    if let (None, Some((data, clear))) = (live, parts) {
+        release_unwinding(handle, data, clear);
     }
+}
+
+/// The lock's side of a release: `clear` the holder's share, and the
+/// waiters look again; a point after it when `live`. Nothing for an object
+/// of another execution (one unwinding after its end).
+fn let_go(ex: &mut Execution, handle: &Handle, clear: impl FnOnce(&mut SyncState), live: bool) {
+    if ex.id != handle.execution {
+        return;
+    }
+    clear(&mut ex.objects[handle.object.index()].sync);
+    refresh_waiters(ex, handle.object);
+    if live {
+        sync_done(ex, EventKind::Unlock, handle);
+    }
+}
+
+/// A release while the thread unwinds or the execution is over: the data
+/// goes, and the lock too while the execution is still there.
+#[cold]
+fn release_unwinding(handle: &Handle, data: impl FnOnce(), clear: impl FnOnce(&mut SyncState)) {
+    data();
+    executor::with_present(|ex| let_go(ex, handle, clear, false));
 }
