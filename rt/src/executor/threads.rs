@@ -265,7 +265,7 @@ impl Threads {
     }
 
     /// `id` can run.
-    #[inline]
+    #[inline(always)]
     pub fn enable(&mut self, id: ThreadId) {
         if self.is_enabled(id) {
             return;
@@ -276,7 +276,7 @@ impl Threads {
     }
 
     /// `id` cannot run.
-    #[inline]
+    #[inline(always)]
     pub fn disable(&mut self, id: ThreadId) {
         let at = self.position[id.index()];
         if at == u32::MAX {
@@ -290,7 +290,7 @@ impl Threads {
     }
 
     /// Set `id` enabled or not.
-    #[inline]
+    #[inline(always)]
     pub fn set_enabled(&mut self, id: ThreadId, enabled: bool) {
         if enabled {
             self.enable(id);

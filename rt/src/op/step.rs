@@ -74,6 +74,7 @@ pub(super) fn enter_with<R>(
 /// Count the running thread's operation against the step limit (past it,
 /// the run fails, and what suspends the thread for good comes back) and
 /// trace it.
+#[inline(always)]
 fn count(ex: &mut Execution, operation: Operation, site: Site) -> Result<(), Suspender> {
     ex.operations += 1;
     if ex.operations > ex.max_steps() {
