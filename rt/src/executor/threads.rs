@@ -166,7 +166,7 @@ impl Threads {
 
     /// The `k`-th (by id) of the threads waiting on `object`, and what it
     /// waits for.
-    #[inline]
+    #[inline(always)]
     pub fn waiter(&self, object: ObjectId, k: usize) -> Option<(ThreadId, Wait)> {
         let id = *self.waiters.get(object.index())?.get(k)?;
         match self.all[id.index()].status {
@@ -176,6 +176,7 @@ impl Threads {
     }
 
     /// List `id` among the waiters of the objects `wait` concerns.
+    #[inline(always)]
     fn list(&mut self, id: ThreadId, wait: Wait) {
         for object in wait.objects().into_iter().flatten() {
             let i = object.index();
@@ -190,6 +191,7 @@ impl Threads {
     }
 
     /// Take `id` off the waiters of the objects `wait` concerns.
+    #[inline(always)]
     fn unlist(&mut self, id: ThreadId, wait: Wait) {
         for object in wait.objects().into_iter().flatten() {
             if let Some(list) = self.waiters.get_mut(object.index()) {
@@ -201,12 +203,14 @@ impl Threads {
     }
 
     /// `id`, running, blocks at `at` waiting for `wait`.
+    #[inline(always)]
     pub fn block(&mut self, id: ThreadId, wait: Wait, at: &'static Location<'static>) {
         self.all[id.index()].status = Status::Blocked { wait, at };
         self.list(id, wait);
     }
 
     /// `id`, blocked, now waits for `wait` instead (from the same place).
+    #[inline(always)]
     pub fn wait_instead(&mut self, id: ThreadId, wait: Wait) {
         if let Status::Blocked { wait: was, at } = self.all[id.index()].status {
             self.unlist(id, was);
@@ -216,6 +220,7 @@ impl Threads {
     }
 
     /// `id`, blocked, is chosen to run again: what it waited for.
+    #[inline(always)]
     pub fn unblock(&mut self, id: ThreadId) -> Wait {
         let Status::Blocked { wait, .. } = self.all[id.index()].status else {
             unreachable!("invariant: a blocked thread wakes blocked")
