@@ -131,6 +131,7 @@ pub(super) fn sleep(wait: Wait, kind: EventKind, site: Site, var: Option<VarId>)
 
 /// [`sleep`], then `after` on the execution and what the thread waited
 /// for, in the same visit to it as the wake-up.
+#[inline(always)]
 fn sleep_then<R>(
     wait: Wait,
     kind: EventKind,
