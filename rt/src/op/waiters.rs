@@ -18,7 +18,7 @@ pub(super) fn refresh_waiters(ex: &mut Execution, object: ObjectId) {
 
 /// [`refresh_waiters`] when some thread waits on `object`: its waiters,
 /// in the order of their ids.
-#[inline(never)]
+#[inline(always)]
 fn refresh_blocked(ex: &mut Execution, object: ObjectId) {
     let mut k = 0;
     while let Some((thread, wait)) = ex.threads.waiter(object, k) {
