@@ -46,7 +46,7 @@ pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result
         ))));
     }
     // A yield gives way at once: in Rust code `yield_now` is what spin
-    // loops call (README, What is not: the rule and its cost).
+    // loops call (README, What is intercepted: the rule and its cost).
     let priority = |settings| {
         PriorityStrategy::new(
             scheme(builder),

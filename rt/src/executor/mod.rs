@@ -141,6 +141,9 @@ pub struct Execution {
     pub wants_pending: bool,
     /// The choices so far.
     pub schedule: Vec<ThreadId>,
+    /// The longest schedule of the session's runs so far: the next one's
+    /// capacity.
+    longest_schedule: usize,
     /// The failure, once one happened: the execution then winds down.
     pub failure: Option<Failure>,
     /// Set while unfinished threads are unwound after the end: operations
@@ -154,6 +157,8 @@ pub struct Execution {
     pub wakes: WakeState,
     /// The atomics' memory (crate::memory).
     pub memory: Memory,
+    /// The last run's weak-memory model, kept for the next run's memory.
+    spare_model: Option<Model>,
     /// Steps that ended with a tracked event so far: the count a priority
     /// scheduler's change points are drawn among.
     pub tracked_steps: u64,
@@ -213,6 +218,26 @@ pub fn active() -> bool {
     })
 }
 
+/// Run `f` on the execution of this OS thread if one runs and is not
+/// unwinding ([`active`]); `None` otherwise. One visit to the thread-local
+/// execution where `active` then [`with`] would be two.
+pub fn with_active<R>(f: impl FnOnce(&mut Execution) -> R) -> Option<R> {
+    EXECUTION.with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        let execution = slot.as_deref_mut()?;
+        (!execution.aborting).then(|| f(execution))
+    })
+}
+
+/// Run `f` on the execution of this OS thread if one is installed
+/// (running or unwinding, [`present`]); `None` otherwise.
+pub fn with_present<R>(f: impl FnOnce(&mut Execution) -> R) -> Option<R> {
+    EXECUTION.with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        slot.as_deref_mut().map(f)
+    })
+}
+
 /// Whether an execution is installed on this OS thread (running or
 /// unwinding) and not borrowed.
 pub fn present() -> bool {
@@ -223,25 +248,12 @@ pub fn present() -> bool {
     })
 }
 
-/// A test's session on this OS thread: it owns the registry between runs,
-/// and the memory the last execution grew, so that a run allocates little.
+/// A test's session on this OS thread: between runs it keeps the
+/// execution (with the registry, and the memory the last run grew) and the
+/// coroutines, so that a run allocates little and moves nothing big.
 pub struct Session {
-    registry: Option<Registry>,
-    spare: Spare,
-}
-
-/// The buffers of a finished execution, emptied, for the next one: a run
-/// of a small test then costs a few allocations instead of dozens.
-#[derive(Default)]
-struct Spare {
-    threads: Threads,
-    objects: Vec<Object>,
-    pending: Vec<Pending>,
-    tracked: Vec<bool>,
+    execution: Option<Box<Execution>>,
     workers: Vec<Option<Worker>>,
-    model: Option<Model>,
-    /// The longest schedule so far: the next one's capacity.
-    schedule_len: usize,
 }
 
 impl Session {
@@ -256,16 +268,18 @@ impl Session {
         }
         panic_capture::install();
         Session {
-            registry: Some(Registry::new()),
-            spare: Spare::default(),
+            execution: Some(Box::new(Execution::idle(Registry::new()))),
+            workers: Vec::new(),
         }
     }
 
     /// The variables seen so far.
     pub fn registry(&self) -> &Registry {
-        self.registry
+        &self
+            .execution
             .as_ref()
-            .unwrap_or_else(|| unreachable!("invariant: the registry is back after each run"))
+            .unwrap_or_else(|| unreachable!("invariant: the execution is back after each run"))
+            .registry
     }
 
     /// Run `test` once under `scheduler`; the scheduler comes back with the
@@ -276,24 +290,22 @@ impl Session {
         scheduler: S,
         config: RunConfig,
     ) -> (RunResult, S) {
-        let registry = self.registry.take().unwrap_or_default();
-        let mut spare = std::mem::take(&mut self.spare);
-        let mut workers = std::mem::take(&mut spare.workers);
-        let execution = Execution::new(registry, Box::new(scheduler), config, spare);
+        let mut execution = self
+            .execution
+            .take()
+            .unwrap_or_else(|| Box::new(Execution::idle(Registry::new())));
+        execution.begin(Box::new(scheduler), config);
         let id = execution.id;
-        EXECUTION.with(|cell| *cell.borrow_mut() = Some(Box::new(execution)));
+        EXECUTION.with(|cell| *cell.borrow_mut() = Some(execution));
         crate::lazy::started(id);
         let test = test.clone();
-        drive(Box::new(move || test()), &mut workers);
+        drive(Box::new(move || test()), &mut self.workers);
         crate::lazy::ended(id);
-        let execution = EXECUTION
+        let mut execution = EXECUTION
             .with(|cell| cell.borrow_mut().take())
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
-        let (result, registry, scheduler, mut spare) = execution.finish();
-        spare.workers = workers;
-        spare.schedule_len = spare.schedule_len.max(self.spare.schedule_len);
-        self.registry = Some(registry);
-        self.spare = spare;
+        let (result, scheduler) = execution.finish();
+        self.execution = Some(execution);
         let scheduler = scheduler
             .into_any()
             .downcast::<S>()
@@ -309,52 +321,71 @@ impl Default for Session {
 }
 
 impl Execution {
-    fn new(
-        registry: Registry,
-        scheduler: Box<dyn RunScheduler>,
-        config: RunConfig,
-        spare: Spare,
-    ) -> Execution {
-        let wants_pending = scheduler.wants_pending();
-        let mut tracked = spare.tracked;
-        if let Tracking::Vars(vars) = &config.tracking {
-            for v in vars {
-                if tracked.len() <= v.index() {
-                    tracked.resize(v.index() + 1, false);
-                }
-                tracked[v.index()] = true;
-            }
-        }
+    /// An execution between runs: no threads, no objects, no scheduler.
+    fn idle(registry: Registry) -> Execution {
         Execution {
-            id: NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed),
+            id: 0,
             registry,
-            threads: spare.threads,
-            objects: spare.objects,
+            threads: Threads::default(),
+            objects: Vec::new(),
             current: ThreadId(0),
             next: None,
             step_end: None,
             points: 0,
             operations: 0,
-            max_steps: config.max_steps,
-            tracking: config.tracking,
-            tracked,
+            max_steps: 0,
+            tracking: Tracking::All,
+            tracked: Vec::new(),
             tracked_objects: Vec::new(),
             first_used: Vec::new(),
-            scheduler: Some(scheduler),
-            wants_pending,
-            pending: spare.pending,
-            schedule: Vec::with_capacity(spare.schedule_len),
+            scheduler: None,
+            pending: Vec::new(),
+            wants_pending: false,
+            schedule: Vec::new(),
+            longest_schedule: 0,
             failure: None,
             aborting: false,
-            trace: config.trace.then(TraceLog::default),
+            trace: None,
             panics: Vec::new(),
-            wakes: WakeState::new(config.wakes),
-            memory: Memory::new(config.memory, config.reads, spare.model),
+            wakes: WakeState::new(WakeChoices::Replay(Vec::new())),
+            memory: Memory::default(),
+            spare_model: None,
             tracked_steps: 0,
         }
     }
 
-    fn finish(mut self) -> (RunResult, Registry, Box<dyn RunScheduler>, Spare) {
+    /// Start a run under `scheduler`, as `config` says, in the memory the
+    /// last run left (emptied by [`Execution::finish`]).
+    fn begin(&mut self, scheduler: Box<dyn RunScheduler>, config: RunConfig) {
+        self.id = NEXT_EXECUTION.fetch_add(1, Ordering::Relaxed);
+        self.wants_pending = scheduler.wants_pending();
+        self.scheduler = Some(scheduler);
+        if let Tracking::Vars(vars) = &config.tracking {
+            for v in vars {
+                if self.tracked.len() <= v.index() {
+                    self.tracked.resize(v.index() + 1, false);
+                }
+                self.tracked[v.index()] = true;
+            }
+        }
+        self.tracking = config.tracking;
+        self.max_steps = config.max_steps;
+        self.current = ThreadId(0);
+        self.next = None;
+        self.step_end = None;
+        self.points = 0;
+        self.operations = 0;
+        self.schedule = Vec::with_capacity(self.longest_schedule);
+        self.aborting = false;
+        self.trace = config.trace.then(TraceLog::default);
+        self.wakes = WakeState::new(config.wakes);
+        self.memory = Memory::new(config.memory, config.reads, self.spare_model.take());
+        self.tracked_steps = 0;
+    }
+
+    /// End the run: its result and its scheduler, the execution emptied
+    /// for the next run (keeping its memory).
+    fn finish(&mut self) -> (RunResult, Box<dyn RunScheduler>) {
         let scheduler = self
             .scheduler
             .take()
@@ -373,19 +404,21 @@ impl Execution {
         } else {
             (Vec::new(), Vec::new())
         };
+        self.longest_schedule = self.longest_schedule.max(self.schedule.len());
         let mut memory = std::mem::take(&mut self.memory);
         let stale = std::mem::take(&mut memory.stale);
         let (reads, cut, model) = memory.finish();
+        self.spare_model = model;
         let result = RunResult {
-            failure: self.failure,
-            schedule: self.schedule,
-            trace: self.trace,
+            failure: self.failure.take(),
+            schedule: std::mem::take(&mut self.schedule),
+            trace: self.trace.take(),
             threads: self.threads.all.len(),
-            tracked_objects: self.tracked_objects,
+            tracked_objects: std::mem::take(&mut self.tracked_objects),
             objects,
             thread_names,
             wakes: self.wakes.made,
-            early: self.wakes.early,
+            early: std::mem::take(&mut self.wakes.early),
             reads,
             stale,
             cut,
@@ -394,16 +427,9 @@ impl Execution {
         self.objects.clear();
         self.pending.clear();
         self.tracked.clear();
-        let spare = Spare {
-            threads: self.threads,
-            objects: self.objects,
-            pending: self.pending,
-            tracked: self.tracked,
-            workers: Vec::new(),
-            model,
-            schedule_len: result.schedule.len(),
-        };
-        (result, self.registry, scheduler, spare)
+        self.first_used.clear();
+        self.panics.clear();
+        (result, scheduler)
     }
 
     /// The most operations a run may take.
@@ -636,11 +662,17 @@ fn drive(main: Job, workers: &mut Vec<Option<Worker>>) {
     });
     let mut next = first;
     while let Some(thread) = next {
-        let mut worker = take_worker(workers, thread);
-        let yielded = worker.resume();
-        match yielded {
-            Yield::Switched => workers[thread.index()] = Some(worker),
-            Yield::JobDone(_) => POOL.with(|pool| pool.borrow_mut().put(worker)),
+        // Resumed where it sits: a worker is too big to move in and out
+        // of its slot at every switch.
+        let slot = worker_slot(workers, thread);
+        let yielded = slot
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("invariant: the slot has its worker"))
+            .resume();
+        if let Yield::JobDone(_) = yielded {
+            if let Some(worker) = slot.take() {
+                POOL.with(|pool| pool.borrow_mut().put(worker));
+            }
         }
         next = with(|ex| {
             if ex.failure.is_some() {
@@ -653,20 +685,22 @@ fn drive(main: Job, workers: &mut Vec<Option<Worker>>) {
     tear_down(workers);
 }
 
-/// The worker of `thread`: its own, or a pooled one started on its job.
-fn take_worker(workers: &mut Vec<Option<Worker>>, thread: ThreadId) -> Worker {
+/// The slot of `thread`'s worker: its own, or a pooled one started on its
+/// job.
+fn worker_slot(workers: &mut Vec<Option<Worker>>, thread: ThreadId) -> &mut Option<Worker> {
     if workers.len() <= thread.index() {
         workers.resize_with(thread.index() + 1, || None);
     }
-    if let Some(worker) = workers[thread.index()].take() {
-        return worker;
+    let slot = &mut workers[thread.index()];
+    if slot.is_none() {
+        let job = with(|ex| ex.threads.get_mut(thread).job.take())
+            .unwrap_or_else(|| unreachable!("invariant: a thread without a coroutine has its job"));
+        let worker = POOL.with(|pool| pool.borrow_mut().take(thread, job));
+        let suspender = worker.suspender();
+        with(|ex| ex.threads.get_mut(thread).suspender = Some(suspender));
+        *slot = Some(worker);
     }
-    let job = with(|ex| ex.threads.get_mut(thread).job.take())
-        .unwrap_or_else(|| unreachable!("invariant: a thread without a coroutine has its job"));
-    let worker = POOL.with(|pool| pool.borrow_mut().take(thread, job));
-    let suspender = worker.suspender();
-    with(|ex| ex.threads.get_mut(thread).suspender = Some(suspender));
-    worker
+    slot
 }
 
 /// What a coroutine runs for `thread`: its job, a panic caught as the
@@ -775,14 +809,16 @@ fn tear_down(workers: &mut Vec<Option<Worker>>) {
     crate::local::tear_down();
 }
 
-/// Give control back to the executor until `thread`, the thread running
-/// on this coroutine, is chosen again.
-pub fn suspend(thread: ThreadId) {
-    let suspender = with(|ex| ex.threads.get(thread).suspender);
-    match suspender {
-        Some(s) => s.suspend(),
-        None => unreachable!("invariant: a running thread has its coroutine"),
+impl Execution {
+    /// What suspends `thread`, which runs: [`Suspender::suspend`] it once
+    /// the execution is no longer borrowed.
+    pub fn suspender(&self, thread: ThreadId) -> Suspender {
+        self.threads
+            .get(thread)
+            .suspender
+            .unwrap_or_else(|| unreachable!("invariant: a running thread has its coroutine"))
     }
 }
 
-pub use point::{end_step, schedule_here};
+pub use point::end_step;
+pub use suspend::Suspender;

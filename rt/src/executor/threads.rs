@@ -60,6 +60,21 @@ pub enum Wait {
     },
 }
 
+impl Wait {
+    /// The objects whose changes a thread waiting for this looks at again
+    /// (a condition variable's waiter: both it and its mutex).
+    pub fn objects(self) -> [Option<ObjectId>; 2] {
+        match self {
+            Wait::Lock(o) | Wait::ReadLock(o) | Wait::WriteLock(o) | Wait::Send(o) => {
+                [Some(o), None]
+            }
+            Wait::Recv { channel, .. } | Wait::Handoff { channel, .. } => [Some(channel), None],
+            Wait::Condvar { condvar, mutex, .. } => [Some(condvar), Some(mutex)],
+            Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) => [None, None],
+        }
+    }
+}
+
 /// Where a thread is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -113,6 +128,11 @@ pub struct Threads {
     pub position: Vec<u32>,
     /// Threads that became able to run since the last scheduling point.
     pub newly_enabled: Vec<ThreadId>,
+    /// `waiters[o]`: the blocked threads, by id, that look again when
+    /// object `o` changes (most changes concern none), so that an unlock
+    /// looks at its own waiters only. The lists keep their memory from run
+    /// to run.
+    waiters: Vec<Vec<ThreadId>>,
 }
 
 impl Threads {
@@ -131,6 +151,83 @@ impl Threads {
         self.enabled.clear();
         self.position.clear();
         self.newly_enabled.clear();
+        for list in &mut self.waiters {
+            list.clear();
+        }
+    }
+
+    /// Whether a blocked thread looks again when `object` changes.
+    #[inline]
+    pub fn waiting_on(&self, object: ObjectId) -> bool {
+        self.waiters
+            .get(object.index())
+            .is_some_and(|list| !list.is_empty())
+    }
+
+    /// The `k`-th (by id) of the threads waiting on `object`, and what it
+    /// waits for.
+    #[inline(always)]
+    pub fn waiter(&self, object: ObjectId, k: usize) -> Option<(ThreadId, Wait)> {
+        let id = *self.waiters.get(object.index())?.get(k)?;
+        match self.all[id.index()].status {
+            Status::Blocked { wait, .. } => Some((id, wait)),
+            _ => unreachable!("invariant: a listed waiter is blocked"),
+        }
+    }
+
+    /// List `id` among the waiters of the objects `wait` concerns.
+    #[inline(always)]
+    fn list(&mut self, id: ThreadId, wait: Wait) {
+        for object in wait.objects().into_iter().flatten() {
+            let i = object.index();
+            if i >= self.waiters.len() {
+                self.waiters.resize_with(i + 1, Vec::new);
+            }
+            let list = &mut self.waiters[i];
+            if let Err(place) = list.binary_search(&id) {
+                list.insert(place, id);
+            }
+        }
+    }
+
+    /// Take `id` off the waiters of the objects `wait` concerns.
+    #[inline(always)]
+    fn unlist(&mut self, id: ThreadId, wait: Wait) {
+        for object in wait.objects().into_iter().flatten() {
+            if let Some(list) = self.waiters.get_mut(object.index()) {
+                if let Ok(place) = list.binary_search(&id) {
+                    list.remove(place);
+                }
+            }
+        }
+    }
+
+    /// `id`, running, blocks at `at` waiting for `wait`.
+    #[inline(always)]
+    pub fn block(&mut self, id: ThreadId, wait: Wait, at: &'static Location<'static>) {
+        self.all[id.index()].status = Status::Blocked { wait, at };
+        self.list(id, wait);
+    }
+
+    /// `id`, blocked, now waits for `wait` instead (from the same place).
+    #[inline(always)]
+    pub fn wait_instead(&mut self, id: ThreadId, wait: Wait) {
+        if let Status::Blocked { wait: was, at } = self.all[id.index()].status {
+            self.unlist(id, was);
+            self.list(id, wait);
+            self.all[id.index()].status = Status::Blocked { wait, at };
+        }
+    }
+
+    /// `id`, blocked, is chosen to run again: what it waited for.
+    #[inline(always)]
+    pub fn unblock(&mut self, id: ThreadId) -> Wait {
+        let Status::Blocked { wait, .. } = self.all[id.index()].status else {
+            unreachable!("invariant: a blocked thread wakes blocked")
+        };
+        self.all[id.index()].status = Status::Runnable;
+        self.unlist(id, wait);
+        wait
     }
 
     /// The name of thread `id` in reports: `main`, or `LABEL#k` where the
@@ -155,21 +252,25 @@ impl Threads {
     }
 
     /// The thread `id`.
+    #[inline]
     pub fn get(&self, id: ThreadId) -> &ThreadState {
         &self.all[id.index()]
     }
 
     /// The thread `id`, to change.
+    #[inline]
     pub fn get_mut(&mut self, id: ThreadId) -> &mut ThreadState {
         &mut self.all[id.index()]
     }
 
     /// Whether `id` can run.
+    #[inline]
     pub fn is_enabled(&self, id: ThreadId) -> bool {
         self.position[id.index()] != u32::MAX
     }
 
     /// `id` can run.
+    #[inline(always)]
     pub fn enable(&mut self, id: ThreadId) {
         if self.is_enabled(id) {
             return;
@@ -180,6 +281,7 @@ impl Threads {
     }
 
     /// `id` cannot run.
+    #[inline(always)]
     pub fn disable(&mut self, id: ThreadId) {
         let at = self.position[id.index()];
         if at == u32::MAX {
@@ -193,6 +295,7 @@ impl Threads {
     }
 
     /// Set `id` enabled or not.
+    #[inline(always)]
     pub fn set_enabled(&mut self, id: ThreadId, enabled: bool) {
         if enabled {
             self.enable(id);
@@ -201,16 +304,21 @@ impl Threads {
         }
     }
 
-    /// The threads blocked on something `wanted` says yes to.
-    pub fn blocked_on(&self, wanted: impl Fn(Wait) -> bool) -> Vec<ThreadId> {
+    /// Whether a thread is blocked on something `wanted` says yes to.
+    pub fn any_blocked_on(&self, wanted: impl Fn(Wait) -> bool) -> bool {
         self.all
             .iter()
-            .enumerate()
-            .filter_map(|(i, t)| match t.status {
-                Status::Blocked { wait, .. } if wanted(wait) => Some(ThreadId(i as u32)),
-                _ => None,
-            })
-            .collect()
+            .any(|t| matches!(t.status, Status::Blocked { wait, .. } if wanted(wait)))
+    }
+
+    /// Enable every thread blocked on `wait` (they stay blocked until
+    /// chosen), in the order of their ids.
+    pub fn enable_blocked_on(&mut self, wait: Wait) {
+        for i in 0..self.all.len() {
+            if matches!(self.all[i].status, Status::Blocked { wait: w, .. } if w == wait) {
+                self.enable(ThreadId(i as u32));
+            }
+        }
     }
 
     /// Whether every thread finished.

@@ -238,6 +238,13 @@ impl Memory {
         self.model.as_mut().filter(|_| self.engaged)
     }
 
+    /// Whether the model is in use (the run is under weak memory and has
+    /// made an atomic operation other than `SeqCst`).
+    #[inline]
+    pub fn is_engaged(&self) -> bool {
+        self.engaged && self.model.is_some()
+    }
+
     /// `parent` spawned `child`.
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
         if let Some(m) = self.engaged_mut() {
