@@ -83,6 +83,7 @@ mod environment;
 mod executor;
 mod explore;
 mod failure;
+pub mod future;
 mod lazy;
 mod local;
 mod object;

@@ -778,12 +778,17 @@ pub fn channel_end(handle: &Handle, senders: isize, receiver_gone: bool, site: S
 
 /// Spawn a thread that runs `job`.
 pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> ThreadId {
+    spawn_as(job, name, false, site)
+}
+
+/// Spawn a thread (`task`: an async task, crate::future) that runs `job`.
+pub fn spawn_as(job: Box<dyn FnOnce()>, name: Option<String>, task: bool, site: Site) -> ThreadId {
     if !enter(Pending::LOCAL, Operation::Spawn, site) {
         unreachable!("invariant: a thread spawns only while the execution runs")
     }
     with(|ex| {
         let running = ex.current;
-        let child = ex.add_thread(job, name, Some(running), site);
+        let child = ex.add_thread(job, name, Some(running), task, site);
         if let Some(trace) = &mut ex.trace {
             trace.spawned(child);
         }
@@ -881,8 +886,7 @@ pub fn finish(thread: ThreadId) {
     }
     with(|ex| {
         debug_assert_eq!(ex.current, thread, "invariant: a thread finishes itself");
-        ex.threads.get_mut(thread).status = Status::Finished;
-        ex.threads.disable(thread);
+        ex.threads.finish(thread);
         for joiner in ex.threads.blocked_on(|w| w == Wait::Join(thread)) {
             ex.threads.enable(joiner);
         }
@@ -914,7 +918,7 @@ fn concerns(wait: Wait, object: ObjectId) -> bool {
         Wait::Lock(o) | Wait::ReadLock(o) | Wait::WriteLock(o) | Wait::Send(o) => o == object,
         Wait::Recv { channel, .. } | Wait::Handoff { channel, .. } => channel == object,
         Wait::Condvar { condvar, mutex, .. } => condvar == object || mutex == object,
-        Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) => false,
+        Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) | Wait::Woken => false,
     }
 }
 
@@ -957,5 +961,83 @@ fn can_go_on(ex: &Execution, thread: ThreadId, wait: Wait) -> bool {
         Wait::Park { .. } => ex.threads.get(thread).unparked,
         Wait::Join(t) => ex.threads.get(t).status == Status::Finished,
         Wait::Barrier(_) => false,
+        Wait::Woken => ex.tasks.woken(thread),
     }
+}
+
+/// An operation of the async runtime (crate::future) on `handle`'s object
+/// (`None`: on a task): a scheduling point before it, its step ended with
+/// `kind`. `false` when the execution is over: do only the local effect.
+pub fn async_step(
+    handle: Option<&Handle>,
+    kind: EventKind,
+    operation: Operation,
+    site: Site,
+) -> bool {
+    let pending = handle.map_or(Pending::LOCAL, |h| pending_on(h, true, true));
+    if !enter(pending, operation, site) {
+        return false;
+    }
+    with(|ex| match handle {
+        Some(handle) => {
+            ex.check(handle);
+            sync_done(ex, kind, handle);
+        }
+        None => end_step(ex, event(kind, None, false)),
+    });
+    true
+}
+
+/// The running thread's future returned `Pending` (polled at `site`): it
+/// goes on at once when its waker was woken meanwhile, else blocks until
+/// it is, or, with a timer armed, until no other thread can run (time
+/// passes: its timers fire). How it woke.
+pub fn await_wake(site: Site) -> Woken {
+    if !enter(Pending::LOCAL, Operation::Pending, site) {
+        return Woken::Event;
+    }
+    if with(|ex| ex.tasks.take_woken(ex.current)) {
+        with(|ex| end_step(ex, event(EventKind::Yield, None, false)));
+        return Woken::Event;
+    }
+    let at = with(|ex| ex.tasks.polled_at(ex.current)).unwrap_or(site);
+    sleep(Wait::Woken, EventKind::Blocked, at, None);
+    with(|ex| {
+        let running = ex.current;
+        let (woken, operation) = if ex.tasks.take_woken(running) {
+            (Woken::Event, Operation::Pending)
+        } else {
+            ex.tasks.time_passes(running);
+            (ex.wakes.forced(), Operation::TimerFires)
+        };
+        if let Some(trace) = &mut ex.trace {
+            trace.operation(running, operation, at);
+        }
+        end_step(ex, event(EventKind::Woken, None, false));
+        woken
+    })
+}
+
+/// Wake `thread`'s waker (made in execution `execution`): bookkeeping, no
+/// scheduling point, so that a waker may be woken anywhere (in a drop, by
+/// a waker kept past its run, which does nothing).
+pub fn wake(execution: u64, thread: ThreadId) {
+    if !executor::present() {
+        return;
+    }
+    with(|ex| {
+        if ex.id != execution || ex.aborting {
+            return;
+        }
+        ex.tasks.wake(thread);
+        if matches!(
+            ex.threads.get(thread).status,
+            Status::Blocked {
+                wait: Wait::Woken,
+                ..
+            }
+        ) {
+            ex.threads.enable(thread);
+        }
+    });
 }

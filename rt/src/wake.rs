@@ -156,6 +156,7 @@ pub fn force_timeouts(ex: &mut Execution) -> bool {
                 mutex, timed: true, ..
             } => ex.objects[mutex.index()].sync.mutex_free(),
             Wait::Park { timed: true } | Wait::Recv { timed: true, .. } => true,
+            Wait::Woken => ex.tasks.timed(ThreadId(i as u32)),
             _ => false,
         };
         if can {

@@ -138,6 +138,9 @@ pub struct Execution {
     pub panics: Vec<Panicked>,
     /// Spurious wake-ups and timeouts: the decisions so far.
     pub wakes: WakeState,
+    /// The async side of each thread (crate::future): woken or not, what
+    /// it awaits, its timers.
+    pub tasks: crate::future::Tasks,
 }
 
 /// A spawned thread's panic: its result, which `join` delivers as `Err`.
@@ -329,6 +332,7 @@ impl Execution {
             trace: config.trace.then(TraceLog::default),
             panics: Vec::new(),
             wakes: WakeState::new(config.wakes),
+            tasks: crate::future::Tasks::default(),
         }
     }
 
@@ -477,13 +481,14 @@ impl Execution {
         }
     }
 
-    /// Add a thread that will run `job`, named `name`, spawned by the
-    /// running thread (none: the main thread).
+    /// Add a thread (`task`: an async task) that will run `job`, named
+    /// `name`, spawned by the running thread (none: the main thread).
     pub fn add_thread(
         &mut self,
         job: Job,
         label: Option<String>,
         spawner: Option<ThreadId>,
+        task: bool,
         site: &'static Location<'static>,
     ) -> ThreadId {
         let (identity, ordinal) = match spawner {
@@ -499,12 +504,14 @@ impl Execution {
                     .iter()
                     .filter(|t| {
                         t.ordinal > 0
+                            && t.task == task
                             && t.label == label
                             && (label.is_some() || t.site.line() == site.line())
                     })
                     .count() as u32;
                 let named = || match &label {
                     Some(l) => format!("{l}#{}", same + 1),
+                    None if task => format!("task@{}#{}", site.line(), same + 1),
                     None => format!("thread@{}#{}", site.line(), same + 1),
                 };
                 let identity = self.registry.child(parent_identity, index, named);
@@ -522,6 +529,7 @@ impl Execution {
             job: Some(job),
             suspender: None,
             unparked: false,
+            task,
         });
         if self.wants_pending {
             self.pending.resize(self.threads.all.len(), Pending::LOCAL);
@@ -602,7 +610,7 @@ fn foreign_object(name: Option<&str>) -> ! {
 /// thread runs `main`, then whichever thread the scheduler picks.
 fn drive(main: Job, workers: &mut Vec<Option<Worker>>) {
     let first = with(|ex| {
-        let main_thread = ex.add_thread(main, None, None, Location::caller());
+        let main_thread = ex.add_thread(main, None, None, false, Location::caller());
         point::start(ex, main_thread)
     });
     let mut next = first;

@@ -57,13 +57,16 @@ pub fn next_to_run(ex: &mut Execution) -> Option<ThreadId> {
 /// (the end, or a deadlock, recorded as the failure), or when the choice
 /// cannot run (a replay that does not fit).
 fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<ThreadId> {
-    // No thread can run: a timed wait's timeout fires.
-    if ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex) {
+    // The test's threads all finished: the tasks left are dropped, as a
+    // runtime's are when `block_on` returns. Or no thread can run: a timed
+    // wait's timeout fires.
+    let over = ex.threads.live == 0;
+    if over || (ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex)) {
         // A panic no `join` took fails the run, also when others wait for
         // the thread that panicked: the panic is the cause.
         if let Some(panic) = ex.undelivered_panic() {
             ex.failure.get_or_insert(panic);
-        } else if !ex.threads.all_finished() {
+        } else if !over {
             deadlock(ex);
         }
         ex.next = None;
