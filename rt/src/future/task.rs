@@ -16,6 +16,7 @@ use crate::executor::{self, with};
 use crate::op::{self, Site};
 use crate::trace::Operation;
 
+use super::lock;
 use super::tasks::Awaited;
 
 /// A thread's waker: waking it lets the thread's future be polled again.
@@ -153,11 +154,6 @@ impl<T> Default for TaskSlot<T> {
 }
 
 type Slot<T> = Arc<StdMutex<TaskSlot<T>>>;
-
-/// The slot, never poisoned: nothing panics while holding it.
-fn lock<T>(slot: &Slot<T>) -> std::sync::MutexGuard<'_, TaskSlot<T>> {
-    slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// An owned permission to await a task's result, as
 /// `tokio::task::JoinHandle`: a future of `Result<T, JoinError>`.

@@ -16,7 +16,6 @@ use crate::var::short_file;
 pub enum Awaited {
     /// An object of the async runtime, with what it wants of it
     /// (`"to lock"`, `"to receive on"`).
-    #[allow(dead_code, reason = "the async synchronisation types come next")]
     Object(ObjectId, &'static str),
     /// The end of another task (its `JoinHandle`).
     Task(ThreadId),
@@ -89,7 +88,6 @@ impl Tasks {
         self.get(thread).timers > 0
     }
 
-    #[allow(dead_code, reason = "the async timers come next")]
     /// A timer of `thread` is armed (`true`) or fired or dropped.
     pub fn arm(&mut self, thread: ThreadId, armed: bool) {
         let state = self.get_mut(thread);
@@ -100,7 +98,6 @@ impl Tasks {
         }
     }
 
-    #[allow(dead_code, reason = "the async timers come next")]
     /// How many times time passed for `thread`.
     pub fn epoch(&self, thread: ThreadId) -> u64 {
         self.get(thread).epoch

@@ -4,4 +4,6 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod sync;
 mod tasks;
+mod time;

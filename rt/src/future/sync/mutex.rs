@@ -1,0 +1,190 @@
+//! An async mutex, as `tokio::sync::Mutex`: fair (first come, first
+//! served), its guard held across `.await`s. The value moves into the
+//! guard while it is held (so the guard is `Send` without `unsafe`) and
+//! back before the unlock.
+
+use std::fmt;
+use std::future::Future;
+use std::ops::{Deref, DerefMut};
+use std::panic::Location;
+use std::pin::Pin;
+use std::sync::Mutex as StdMutex;
+use std::task::{Context, Poll};
+
+use super::permits::{Acquired, Permits, Ticket};
+use crate::future::lock;
+use crate::object::SyncState;
+use crate::op::{self, Site};
+use crate::trace::Operation;
+
+/// As `tokio::sync::Mutex`: a variable, its `lock` a scheduling point.
+pub struct Mutex<T> {
+    permits: Permits,
+    /// The value while nobody holds the lock.
+    value: StdMutex<Option<T>>,
+}
+
+/// As `tokio::sync::MutexGuard`: holds the lock until dropped.
+pub struct MutexGuard<'a, T> {
+    mutex: &'a Mutex<T>,
+    value: Option<T>,
+    /// Where it was locked: the unlock is reported there.
+    site: Site,
+}
+
+/// As `tokio::sync::TryLockError`: the lock is held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TryLockError(());
+
+impl fmt::Display for TryLockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "operation would block")
+    }
+}
+
+impl std::error::Error for TryLockError {}
+
+impl TryLockError {
+    pub(crate) fn would_block() -> TryLockError {
+        TryLockError(())
+    }
+}
+
+impl<T> Mutex<T> {
+    /// A new mutex: a new variable, known by this call's site.
+    #[track_caller]
+    pub fn new(value: T) -> Mutex<T> {
+        let sync = SyncState::Mutex { owner: None };
+        let handle = op::create("Mutex", Location::caller(), sync);
+        Mutex {
+            permits: Permits::new(handle, 1, true),
+            value: StdMutex::new(Some(value)),
+        }
+    }
+
+    /// Lock it, waiting (as a task waits: its future `Pending`) while
+    /// another holds it; waiters get it in the order they came.
+    #[track_caller]
+    pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> + '_ {
+        Lock {
+            mutex: self,
+            ticket: Ticket::default(),
+            site: Location::caller(),
+        }
+    }
+
+    /// Lock it if it is free and nobody waits, at this operation's
+    /// scheduling point; never waits.
+    #[track_caller]
+    pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
+        let site = Location::caller();
+        let operation = Operation::Lock(self.permits.handle().object);
+        match self.permits.try_acquire(1, operation, site) {
+            Acquired::Yes => Ok(self.guard(site)),
+            Acquired::No | Acquired::Closed => Err(TryLockError::would_block()),
+        }
+    }
+
+    /// The value, through exclusive access: no scheduling point.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.value
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("invariant: an unlocked mutex holds its value"))
+    }
+
+    /// The value, consuming the mutex.
+    pub fn into_inner(self) -> T {
+        self.value
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|| unreachable!("invariant: an unlocked mutex holds its value"))
+    }
+
+    fn guard(&self, site: Site) -> MutexGuard<'_, T> {
+        let value = lock(&self.value).take();
+        assert!(
+            value.is_some(),
+            "invariant: the lock's holder takes the value"
+        );
+        MutexGuard {
+            mutex: self,
+            value,
+            site,
+        }
+    }
+}
+
+/// `Mutex::lock`'s future; dropped while waiting, it leaves the queue.
+struct Lock<'a, T> {
+    mutex: &'a Mutex<T>,
+    ticket: Ticket,
+    site: Site,
+}
+
+impl<'a, T> Future for Lock<'a, T> {
+    type Output = MutexGuard<'a, T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<MutexGuard<'a, T>> {
+        let this = self.get_mut();
+        let permits = &this.mutex.permits;
+        let operation = Operation::Lock(permits.handle().object);
+        match permits.poll_acquire(&mut this.ticket, 1, operation, "to lock", this.site, cx) {
+            Poll::Ready(Acquired::Yes) => Poll::Ready(this.mutex.guard(this.site)),
+            Poll::Ready(_) => unreachable!("invariant: a mutex's semaphore is never closed"),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<T> Drop for Lock<'_, T> {
+    fn drop(&mut self) {
+        self.mutex.permits.cancel(&mut self.ticket, 1);
+    }
+}
+
+impl<T> Deref for MutexGuard<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.value
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the value"))
+    }
+}
+
+impl<T> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the value"))
+    }
+}
+
+impl<T> Drop for MutexGuard<'_, T> {
+    fn drop(&mut self) {
+        *lock(&self.mutex.value) = self.value.take();
+        let permits = &self.mutex.permits;
+        permits.release(1, Operation::Unlock(permits.handle().object), self.site);
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T> fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mutex").finish_non_exhaustive()
+    }
+}
+
+impl<T: Default> Default for Mutex<T> {
+    #[track_caller]
+    fn default() -> Mutex<T> {
+        Mutex::new(T::default())
+    }
+}
