@@ -251,3 +251,23 @@ fn semaphore_rwlock_oneshot_and_watch_behave_as_tokio() {
         });
     });
 }
+
+/// README, Async code: the example as written there.
+#[test]
+fn the_readme_example_passes() {
+    use rankcheck::future::{self, block_on, sync::Mutex};
+    use rankcheck::sync::Arc;
+
+    rankcheck::Builder::new().runs(200).seed(7).check(|| {
+        block_on(async {
+            let count = Arc::new(Mutex::new(0));
+            let other = {
+                let count = count.clone();
+                future::spawn(async move { *count.lock().await += 1 })
+            };
+            *count.lock().await += 1;
+            other.await.unwrap();
+            assert_eq!(*count.lock().await, 2);
+        })
+    });
+}

@@ -214,3 +214,54 @@ fn block_on_runs_in_a_spawned_thread_too() {
         assert_eq!(thread.join().unwrap(), 7);
     });
 }
+
+/// The test's thread waits for the flag, a task sets it.
+fn flag_from_a_task(careful: bool) {
+    block_on(async move {
+        let flag = Arc::new(Flag::default());
+        let setter = flag.clone();
+        drop(future::spawn(async move { setter.set() }));
+        FlagSet { flag, careful }.await;
+    });
+}
+
+#[test]
+fn every_schedule_of_the_flag_finds_the_lost_wake_up_and_clears_the_careful_waiter() {
+    let careless = rankcheck::explore(|| flag_from_a_task(false), 20_000, 500);
+    assert!(careless.complete, "{} schedules", careless.schedules);
+    assert!(
+        careless.failures.iter().any(|f| f.kind == "deadlock"),
+        "{:?}",
+        careless.failures
+    );
+    let careful = rankcheck::explore(|| flag_from_a_task(true), 20_000, 500);
+    assert!(careful.complete, "{} schedules", careful.schedules);
+    assert!(careful.failures.is_empty(), "{:?}", careful.failures);
+}
+
+#[test]
+fn an_async_failure_writes_the_same_json_as_a_threads() {
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rt-async-json.json");
+    let _ = std::fs::remove_file(&path);
+    panic_message(|| {
+        rankcheck::Builder::new()
+            .runs(2000)
+            .seed(1)
+            .json(&path)
+            .check(|| flag_between_tasks(false));
+    })
+    .expect("found");
+    let text = std::fs::read_to_string(&path).expect("the JSON was written");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("it parses");
+    let failure = &json["first_failure"];
+    assert_eq!(failure["kind"], "deadlock", "{json}");
+    assert!(
+        failure["replay"].as_str().unwrap().starts_with("rc"),
+        "{json}"
+    );
+    let trace = failure["trace"].as_array().expect("the steps");
+    assert!(
+        trace.iter().any(|s| s["operation"] == "waits to be woken"),
+        "{json}"
+    );
+}
