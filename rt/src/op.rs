@@ -993,14 +993,19 @@ pub fn async_step(
 /// it is, or, with a timer armed, until no other thread can run (time
 /// passes: its timers fire). How it woke.
 pub fn await_wake(site: Site) -> Woken {
-    if !enter(Pending::LOCAL, Operation::Pending, site) {
+    if unwinding() {
+        return Woken::Event;
+    }
+    // Reported where the future last awaited one of the runtime's types,
+    // when it did.
+    let at = with(|ex| ex.tasks.polled_at(ex.current)).unwrap_or(site);
+    if !enter(Pending::LOCAL, Operation::Pending, at) {
         return Woken::Event;
     }
     if with(|ex| ex.tasks.take_woken(ex.current)) {
         with(|ex| end_step(ex, event(EventKind::Yield, None, false)));
         return Woken::Event;
     }
-    let at = with(|ex| ex.tasks.polled_at(ex.current)).unwrap_or(site);
     sleep(Wait::Woken, EventKind::Blocked, at, None);
     with(|ex| {
         let running = ex.current;

@@ -208,7 +208,7 @@ fn notify_one_stores_a_permit_and_notify_waiters_does_not() {
 }
 
 #[test]
-fn semaphore_rwlock_oneshot_and_watch_behave_as_tokio() {
+fn owned_guards_semaphores_rwlocks_oneshots_and_watches_behave_as_tokio() {
     rankcheck::Builder::new().runs(300).seed(6).check(|| {
         block_on(async {
             let semaphore = Arc::new(Semaphore::new(1));
@@ -218,6 +218,12 @@ fn semaphore_rwlock_oneshot_and_watch_behave_as_tokio() {
             assert_eq!(semaphore.available_permits(), 1);
             semaphore.close();
             assert!(semaphore.acquire().await.is_err());
+
+            let mutex = Arc::new(Mutex::new(1));
+            let mut owned = mutex.clone().lock_owned().await;
+            let task = future::spawn(async move { *owned += 1 });
+            task.await.unwrap();
+            assert_eq!(*mutex.lock().await, 2);
 
             let lock = Arc::new(RwLock::new(1));
             let (r1, r2) = (lock.read().await, lock.read().await);

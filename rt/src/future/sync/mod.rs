@@ -11,7 +11,7 @@ mod rwlock;
 mod semaphore;
 pub mod watch;
 
-pub use mutex::{Mutex, MutexGuard, TryLockError};
+pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
 pub use notify::{Notified, Notify};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use semaphore::{

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
 use std::pin::Pin;
-use std::sync::Mutex as StdMutex;
+use std::sync::{Arc, Mutex as StdMutex};
 use std::task::{Context, Poll};
 
 use super::permits::{Acquired, Permits, Ticket};
@@ -25,8 +25,15 @@ pub struct Mutex<T> {
 }
 
 /// As `tokio::sync::MutexGuard`: holds the lock until dropped.
-pub struct MutexGuard<'a, T> {
-    mutex: &'a Mutex<T>,
+pub struct MutexGuard<'a, T>(Held<&'a Mutex<T>, T>);
+
+/// As `tokio::sync::OwnedMutexGuard`: holds the lock (and an `Arc` of the
+/// mutex) until dropped.
+pub struct OwnedMutexGuard<T>(Held<Arc<Mutex<T>>, T>);
+
+/// A held lock of the mutex `M` reaches, with its value.
+struct Held<M: Deref<Target = Mutex<T>>, T> {
+    mutex: M,
     value: Option<T>,
     /// Where it was locked: the unlock is reported there.
     site: Site,
@@ -73,6 +80,21 @@ impl<T> Mutex<T> {
         }
     }
 
+    /// Lock it through an `Arc`, as `lock`: the guard owns the `Arc`.
+    #[track_caller]
+    pub fn lock_owned(self: Arc<Self>) -> impl Future<Output = OwnedMutexGuard<T>> {
+        let site = Location::caller();
+        async move {
+            Lock {
+                mutex: &*self,
+                ticket: Ticket::default(),
+                site,
+            }
+            .await;
+            OwnedMutexGuard(Held::new(self, site))
+        }
+    }
+
     /// Lock it if it is free and nobody waits, at this operation's
     /// scheduling point; never waits.
     #[track_caller]
@@ -80,7 +102,7 @@ impl<T> Mutex<T> {
         let site = Location::caller();
         let operation = Operation::Lock(self.permits.handle().object);
         match self.permits.try_acquire(1, operation, site) {
-            Acquired::Yes => Ok(self.guard(site)),
+            Acquired::Yes => Ok(MutexGuard(Held::new(self, site))),
             Acquired::No | Acquired::Closed => Err(TryLockError::would_block()),
         }
     }
@@ -101,19 +123,6 @@ impl<T> Mutex<T> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .unwrap_or_else(|| unreachable!("invariant: an unlocked mutex holds its value"))
     }
-
-    fn guard(&self, site: Site) -> MutexGuard<'_, T> {
-        let value = lock(&self.value).take();
-        assert!(
-            value.is_some(),
-            "invariant: the lock's holder takes the value"
-        );
-        MutexGuard {
-            mutex: self,
-            value,
-            site,
-        }
-    }
 }
 
 /// `Mutex::lock`'s future; dropped while waiting, it leaves the queue.
@@ -131,7 +140,7 @@ impl<'a, T> Future for Lock<'a, T> {
         let permits = &this.mutex.permits;
         let operation = Operation::Lock(permits.handle().object);
         match permits.poll_acquire(&mut this.ticket, 1, operation, "to lock", this.site, cx) {
-            Poll::Ready(Acquired::Yes) => Poll::Ready(this.mutex.guard(this.site)),
+            Poll::Ready(Acquired::Yes) => Poll::Ready(MutexGuard(Held::new(this.mutex, this.site))),
             Poll::Ready(_) => unreachable!("invariant: a mutex's semaphore is never closed"),
             Poll::Pending => Poll::Pending,
         }
@@ -144,33 +153,74 @@ impl<T> Drop for Lock<'_, T> {
     }
 }
 
-impl<T> Deref for MutexGuard<'_, T> {
-    type Target = T;
+impl<M: Deref<Target = Mutex<T>>, T> Held<M, T> {
+    /// The lock was just taken: the value moves into the guard.
+    fn new(mutex: M, site: Site) -> Held<M, T> {
+        let value = lock(&mutex.value).take();
+        assert!(
+            value.is_some(),
+            "invariant: the lock's holder takes the value"
+        );
+        Held { mutex, value, site }
+    }
 
-    fn deref(&self) -> &T {
+    fn value(&self) -> &T {
         self.value
             .as_ref()
             .unwrap_or_else(|| unreachable!("invariant: a live guard holds the value"))
     }
-}
 
-impl<T> DerefMut for MutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
+    fn value_mut(&mut self) -> &mut T {
         self.value
             .as_mut()
             .unwrap_or_else(|| unreachable!("invariant: a live guard holds the value"))
     }
 }
 
-impl<T> Drop for MutexGuard<'_, T> {
+impl<M: Deref<Target = Mutex<T>>, T> Drop for Held<M, T> {
     fn drop(&mut self) {
+        // The value goes back before the unlock's scheduling point.
         *lock(&self.mutex.value) = self.value.take();
         let permits = &self.mutex.permits;
         permits.release(1, Operation::Unlock(permits.handle().object), self.site);
     }
 }
 
+impl<T> Deref for MutexGuard<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.0.value()
+    }
+}
+
+impl<T> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0.value_mut()
+    }
+}
+
+impl<T> Deref for OwnedMutexGuard<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.0.value()
+    }
+}
+
+impl<T> DerefMut for OwnedMutexGuard<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0.value_mut()
+    }
+}
+
 impl<T: fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }

@@ -5,7 +5,8 @@
 //! A `Ref` from `borrow` holds a std read lock of the value: a send while
 //! one is held (across a scheduling point) is refused with a panic, where
 //! a real runtime would block the sender until the `Ref` goes (tokio's
-//! docs warn against holding it).
+//! docs warn against holding it); so is a borrow while `send_modify`'s
+//! closure runs.
 
 use std::fmt;
 use std::future::{poll_fn, Future};
@@ -122,10 +123,12 @@ impl<T> Shared<T> {
     fn borrow(&self, changed: bool, site: Site) -> Ref<'_, T> {
         op::access(&self.handle, false, site);
         Ref {
-            value: self
-                .value
-                .read()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            value: self.value.try_read().unwrap_or_else(|_| {
+                panic!(
+                    "rankcheck: a watch value borrowed while send_modify's closure changes it; \
+                     the closure must not reach a scheduling point"
+                )
+            }),
             changed,
         }
     }
