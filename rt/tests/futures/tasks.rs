@@ -265,3 +265,26 @@ fn an_async_failure_writes_the_same_json_as_a_threads() {
         "{json}"
     );
 }
+
+#[test]
+fn choose_draws_every_alternative_and_replays_its_choice() {
+    use std::sync::atomic::AtomicBool as StdAtomicBool;
+    static SEEN: [StdAtomicBool; 3] = [const { StdAtomicBool::new(false) }; 3];
+    rankcheck::Builder::new().runs(100).seed(9).check(|| {
+        SEEN[future::choose(3)].store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert!(SEEN
+        .iter()
+        .all(|s| s.load(std::sync::atomic::Ordering::Relaxed)));
+    // A failure that needs the last alternative replays with it.
+    let test = || assert_ne!(future::choose(3), 2, "the last alternative");
+    let report = panic_message(|| {
+        rankcheck::Builder::new().runs(100).seed(10).check(test);
+    })
+    .expect("found");
+    let start = report.find("\"rc").expect("a replay string") + 1;
+    let end = start + report[start..].find('"').expect("its end");
+    let replayed =
+        panic_message(|| rankcheck::replay(test, &report[start..end])).expect("fails again");
+    assert!(replayed.contains("the last alternative"), "{replayed}");
+}
