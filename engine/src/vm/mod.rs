@@ -414,6 +414,7 @@ impl<'e> Vm<'e> {
         // Read once: the interpreter's tables then stay in registers or
         // known places across steps instead of being looked up at each.
         let exe = self.exe;
+        let alone_goes_on = scheduler.silent_when_alone() && !wants_pending;
         let mut last: Option<ThreadId> = None;
         let mut event = Event::START;
         loop {
@@ -468,7 +469,7 @@ impl<'e> Vm<'e> {
             if let Some(fresh) = self.pending_fresh.get_mut(chosen.index()) {
                 *fresh = false;
             }
-            match self.resume(exe, held, chosen) {
+            match self.resume(exe, held, chosen, alone_goes_on) {
                 Ok(next) => {
                     event = next;
                     last = Some(chosen);
@@ -476,6 +477,29 @@ impl<'e> Vm<'e> {
                 Err(fault) => return Outcome::Bug(self.bug(chosen, fault)),
             }
         }
+    }
+
+    /// At a scheduling point in `thread`'s step, under a scheduler silent
+    /// when it has no choice: when `thread` is the only one that can run
+    /// and the step limit is not reached, do what the scheduling loop does
+    /// at such a point (the same schedule, steps and budget) and say so, for
+    /// the thread to go on in place.
+    #[inline(always)]
+    fn pass_alone(&mut self, thread: ThreadId) -> bool {
+        if self.enabled.as_slice() != [thread] || self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        self.enabled.clear_newly();
+        if let Some(log) = &mut self.accesses {
+            log.clear();
+        }
+        self.schedule.push(thread);
+        self.step += 1;
+        if let Some(fresh) = self.pending_fresh.get_mut(thread.index()) {
+            *fresh = false;
+        }
+        true
     }
 
     /// Put the machine in the program's initial state. Fails only when the
@@ -662,15 +686,16 @@ impl<'e> Vm<'e> {
         exe: &'e Executable,
         held: &mut Held,
         thread: ThreadId,
+        alone_goes_on: bool,
     ) -> Result<Event, Fault> {
         match self.status[thread.index()] {
-            Status::Runnable => self.execute(exe, held, thread),
+            Status::Runnable => self.execute(exe, held, thread, alone_goes_on),
             Status::Awaiting { .. } => {
                 // The frame's pc points back at the AwaitBegin: evaluate
                 // again, now true.
                 self.awaiters.retain(|&t| t != thread);
                 self.status[thread.index()] = Status::Runnable;
-                self.execute(exe, held, thread)
+                self.execute(exe, held, thread, alone_goes_on)
             }
             Status::Locking { mutex, woken } => {
                 self.status[thread.index()] = Status::Runnable;
@@ -717,9 +742,10 @@ impl<'e> Vm<'e> {
         exe: &'e Executable,
         held: &mut Held,
         thread: ThreadId,
+        alone_goes_on: bool,
     ) -> Result<Event, Fault> {
         held.take(&mut self.threads, thread);
-        let result = self.interpret(exe, thread, &mut held.regs, &mut held.frames);
+        let result = self.interpret(exe, thread, &mut held.regs, &mut held.frames, alone_goes_on);
         if let Ok(event) = &result {
             if event.kind == EventKind::Finished {
                 self.finish(thread);
