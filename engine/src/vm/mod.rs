@@ -219,6 +219,11 @@ pub struct Vm<'e> {
     /// the step limit there), what ended the last thread's step: the
     /// scheduler was not asked again, so only this tells a trace.
     final_event: Option<Event>,
+    /// What ended the last step of the current execution: kept here rather
+    /// than in a local of the scheduling loop, so that the interpreter's
+    /// stop writes it in place and a scheduler that never reads
+    /// [`Point::event`] never makes the loop load it.
+    step_event: Event,
     /// Objects made so far in this execution per allocation site and call
     /// stack: the next instance's index.
     instance_counts: BTreeMap<(VarId, u64), u32>,
@@ -295,6 +300,7 @@ impl<'e> Vm<'e> {
             step: 0,
             scratch,
             final_event: None,
+            step_event: Event::START,
             instance_counts: BTreeMap::new(),
             instances_seen: None,
         }
@@ -416,20 +422,20 @@ impl<'e> Vm<'e> {
         let exe = self.exe;
         let alone_goes_on = scheduler.silent_when_alone() && !wants_pending;
         let mut last: Option<ThreadId> = None;
-        let mut event = Event::START;
+        self.step_event = Event::START;
         loop {
             if self.enabled.is_empty() {
                 return if self.n_finished == self.n_threads {
                     Outcome::Pass { steps: self.step }
                 } else {
-                    self.final_event = Some(event);
+                    self.final_event = Some(self.step_event);
                     Outcome::Bug(self.deadlock())
                 };
             }
             if self.budget == 0 {
-                self.final_event = Some(event);
+                self.final_event = Some(self.step_event);
                 let thread = last.unwrap_or(ThreadId(0));
-                let loc = event.loc.unwrap_or(Loc {
+                let loc = self.step_event.loc.unwrap_or(Loc {
                     func: FuncId(0),
                     pc: 0,
                 });
@@ -444,7 +450,7 @@ impl<'e> Vm<'e> {
             let point = Point {
                 step: self.step,
                 last,
-                event,
+                event: self.step_event,
                 enabled: self.enabled.as_slice(),
                 newly_enabled: self.enabled.newly(),
                 accesses: self.accesses.as_deref().unwrap_or(&[]),
@@ -471,7 +477,7 @@ impl<'e> Vm<'e> {
             }
             match self.resume(exe, held, chosen, alone_goes_on) {
                 Ok(next) => {
-                    event = next;
+                    self.step_event = next;
                     last = Some(chosen);
                 }
                 Err(fault) => return Outcome::Bug(self.bug(chosen, fault)),
