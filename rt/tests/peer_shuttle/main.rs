@@ -17,6 +17,7 @@ mod barrier;
 mod condvar;
 mod mutex;
 mod rwlock;
+mod thread;
 
 /// The seed of every sampled search here.
 const SEED: u64 = 3;
