@@ -16,6 +16,7 @@ use rankcheck_rt as rankcheck;
 mod barrier;
 mod condvar;
 mod mutex;
+mod once;
 mod rwlock;
 mod thread;
 
