@@ -15,6 +15,7 @@ use rankcheck_rt as rankcheck;
 
 mod barrier;
 mod condvar;
+mod mpsc;
 mod mutex;
 mod once;
 mod rwlock;
