@@ -62,7 +62,7 @@ where
 
 #[test]
 fn basic_dfs() {
-    basic(2, |f| check_dfs(f));
+    basic(2, check_dfs);
 }
 
 #[test]
@@ -118,7 +118,7 @@ where
 #[test]
 fn basic_static_dfs() {
     static O: Once = Once::new();
-    basic_static(&O, 2, |f| check_dfs(f));
+    basic_static(&O, 2, check_dfs);
 }
 
 #[test]
@@ -296,5 +296,5 @@ where
 
 #[test]
 fn moved_dfs() {
-    moved(|f| check_dfs(f));
+    moved(check_dfs);
 }
