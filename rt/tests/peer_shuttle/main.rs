@@ -13,6 +13,7 @@
 use rankcheck::{Builder, Strategy};
 use rankcheck_rt as rankcheck;
 
+mod atomic;
 mod barrier;
 mod condvar;
 mod mpsc;
