@@ -349,10 +349,7 @@ mod bool {
 
             let thd1 = {
                 let x = x.clone();
-                thread::spawn(move || {
-                    let val = x.fetch_not(Ordering::SeqCst);
-                    val
-                })
+                thread::spawn(move || x.fetch_not(Ordering::SeqCst))
             };
 
             let val = x.fetch_not(Ordering::SeqCst);
