@@ -19,6 +19,7 @@ mod condvar;
 mod mpsc;
 mod mutex;
 mod once;
+mod panic;
 mod rwlock;
 mod thread;
 
