@@ -16,6 +16,7 @@ use rankcheck_rt as rankcheck;
 mod atomic;
 mod barrier;
 mod condvar;
+mod lazy_static;
 mod mpsc;
 mod mutex;
 mod once;
