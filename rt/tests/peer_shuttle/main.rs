@@ -23,6 +23,7 @@ mod once;
 mod panic;
 mod rwlock;
 mod thread;
+mod timeout;
 
 /// The seed of every sampled search here.
 const SEED: u64 = 3;
