@@ -21,6 +21,7 @@ mod mpsc;
 mod mutex;
 mod once;
 mod panic;
+mod pct;
 mod rwlock;
 mod thread;
 mod timeout;
