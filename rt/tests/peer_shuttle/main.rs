@@ -15,6 +15,7 @@ use rankcheck_rt as rankcheck;
 
 mod atomic;
 mod barrier;
+mod bounded_buffer;
 mod condvar;
 mod lazy_static;
 mod mpsc;
@@ -25,6 +26,9 @@ mod pct;
 mod rwlock;
 mod thread;
 mod timeout;
+
+#[path = "../support/mod.rs"]
+mod support;
 
 /// The seed of every sampled search here.
 const SEED: u64 = 3;
