@@ -166,7 +166,7 @@ fn run_mutex_test(
 #[test]
 fn mutex_dfs() {
     static THREADS: Threads = LazyLock::new(Default::default);
-    run_mutex_test(&THREADS, 2, |f| check_dfs(f));
+    run_mutex_test(&THREADS, 2, check_dfs);
 }
 
 // Like `mutex_dfs` but with more threads, making it too expensive to do DFS.
