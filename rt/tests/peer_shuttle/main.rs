@@ -18,9 +18,12 @@
 //! tags, annotations, metrics, vector clocks, resource signatures),
 //! `basic/{dfs, config, shrink, portfolio}.rs` (they count its DFS's
 //! executions or drive its scheduler API), `data/random.rs` (its
-//! scheduler-controlled `rand`, which rankcheck has not), `ui/` (its
-//! compile-fail tests). Not yet ported: `basic/{execution, replay, task,
-//! teardown, uncontrolled_nondeterminism}.rs`, `advanced/`, `demo/surw.rs`,
+//! scheduler-controlled `rand`, which rankcheck has not), `basic/task.rs`
+//! (its task signatures, read through its tracing events),
+//! `basic/uncontrolled_nondeterminism.rs` (its checking scheduler, which
+//! runs every schedule twice, and its `rand`), `ui/` (its compile-fail
+//! tests). Not yet ported: `basic/{execution, replay, teardown}.rs`,
+//! `advanced/`, `demo/surw.rs`,
 //! and (waiting for `rankcheck::future`) `future/` and
 //! `demo/async_match_deadlock.rs`.
 
