@@ -12,7 +12,8 @@
 //!
 //! Ported: `basic/{atomic, barrier, condvar, lazy_static, mpsc, mutex,
 //! once, panic, pct, rwlock, thread, timeout}.rs` and
-//! `demo/bounded_buffer.rs`. Skipped as shuttle-internal: `basic/{tracing,
+//! `demo/{bounded_buffer, surw}.rs` (their async tests wait for the
+//! future port). Skipped as shuttle-internal: `basic/{tracing,
 //! labels, tag, annotation, metrics, clocks, resource_signatures}.rs` and
 //! `execution_state_global_subscriber.rs` (its tracing subscriber, labels,
 //! tags, annotations, metrics, vector clocks, resource signatures),
@@ -23,7 +24,7 @@
 //! `basic/uncontrolled_nondeterminism.rs` (its checking scheduler, which
 //! runs every schedule twice, and its `rand`), `ui/` (its compile-fail
 //! tests). Not yet ported: `basic/{execution, replay, teardown}.rs`,
-//! `advanced/`, `demo/surw.rs`,
+//! `advanced/`,
 //! and (waiting for `rankcheck::future`) `future/` and
 //! `demo/async_match_deadlock.rs`.
 
@@ -41,6 +42,7 @@ mod once;
 mod panic;
 mod pct;
 mod rwlock;
+mod surw;
 mod thread;
 mod timeout;
 
