@@ -36,7 +36,7 @@ pub struct Line {
 }
 
 /// The lines compared, the default first.
-pub const LINES: [Line; 15] = [
+pub const LINES: [Line; 16] = [
     Line {
         strategy: "default",
         parameters: "",
@@ -111,6 +111,11 @@ pub const LINES: [Line; 15] = [
         strategy: "surw",
         parameters: "",
         flags: &["--strategy", "surw"],
+    },
+    Line {
+        strategy: "ksurw",
+        parameters: "",
+        flags: &["--strategy", "ksurw"],
     },
 ];
 

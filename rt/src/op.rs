@@ -787,7 +787,9 @@ pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> Thread
         if let Some(trace) = &mut ex.trace {
             trace.spawned(child);
         }
-        end_step(ex, event(EventKind::Spawn, None, false));
+        let mut spawned = event(EventKind::Spawn, None, false);
+        spawned.loc = Some(ex.registry.spawn_site(site));
+        end_step(ex, spawned);
         child
     })
 }
