@@ -20,6 +20,12 @@
 //! and meanwhile the other threads' steps are chosen by weighted partial
 //! order sampling ([`crate::pos`]), so that bugs that also need an
 //! interleaving elsewhere stay in reach.
+//!
+//! Kind-weighted SURW (rankcheck's own) weighs each thread's target
+//! accesses by one over the number of threads spawned at its place
+//! ([`EventCounts::accesses_by_kind`]), and refines its draw at a spawn
+//! rather than drawing again: one thread among many copies of another
+//! code then gets even odds of the next target access.
 
 use std::sync::Arc;
 

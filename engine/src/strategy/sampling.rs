@@ -1,7 +1,7 @@
 //! The sampling strategies that track every access and state no bound:
 //! partial order sampling ([`crate::pos`]), and the uniform random walks
-//! URW and SURW ([`crate::walk`]). They look at each thread's next
-//! operation, so they track every variable.
+//! URW, SURW and kind-weighted SURW ([`crate::walk`]). They look at each
+//! thread's next operation, so they track every variable.
 
 use std::sync::Arc;
 
@@ -93,12 +93,14 @@ impl SamplingStrategy {
         self.sampling
     }
 
-    /// The variables SURW draws its target from (empty for the others).
+    /// The variables SURW (either weighting) draws its target from (empty
+    /// for the others).
     pub fn targets(&self) -> Vec<VarId> {
         self.targets.iter().map(|(var, _, _)| *var).collect()
     }
 
-    /// The target of the run seeded `seed`: SURW's only.
+    /// The target of the run seeded `seed`: SURW's and kind-weighted
+    /// SURW's only.
     pub fn target(&self, seed: u64) -> Option<VarId> {
         if !matches!(self.sampling, Sampling::Surw | Sampling::KindSurw) {
             return None;
