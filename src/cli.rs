@@ -608,6 +608,10 @@ pub enum StrategyArg {
     /// variable per run in uniform order, weighted partial order sampling
     /// elsewhere.
     Surw,
+    /// SURW by thread kind: threads spawned at one place (copies of one
+    /// code) weigh together as one thread in the draw of the next target
+    /// access, so a single thread of another kind is not crowded out.
+    Ksurw,
 }
 
 impl StrategyArg {
@@ -623,6 +627,7 @@ impl StrategyArg {
             StrategyArg::Swpos => "swpos",
             StrategyArg::Urw => "urw",
             StrategyArg::Surw => "surw",
+            StrategyArg::Ksurw => "ksurw",
         }
     }
 
@@ -660,6 +665,7 @@ impl StrategyArg {
             StrategyArg::Swpos => Some(Sampling::StickyPos),
             StrategyArg::Urw => Some(Sampling::Urw),
             StrategyArg::Surw => Some(Sampling::Surw),
+            StrategyArg::Ksurw => Some(Sampling::KindSurw),
             _ => None,
         }
     }

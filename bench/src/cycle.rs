@@ -6,7 +6,7 @@
 //! on each program: the bugs it found over the executions it ran. A cycle
 //! then has an expected number of executions to each program's first bug,
 //! which this compares with the fastest line's (`1 / rate`). The search
-//! (simulated annealing over cycles of 3 to 16 components, always with
+//! (simulated annealing over cycles of 3 to 32 components, always with
 //! PCT d=1 and d=3 and PCTVB d=2 v=1, whose runs earn the guarantee)
 //! minimises the largest ratio over the corpus, and must find every bug
 //! within the cap.
@@ -25,11 +25,12 @@ use crate::workload::{commit, root};
 
 /// The lines a cycle can be made of: the sampling strategies, PCT's
 /// settings and PCTVB's (the engine's `default_search` names each so).
-const COMPONENTS: [&str; 11] = [
+const COMPONENTS: [&str; 12] = [
     "urw",
     "swpos",
     "pos",
     "surw",
+    "ksurw",
     "wpos",
     "pct d=1",
     "pct d=2",
@@ -263,7 +264,7 @@ fn markdown(model: &Model, current: &[String], best: &[String], args: &CycleArgs
     let mut md = String::from("# The default search's cycle\n\n");
     let _ = writeln!(
         md,
-        "Written by `cargo run --release -p rankcheck-bench -- cycle --extra-seeds {} --seed {}` at commit {} from `strategies.csv` and `cycle_extra.csv`. Each line's per-run hit rate on a program is the bugs it found over the executions it ran; a cycle's expected executions to the first bug follow from the rates of its components in order, and are compared with the fastest line's, `1 / rate` (every line of the strategy benchmark, the default excepted). The search keeps PCT d=1, PCT d=3 and PCTVB d=2 v=1, whose runs earn the summary's guarantees, and cycles of 3 to 16 runs.\n",
+        "Written by `cargo run --release -p rankcheck-bench -- cycle --extra-seeds {} --seed {}` at commit {} from `strategies.csv` and `cycle_extra.csv`. Each line's per-run hit rate on a program is the bugs it found over the executions it ran; a cycle's expected executions to the first bug follow from the rates of its components in order, and are compared with the fastest line's, `1 / rate` (every line of the strategy benchmark, the default excepted). The search keeps PCT d=1, PCT d=3 and PCTVB d=2 v=1, whose runs earn the summary's guarantees, and cycles of 3 to 32 runs.\n",
         args.extra_seeds,
         args.seed,
         commit()

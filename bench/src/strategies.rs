@@ -36,7 +36,7 @@ pub struct Line {
 }
 
 /// The lines compared, the default first.
-pub const LINES: [Line; 15] = [
+pub const LINES: [Line; 16] = [
     Line {
         strategy: "default",
         parameters: "",
@@ -111,6 +111,11 @@ pub const LINES: [Line; 15] = [
         strategy: "surw",
         parameters: "",
         flags: &["--strategy", "surw"],
+    },
+    Line {
+        strategy: "ksurw",
+        parameters: "",
+        flags: &["--strategy", "ksurw"],
     },
 ];
 
@@ -456,6 +461,25 @@ fn confirm(args: &StrategiesArgs, trials: &[Trial], confirm_path: &Path) -> Resu
             }
         }
     }
+    // The corner windows held to PCTVB at depth 2 over one variable.
+    let corner = LINES
+        .iter()
+        .find(|l| line_name(l.strategy, l.parameters) == report::CORNER_LINE);
+    for program in programs
+        .iter()
+        .filter(|p| report::is_corner_target(&p.name))
+    {
+        let over = report::corner_ratio(trials, &program.name)
+            .is_some_and(|(_, _, ratio)| ratio > report::MAX_SLOWDOWN);
+        for line in [default].into_iter().chain(corner).filter(|_| over) {
+            for seed in CONFIRM_FIRST_SEED..CONFIRM_FIRST_SEED + args.confirm_seeds {
+                let trial = (program.clone(), line, seed);
+                if !todo.iter().any(|t| same_trial(t, &trial)) {
+                    todo.push(trial);
+                }
+            }
+        }
+    }
     start_csv(confirm_path)?;
     if todo.is_empty() {
         return Ok(());
@@ -467,6 +491,11 @@ fn confirm(args: &StrategiesArgs, trials: &[Trial], confirm_path: &Path) -> Resu
         args.jobs,
         confirm_path,
     )
+}
+
+/// Whether two trials to run are the same (program, line, seed).
+fn same_trial(a: &(Program, &Line, u64), b: &(Program, &Line, u64)) -> bool {
+    a.0.name == b.0.name && std::ptr::eq(a.1, b.1) && a.2 == b.2
 }
 
 /// An empty trials CSV at `path`: the header only.

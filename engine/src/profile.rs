@@ -8,7 +8,7 @@ use crate::executable::InstanceKey;
 use crate::id::{ThreadId, VarId};
 use crate::outcome::Outcome;
 use crate::random::RandomScheduler;
-use crate::scheduler::{Point, Scheduler};
+use crate::scheduler::{Loc, Point, Scheduler};
 use crate::search::{run_seed, Failure};
 use crate::vm::{Limits, Vm};
 use crate::Executable;
@@ -66,6 +66,10 @@ pub struct Profile {
 pub struct ThreadProfile {
     /// The thread that spawned it, if any run saw one.
     pub parent: Option<ThreadId>,
+    /// The `spawn` that created it, if any run saw one and the front end
+    /// says where (the VM does, rankcheck-rt does not): threads spawned at
+    /// the same place run the same code.
+    pub spawn_site: Option<Loc>,
     /// Steps it took per run on average.
     pub mean_steps: f64,
     /// Its tracked accesses per run on average, by variable.
@@ -91,6 +95,7 @@ pub struct Counting {
     /// Per thread this run: steps, parent, tracked accesses per variable.
     steps: Vec<u64>,
     parents: Vec<Option<ThreadId>>,
+    spawn_sites: Vec<Option<Loc>>,
     by_thread: BTreeMap<(ThreadId, VarId), u64>,
 }
 
@@ -104,6 +109,7 @@ impl Counting {
             writes: vec![0; n_vars],
             steps: Vec::new(),
             parents: Vec::new(),
+            spawn_sites: Vec::new(),
             by_thread: BTreeMap::new(),
         }
     }
@@ -121,6 +127,7 @@ impl Counting {
         self.writes.iter_mut().for_each(|w| *w = 0);
         self.steps.clear();
         self.parents.clear();
+        self.spawn_sites.clear();
         self.by_thread.clear();
     }
 
@@ -128,6 +135,7 @@ impl Counting {
         if self.steps.len() <= thread.index() {
             self.steps.resize(thread.index() + 1, 0);
             self.parents.resize(thread.index() + 1, None);
+            self.spawn_sites.resize(thread.index() + 1, None);
         }
     }
 
@@ -152,6 +160,7 @@ impl Scheduler for Counting {
                 let child = ThreadId(point.threads as u32 - 1);
                 self.thread(child);
                 self.parents[child.index()] = Some(thread);
+                self.spawn_sites[child.index()] = point.event.loc;
             }
         }
         if let (Some(var), Some(thread), true) = (point.event.var, point.last, point.event.tracked)
@@ -176,6 +185,7 @@ impl Scheduler for Counting {
 #[derive(Default)]
 struct ThreadTotals {
     parents: Vec<Option<ThreadId>>,
+    spawn_sites: Vec<Option<Loc>>,
     steps: Vec<u64>,
     accesses: BTreeMap<(ThreadId, VarId), u64>,
 }
@@ -186,6 +196,7 @@ impl ThreadTotals {
         if self.steps.len() < n {
             self.steps.resize(n, 0);
             self.parents.resize(n, None);
+            self.spawn_sites.resize(n, None);
         }
         for (t, steps) in run.steps.iter().enumerate() {
             self.steps[t] += steps;
@@ -193,6 +204,11 @@ impl ThreadTotals {
         for (t, parent) in run.parents.iter().enumerate() {
             if parent.is_some() {
                 self.parents[t] = *parent;
+            }
+        }
+        for (t, site) in run.spawn_sites.iter().enumerate() {
+            if site.is_some() {
+                self.spawn_sites[t] = *site;
             }
         }
         for (key, count) in &run.by_thread {
@@ -211,9 +227,10 @@ impl ThreadTotals {
         let mut threads: Vec<ThreadProfile> = self
             .steps
             .iter()
-            .zip(&self.parents)
-            .map(|(steps, parent)| ThreadProfile {
+            .zip(self.parents.iter().zip(&self.spawn_sites))
+            .map(|(steps, (parent, spawn_site))| ThreadProfile {
                 parent: *parent,
+                spawn_site: *spawn_site,
                 mean_steps: per_run(*steps),
                 mean_accesses: BTreeMap::new(),
             })

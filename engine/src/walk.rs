@@ -20,6 +20,12 @@
 //! and meanwhile the other threads' steps are chosen by weighted partial
 //! order sampling ([`crate::pos`]), so that bugs that also need an
 //! interleaving elsewhere stay in reach.
+//!
+//! Kind-weighted SURW (rankcheck's own) weighs each thread's target
+//! accesses by one over the number of threads spawned at its place
+//! ([`EventCounts::accesses_by_kind`]), and refines its draw at a spawn
+//! rather than drawing again: one thread among many copies of another
+//! code then gets even odds of the next target access.
 
 use std::sync::Arc;
 
@@ -88,6 +94,28 @@ impl EventCounts {
             .threads
             .iter()
             .map(|t| t.mean_accesses.get(&var).copied().unwrap_or(0.0))
+            .collect();
+        EventCounts::new(own, &parents(profile))
+    }
+
+    /// The accesses of `var`, each thread's divided by the number of
+    /// threads spawned where it was (its kind, by
+    /// [`ThreadProfile::spawn_site`](crate::profile::ThreadProfile)): what
+    /// kind-weighted SURW weighs. Copies of one code count as one thread
+    /// together, so a single thread of another kind is not crowded out by
+    /// many of the same kind.
+    pub fn accesses_by_kind(profile: &Profile, var: VarId) -> EventCounts {
+        let sites: Vec<_> = profile.threads.iter().map(|t| t.spawn_site).collect();
+        let own = profile
+            .threads
+            .iter()
+            .map(|t| {
+                let accesses = t.mean_accesses.get(&var).copied().unwrap_or(0.0);
+                let kind = t
+                    .spawn_site
+                    .map_or(1, |site| sites.iter().filter(|&&s| s == Some(site)).count());
+                accesses / kind as f64
+            })
             .collect();
         EventCounts::new(own, &parents(profile))
     }
@@ -202,6 +230,8 @@ pub struct SurwScheduler {
     drawn_among: usize,
     /// Steps free threads took since the last target access.
     free_steps: u32,
+    /// Whether a spawn refines the draw rather than redrawing.
+    refine: bool,
     weights: Vec<f64>,
     free: Vec<ThreadId>,
     /// Decides among the free threads: weighted partial order sampling.
@@ -226,10 +256,18 @@ impl SurwScheduler {
             intended: None,
             drawn_among: 0,
             free_steps: 0,
+            refine: false,
             weights: Vec::new(),
             free: Vec::new(),
             elsewhere: PosScheduler::weighted(seed ^ 0x5eed_e15e_0000_0001, steps),
         }
+    }
+
+    /// This scheduler, refining its draw at a spawn rather than drawing
+    /// again (kind-weighted SURW's rule; see `after_spawn`).
+    pub fn refining(mut self) -> SurwScheduler {
+        self.refine = true;
+        self
     }
 
     /// The thread whose target access must come next, if drawn.
@@ -277,6 +315,25 @@ impl SurwScheduler {
         chosen
     }
 
+    /// A thread was drawn for its children's accesses too; now that one
+    /// is spawned, each stands for itself. SURW draws again among every
+    /// thread; with `refine`, only a draw that named the spawning thread
+    /// is refined, between it and its new children by their weights, so
+    /// that the draw keeps its odds.
+    fn after_spawn(&mut self, point: &Point<'_>) {
+        let spawner = self.intended.filter(|&i| point.last == Some(i));
+        self.intended = match spawner {
+            Some(i) if self.refine => {
+                let mut candidates = vec![i];
+                candidates.extend((self.drawn_among..point.threads).map(|t| ThreadId(t as u32)));
+                self.draw(point, &candidates)
+            }
+            _ if self.refine => self.intended,
+            _ => None,
+        };
+        self.drawn_among = point.threads;
+    }
+
     /// Run `thread`'s target access.
     fn release(&mut self, point: &Point<'_>, thread: ThreadId) -> ThreadId {
         bump(&mut self.done, thread);
@@ -291,9 +348,7 @@ impl Scheduler for SurwScheduler {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
         self.elsewhere.observe(point);
         if self.drawn_among != point.threads {
-            // A thread was drawn for its children's accesses too; now that
-            // one is spawned, each stands for itself: draw again.
-            self.intended = None;
+            self.after_spawn(point);
         }
         if let Some(i) = self.intended {
             if point.is_enabled(i) && self.at_target(point, i) {
@@ -462,6 +517,100 @@ mod tests {
         }
     }
 
+    /// Threads 0 and 1 exist and thread 0 is about to spawn thread 2; none
+    /// is at the target. Thread 0 has one target access of its own and
+    /// stands for its child's one, thread 1 has one.
+    fn spawn_ahead() -> (Arc<EventCounts>, [Pending; 3]) {
+        let counts = EventCounts::new(
+            vec![1.0, 1.0, 1.0],
+            &[None, Some(ThreadId(0)), Some(ThreadId(0))],
+        );
+        (Arc::new(counts), [access(1), access(1), access(1)])
+    }
+
+    /// At a spawn, kind-weighted SURW keeps a draw that named another
+    /// thread, and splits one that named the spawner between it and the
+    /// child by their accesses left (one each here).
+    #[test]
+    fn a_refining_surw_splits_only_the_spawners_draw_at_a_spawn() {
+        let (counts, pending) = spawn_ahead();
+        let before = [ThreadId(0), ThreadId(1)];
+        let before_position = positions(&before, 2);
+        let mut start = Point::new(None, Event::START, &before, &before, &before_position);
+        start.pending = &pending[..2];
+        let after = [ThreadId(0), ThreadId(1), ThreadId(2)];
+        let after_position = positions(&after, 3);
+        let spawned = Event {
+            kind: crate::EventKind::Spawn,
+            ..Event::START
+        };
+        let mut spawn = Point::new(Some(ThreadId(0)), spawned, &after, &after, &after_position);
+        spawn.pending = &pending;
+        let mut split = [0; 3];
+        for seed in 0..2000 {
+            let mut surw =
+                SurwScheduler::new(seed, Some(VarId(0)), counts.clone(), Arc::default()).refining();
+            surw.choose(&start);
+            let drawn = surw.intended().expect("a draw");
+            surw.choose(&spawn);
+            let now = surw.intended().expect("a draw");
+            if drawn == ThreadId(1) {
+                assert_eq!(now, ThreadId(1), "seed {seed}");
+            } else {
+                split[now.index()] += 1;
+            }
+        }
+        // Thread 0 was drawn two times in three, then half of those go
+        // to the child.
+        assert!(split[0] > 550 && split[2] > 550, "{split:?}");
+    }
+
+    /// Main (thread 0) spawns three threads at one place and one at
+    /// another, each with one target access: each of the three weighs a
+    /// third, the fourth one, and main stands for all of them.
+    #[test]
+    fn kind_weights_divide_a_thread_by_the_threads_spawned_where_it_was() {
+        use crate::id::FuncId;
+        use crate::profile::ThreadProfile;
+        use crate::scheduler::Loc;
+        let child = |pc| ThreadProfile {
+            parent: Some(ThreadId(0)),
+            spawn_site: Some(Loc {
+                func: FuncId(0),
+                pc,
+            }),
+            mean_steps: 2.0,
+            mean_accesses: [(VarId(0), 1.0)].into(),
+        };
+        let mut profile = profile_of(Vec::new());
+        profile.threads = vec![
+            ThreadProfile::default(),
+            child(5),
+            child(5),
+            child(5),
+            child(9),
+        ];
+        let counts = EventCounts::accesses_by_kind(&profile, VarId(0));
+        assert!((counts.remaining(ThreadId(1), 0.0, 5) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(counts.remaining(ThreadId(4), 0.0, 5), 1.0);
+        assert!((counts.remaining(ThreadId(0), 0.0, 1) - 2.0).abs() < 1e-12);
+        let plain = EventCounts::accesses(&profile, VarId(0));
+        assert_eq!(plain.remaining(ThreadId(0), 0.0, 1), 4.0);
+    }
+
+    fn profile_of(vars: Vec<crate::profile::VarProfile>) -> Profile {
+        Profile {
+            runs: 1,
+            max_threads: 6,
+            max_accesses: 0,
+            max_steps: 0,
+            vars,
+            failure: None,
+            instances: Vec::new(),
+            threads: Vec::new(),
+        }
+    }
+
     #[test]
     fn targets_are_written_shared_variables_drawn_by_accesses() {
         use crate::profile::VarProfile;
@@ -471,21 +620,12 @@ mod tests {
             max_threads: threads,
             writes,
         };
-        let profile = Profile {
-            runs: 1,
-            max_threads: 6,
-            max_accesses: 0,
-            max_steps: 0,
-            vars: vec![
-                var(10.0, 3, 1),
-                var(30.0, 3, 2),
-                var(50.0, 6, 0),
-                var(9.0, 2, 4),
-            ],
-            failure: None,
-            instances: Vec::new(),
-            threads: Vec::new(),
-        };
+        let profile = profile_of(vec![
+            var(10.0, 3, 1),
+            var(30.0, 3, 2),
+            var(50.0, 6, 0),
+            var(9.0, 2, 4),
+        ]);
         let targets = surw_targets(&profile);
         assert_eq!(targets, vec![(VarId(0), 10.0), (VarId(1), 30.0)]);
         let ones = (0..4000)

@@ -189,13 +189,14 @@ fn strategy(value: &Expr) -> syn::Result<Tokens> {
         "swpos" => quote! { Swpos },
         "urw" => quote! { Urw },
         "surw" => quote! { Surw },
+        "ksurw" => quote! { Ksurw },
         "random" => quote! { Random },
         other => {
             return Err(error(
                 value,
                 &format!(
                     "unknown strategy `{other}`: expected portfolio, pctvb, pct, pos, wpos, \
-                     swpos, urw, surw or random"
+                     swpos, urw, surw, ksurw or random"
                 ),
             ))
         }

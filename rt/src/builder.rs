@@ -40,6 +40,9 @@ pub enum Strategy {
     Urw,
     /// Selectively uniform random walk.
     Surw,
+    /// Selectively uniform random walk in which the threads one `spawn`
+    /// call started weigh as one thread together.
+    Ksurw,
     /// A random thread at every point.
     Random,
 }
@@ -56,6 +59,7 @@ impl Strategy {
             Strategy::Swpos => "swpos",
             Strategy::Urw => "urw",
             Strategy::Surw => "surw",
+            Strategy::Ksurw => "ksurw",
             Strategy::Random => "random",
         }
     }

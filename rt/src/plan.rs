@@ -31,6 +31,7 @@ pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result
         Strategy::Swpos => Some(Sampling::StickyPos),
         Strategy::Urw => Some(Sampling::Urw),
         Strategy::Surw => Some(Sampling::Surw),
+        Strategy::Ksurw => Some(Sampling::KindSurw),
         _ => None,
     };
     let asks_settings = builder.depth.is_some() || builder.vars.is_some();

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::Location;
 
-use rankcheck_engine::VarId;
+use rankcheck_engine::scheduler::Loc;
+use rankcheck_engine::{FuncId, VarId};
 
 /// What identifies a variable across runs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -98,6 +99,13 @@ pub struct Registry {
     threads: FastMap<(u32, u32), u32>,
     /// Each identity's name, for variable names.
     thread_names: Vec<String>,
+    /// The places `spawn` was called from, numbered in order of first use.
+    spawn_sites: FastMap<&'static Location<'static>, u32>,
+    /// The same numbers by the address of the `Location`: equal addresses
+    /// are equal places, so a spawn hashes no file name once its call was
+    /// seen (one place may have several addresses: a miss falls back to
+    /// `spawn_sites`).
+    spawn_addresses: FastMap<usize, u32>,
 }
 
 /// The identity of every test's main thread.
@@ -128,6 +136,27 @@ impl Registry {
             self.thread_names.push(name());
         }
         id
+    }
+
+    /// Where a `spawn` called at `site` happened, as the engine's
+    /// schedulers see it: the same place whenever the same call spawns,
+    /// so threads spawned by one call count as one kind (kind-weighted
+    /// SURW). There is no instruction: the call's number is the function.
+    pub fn spawn_site(&mut self, site: &'static Location<'static>) -> Loc {
+        let address = std::ptr::from_ref(site) as usize;
+        let number = match self.spawn_addresses.get(&address) {
+            Some(&number) => number,
+            None => {
+                let next = self.spawn_sites.len() as u32;
+                let number = *self.spawn_sites.entry(site).or_insert(next);
+                self.spawn_addresses.insert(address, number);
+                number
+            }
+        };
+        Loc {
+            func: FuncId(number),
+            pc: 0,
+        }
     }
 
     /// The variable of the `index`-th `kind` that the thread with identity

@@ -24,7 +24,9 @@ fn two_nights(name: &str) -> PathBuf {
     let dir = fresh(name);
     let nights = [
         ("long.toml", "h1", "2000", Some(0)),
-        ("suite.toml", "h2", "4000", Some(1)),
+        // Enough for every stream of the three programs to get a chunk:
+        // the default's cycle has eight per program.
+        ("suite.toml", "h2", "5000", Some(1)),
     ];
     for (suite_file, night, runs, status) in nights {
         let args = ["--runs", runs, "--chunk", "256", "--night", night];

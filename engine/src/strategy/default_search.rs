@@ -7,11 +7,12 @@
 //! bug, computed from each strategy's measured per-run hit rate, stay
 //! closest to the fastest strategy's on every program. PCTVB finds a
 //! short window at a rarely accessed ("corner") variable among many hot
-//! accesses (the scaled families of bench/corpus/scaled), URW the bugs
-//! that need the finest interleaving in a run or two, SURW the ones where
-//! a spawning thread must run ahead or a thread must stop between two
-//! critical sections, sticky POS and PCT with no change point (depth 1)
-//! the ones that need only an order of whole threads. PCT at depth 3
+//! accesses (the scaled families of bench/corpus/scaled), URW and POS the
+//! bugs that need the finest interleaving in a run or two, kind-weighted
+//! SURW the ones where a spawning thread must run ahead or one thread must
+//! come between two steps of any of many copies of another, sticky POS and
+//! PCT with no change point (depth 1) the ones that need only an order of
+//! whole threads. PCT at depth 3
 //! earns a guarantee over every variable, PCTVB one per variable.
 
 use super::settings::default_pool;
@@ -62,43 +63,41 @@ const PCTVB_D3_V1: Component = Setting {
     vars: Vars::Drawn(1),
 };
 
-/// The cycle, from `rankcheck-bench cycle` (results/cycle.md): 11 of its
-/// 29 runs are PCTVB's (10 of depth 3, 1 of depth 2, each over one
+/// The cycle, from `rankcheck-bench cycle` (results/cycle.md): 12 of its
+/// 26 runs are PCTVB's (11 of depth 3, 1 of depth 2, each over one
 /// variable), which find a short window at a rarely accessed variable in
-/// a few runs whatever the hot accesses around it; 11 are SURW's, the
-/// fastest on most programs of the corpus and far the fastest on
-/// twostage; 3 sticky POS, 2 URW, and one run each of the two PCT
-/// settings.
-const CYCLE: [Component; 29] = [
+/// a few runs whatever the hot accesses around it; 9 are kind-weighted
+/// SURW's, the fastest on most programs of the corpus and far the fastest
+/// where one thread must act before any of many copies of another
+/// (reorder, twostage); one run each of URW, sticky POS, POS, and the two
+/// PCT settings.
+const CYCLE: [Component; 26] = [
     S(Sampling::Urw),
+    S(Sampling::KindSurw),
     S(Sampling::StickyPos),
-    S(Sampling::Urw),
-    PCTVB_D3_V1,
-    S(Sampling::StickyPos),
-    S(Sampling::Surw),
-    PCTVB_D3_V1,
-    S(Sampling::Surw),
-    PCTVB_D3_V1,
-    PCTVB_D3_V1,
-    PCTVB_D3_V1,
-    PCTVB_D3_V1,
-    S(Sampling::Surw),
-    PCTVB_D3_V1,
-    PCTVB_D3_V1,
-    S(Sampling::StickyPos),
-    S(Sampling::Surw),
-    S(Sampling::Surw),
-    PCTVB_D3_V1,
-    PCTVB_D3_V1,
-    S(Sampling::Surw),
-    S(Sampling::Surw),
-    S(Sampling::Surw),
-    PCT_D1,
-    PCT_D3,
-    S(Sampling::Surw),
+    S(Sampling::KindSurw),
     PCTVB_D2_V1,
-    S(Sampling::Surw),
-    S(Sampling::Surw),
+    S(Sampling::Pos),
+    S(Sampling::KindSurw),
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    S(Sampling::KindSurw),
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    S(Sampling::KindSurw),
+    PCT_D1,
+    S(Sampling::KindSurw),
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    S(Sampling::KindSurw),
+    S(Sampling::KindSurw),
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    S(Sampling::KindSurw),
+    PCTVB_D3_V1,
+    PCTVB_D3_V1,
+    PCT_D3,
 ];
 
 /// The cycle as the lines of `rankcheck-bench strategies` name its

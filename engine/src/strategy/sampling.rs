@@ -1,7 +1,7 @@
 //! The sampling strategies that track every access and state no bound:
 //! partial order sampling ([`crate::pos`]), and the uniform random walks
-//! URW and SURW ([`crate::walk`]). They look at each thread's next
-//! operation, so they track every variable.
+//! URW, SURW and kind-weighted SURW ([`crate::walk`]). They look at each
+//! thread's next operation, so they track every variable.
 
 use std::sync::Arc;
 
@@ -27,6 +27,9 @@ pub enum Sampling {
     Urw,
     /// Selectively uniform random walk over one target variable's accesses.
     Surw,
+    /// SURW whose threads spawned at one place weigh as one thread
+    /// together.
+    KindSurw,
 }
 
 impl Sampling {
@@ -38,6 +41,7 @@ impl Sampling {
             Sampling::StickyPos => "swpos",
             Sampling::Urw => "urw",
             Sampling::Surw => "surw",
+            Sampling::KindSurw => "ksurw",
         }
     }
 }
@@ -57,16 +61,24 @@ impl SamplingStrategy {
     /// runs in `profile`.
     pub fn new(sampling: Sampling, profile: &Profile) -> SamplingStrategy {
         let targets = match sampling {
-            Sampling::Surw => surw_targets(profile)
-                .into_iter()
-                .map(|(var, weight)| (var, weight, Arc::new(EventCounts::accesses(profile, var))))
-                .collect(),
+            Sampling::Surw | Sampling::KindSurw => {
+                let counts = match sampling {
+                    Sampling::Surw => EventCounts::accesses,
+                    _ => EventCounts::accesses_by_kind,
+                };
+                surw_targets(profile)
+                    .into_iter()
+                    .map(|(var, weight)| (var, weight, Arc::new(counts(profile, var))))
+                    .collect()
+            }
             _ => Vec::new(),
         };
         let steps = match sampling {
-            Sampling::Urw | Sampling::WeightedPos | Sampling::StickyPos | Sampling::Surw => {
-                EventCounts::steps(profile)
-            }
+            Sampling::Urw
+            | Sampling::WeightedPos
+            | Sampling::StickyPos
+            | Sampling::Surw
+            | Sampling::KindSurw => EventCounts::steps(profile),
             _ => EventCounts::default(),
         };
         SamplingStrategy {
@@ -81,14 +93,16 @@ impl SamplingStrategy {
         self.sampling
     }
 
-    /// The variables SURW draws its target from (empty for the others).
+    /// The variables SURW (either weighting) draws its target from (empty
+    /// for the others).
     pub fn targets(&self) -> Vec<VarId> {
         self.targets.iter().map(|(var, _, _)| *var).collect()
     }
 
-    /// The target of the run seeded `seed`: SURW's only.
+    /// The target of the run seeded `seed`: SURW's and kind-weighted
+    /// SURW's only.
     pub fn target(&self, seed: u64) -> Option<VarId> {
-        if self.sampling != Sampling::Surw {
+        if !matches!(self.sampling, Sampling::Surw | Sampling::KindSurw) {
             return None;
         }
         let weights: Vec<(VarId, f64)> = self.targets.iter().map(|(v, w, _)| (*v, *w)).collect();
@@ -138,19 +152,18 @@ impl super::Strategy for SamplingStrategy {
                 SamplingScheduler::Pos(PosScheduler::sticky(seed, self.steps.clone()))
             }
             Sampling::Urw => SamplingScheduler::Urw(UrwScheduler::new(seed, self.steps.clone())),
-            Sampling::Surw => {
+            Sampling::Surw | Sampling::KindSurw => {
                 let target = self.target(seed);
                 let counts = self
                     .targets
                     .iter()
                     .find(|(var, _, _)| Some(*var) == target)
                     .map_or_else(Default::default, |(_, _, counts)| counts.clone());
-                SamplingScheduler::Surw(SurwScheduler::new(
-                    seed,
-                    target,
-                    counts,
-                    self.steps.clone(),
-                ))
+                let surw = SurwScheduler::new(seed, target, counts, self.steps.clone());
+                SamplingScheduler::Surw(match self.sampling {
+                    Sampling::KindSurw => surw.refining(),
+                    _ => surw,
+                })
             }
         };
         (Tracked::All, scheduler)

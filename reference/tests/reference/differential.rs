@@ -258,7 +258,7 @@ fn check_replays(subject: &Subject, tally: &mut Tally) -> Result<(), Skip> {
 }
 
 /// (a) for the schedulers that look ahead at pending operations (POS
-/// and its weighted and sticky variants, URW, SURW): looking ahead leaves no trace, so the schedule they pick
+/// and its weighted and sticky variants, URW, SURW and kind-weighted SURW): looking ahead leaves no trace, so the schedule they pick
 /// replays in the reference to the same end; and each step a thread takes
 /// does what its pending operation said it would.
 fn check_sampling(subject: &Subject, all: &Executable, seed: u64) -> Result<(), Skip> {
@@ -281,9 +281,15 @@ fn check_sampling(subject: &Subject, all: &Executable, seed: u64) -> Result<(), 
     let mut urw = Audited::new(UrwScheduler::new(seed, steps.clone()));
     replay_matches(subject, all, &Tracked::All, &mut urw, &what("urw"))?;
     urw.verdict(subject, "urw");
-    let mut surw = Audited::new(SurwScheduler::new(seed, target, counts, steps));
+    let mut surw = Audited::new(SurwScheduler::new(seed, target, counts, steps.clone()));
     replay_matches(subject, all, &Tracked::All, &mut surw, &what("surw"))?;
     surw.verdict(subject, "surw");
+    let by_kind = Arc::new(target.map_or_else(EventCounts::default, |v| {
+        EventCounts::accesses_by_kind(profile, v)
+    }));
+    let mut ksurw = Audited::new(SurwScheduler::new(seed, target, by_kind, steps).refining());
+    replay_matches(subject, all, &Tracked::All, &mut ksurw, &what("ksurw"))?;
+    ksurw.verdict(subject, "ksurw");
     Ok(())
 }
 

@@ -29,7 +29,11 @@ pub fn spawn_as(job: Box<dyn FnOnce()>, name: Option<String>, task: bool, site: 
             if let Some(trace) = &mut ex.trace {
                 trace.spawned(child);
             }
-            end_step(ex, event(EventKind::Spawn, None, false));
+            // Where it was spawned: threads of one `spawn` call are one
+            // kind to kind-weighted SURW.
+            let mut spawned = event(EventKind::Spawn, None, false);
+            spawned.loc = Some(ex.registry.spawn_site(site));
+            end_step(ex, spawned);
             child
         },
     );
