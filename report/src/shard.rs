@@ -303,6 +303,18 @@ pub fn parse_shard(text: &str) -> ShardText {
     out
 }
 
+/// The fingerprint of a built executable (a Rust test binary): FNV-1a, 64
+/// bits, over its bytes, as 16 hex digits. A rebuilt test with other code
+/// has another, and starts its evidence again.
+pub fn executable_fingerprint(bytes: &[u8]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
 /// The variables two threads of a failing interleaving touched, at least
 /// one writing: what it raced on, sorted (a [`Signature`]'s `variables`).
 /// Unlike the variables where change points fired, these do not depend on

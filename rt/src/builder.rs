@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::campaign;
 use crate::environment::Overrides;
 use crate::report::{write_json, Guarantee, Reported};
 use crate::search;
@@ -101,6 +102,9 @@ pub struct Builder {
     pub(crate) json: Option<PathBuf>,
     pub(crate) shrink_time: Option<Duration>,
     pub(crate) wakes: Wakes,
+    /// The index of the first run (`RANKCHECK_FIRST_RUN`): a campaign's
+    /// chunk runs `first_run..first_run + runs` of its stream.
+    pub(crate) first_run: u64,
 }
 
 impl Default for Builder {
@@ -120,6 +124,7 @@ impl Default for Builder {
             json: None,
             shrink_time: Some(Duration::from_millis(500)),
             wakes: DEFAULT_WAKES,
+            first_run: 0,
         }
     }
 }
@@ -276,6 +281,12 @@ impl Builder {
             Ok(reported) => reported,
             Err(refused) => panic!("{refused}"),
         };
+        if let Some(path) = &overrides.records {
+            if let Err(why) = campaign::record(path, &reported.summary, &program, builder.first_run)
+            {
+                panic!("{why}");
+            }
+        }
         builder.conclude(reported)
     }
 

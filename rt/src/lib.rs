@@ -77,6 +77,7 @@
 //! yield gives way at once.
 
 mod builder;
+mod campaign;
 pub mod cell;
 mod divergence;
 mod environment;

@@ -181,14 +181,16 @@ where
 {
     let deadline = builder.time.map(|t| started + t);
     let mut wakes = WakeCount::default();
-    for run in 0..runs {
-        if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
+    for done in 0..runs {
+        if deadline.is_some_and(|d| done % 64 == 0 && Instant::now() >= d) {
             return Outcome {
-                runs: run,
+                runs: done,
                 failure: None,
                 wakes,
             };
         }
+        // A campaign's chunk starts at its own run index (crate::campaign).
+        let run = builder.first_run + done;
         let run_seed = run_seed(seed, run);
         let (tracked, scheduler) = strategy.prepare(run, run_seed);
         let tracking = match tracked {
@@ -200,7 +202,7 @@ where
         wakes.add(result.wakes);
         if result.failure.is_some() {
             return Outcome {
-                runs: run + 1,
+                runs: done + 1,
                 failure: Some(Failed {
                     result,
                     tracking,
