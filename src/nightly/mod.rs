@@ -167,8 +167,7 @@ fn load_rust(specs: &[suite::SuiteRust], tonight: &Tonight) -> Result<(Vec<RustR
         return Ok((runs, worst));
     }
     let dir = tonight.file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let shard = format!("shard-{}-of-{}", tonight.shard.index, tonight.shard.count);
     for spec in specs {
         let tests = match rust_tests(spec) {
@@ -365,7 +364,9 @@ fn header(
 fn rust_start(test: &RustRun, prior: &[Evidence]) -> StreamStart {
     let clean_runs = prior
         .iter()
-        .filter(|e| e.program == test.test.name && e.fingerprint == test.test.executable.fingerprint)
+        .filter(|e| {
+            e.program == test.test.name && e.fingerprint == test.test.executable.fingerprint
+        })
         .map(|e| e.clean_runs)
         .max()
         .unwrap_or(0);
@@ -421,12 +422,7 @@ fn stream_starts(
 }
 
 /// What this process did, for stdout.
-fn summary(
-    tonight: &Tonight,
-    names: &[&str],
-    done: &ShareDone,
-    resumed_runs: u64,
-) -> String {
+fn summary(tonight: &Tonight, names: &[&str], done: &ShareDone, resumed_runs: u64) -> String {
     let (night, night_index, shard, path) =
         (&tonight.name, tonight.index, tonight.shard, &tonight.file);
     let runs: u64 = done.programs.iter().map(|p| p.runs).sum();

@@ -135,7 +135,11 @@ fn build(spec: &SuiteRust) -> Result<Vec<TestExecutable>> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
-        .args(["test", "--no-run", "--message-format=json-render-diagnostics"])
+        .args([
+            "test",
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ])
         .arg("--manifest-path")
         .arg(&spec.manifest);
     if let Some(package) = &spec.package {

@@ -127,9 +127,11 @@ impl RustRun {
                 self.same_build(&f.fingerprint)?;
                 f.program = self.test.name.clone();
                 f.fingerprint = fingerprint.clone();
-                f.replay = f.replay.as_deref().and_then(replay_string).map(|replay| {
-                    self.test.replay_command(replay)
-                });
+                f.replay = f
+                    .replay
+                    .as_deref()
+                    .and_then(replay_string)
+                    .map(|replay| self.test.replay_command(replay));
                 Record::Failure(f)
             }
             other => other,

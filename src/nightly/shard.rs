@@ -210,7 +210,7 @@ impl ShardFile {
                         resumed.runs += c.runs;
                     }
                     Record::Failure(f) if f.replay.is_some() => {
-                        if let Some(identity) = failure_identity(&old, f) {
+                        if let Some(identity) = failure_identity(old, f) {
                             resumed.replays.insert(identity.key());
                         }
                     }
