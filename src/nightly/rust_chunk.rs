@@ -153,7 +153,12 @@ impl RustRun {
     /// The test executable, on the one test, with the chunk's share.
     fn execute(&self, chunk: RustChunk) -> Result<Output> {
         let executable = &self.test.executable;
-        Command::new(&executable.path)
+        let mut command = Command::new(&executable.path);
+        // A group of its own: a SIGINT from the terminal stops the night
+        // after the chunk in flight, which this run is, as for a program.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        command
             .args([
                 "--exact",
                 &self.test.test,

@@ -192,3 +192,75 @@ fn rust_entries_that_cannot_run_are_errors_naming_them() {
     assert_eq!(runs, 512, "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The evidence of a campaign's history, per stream: chunks, runs, clean
+/// runs and failing chunks.
+fn evidence_rows(out: &Path) -> Vec<(String, String, u64, u64, u64, u64)> {
+    let history =
+        rankcheck_history::History::open_existing(&out.join("history.sqlite")).expect("a history");
+    history
+        .evidence(None)
+        .expect("evidence")
+        .into_iter()
+        .map(|e| {
+            let counts = (e.chunks, e.runs, e.clean_runs, e.failures);
+            (e.program, e.setting, counts.0, counts.1, counts.2, counts.3)
+        })
+        .collect()
+}
+
+/// A shard file cut after its first `keep` chunks of the plan, as a
+/// SIGKILL between two chunks leaves it (a chunk's records are one
+/// append): the header, then every record before the first of chunk
+/// `keep`'s.
+fn cut_after_chunks(file: &Path, keep: u64) {
+    let text = std::fs::read_to_string(file).expect("shard file");
+    let lines: Vec<&str> = text.lines().collect();
+    let plan_index = |line: &str| -> Option<u64> {
+        let record: Value = serde_json::from_str(line).ok()?;
+        record["plan_index"].as_u64()
+    };
+    let first_cut = lines
+        .iter()
+        .position(|l| plan_index(l).is_some_and(|i| i >= keep))
+        .expect("more chunks than kept");
+    // A failing chunk's failure record comes just before its chunk records.
+    let mut cut = first_cut;
+    while cut > 1 && lines[cut - 1].contains("\"type\":\"failure\"") {
+        cut -= 1;
+    }
+    let kept: String = lines[..cut].iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(file, kept).expect("shard file cut");
+}
+
+/// A night of Rust tests stopped between two chunks resumes without
+/// losing or repeating a run: run again, it gives exactly the evidence of
+/// the night run through.
+#[test]
+fn a_night_of_rust_tests_resumes_where_it_stopped() {
+    let suite = root().join("examples/rust-nightly/rankcheck.toml");
+    let args = [
+        "--runs", "2048", "--chunk", "256", "--night", "n1", "--seed", "1",
+    ];
+    let run = |out: &Path| {
+        let done = spawn(&suite, out, &args)
+            .wait_with_output()
+            .expect("rankcheck ends");
+        assert_eq!(done.status.code(), Some(1), "a new failure: {done:?}");
+        done
+    };
+    let whole = fresh("rust-nightly-whole");
+    run(&whole);
+    let expected = evidence_rows(&whole);
+
+    let resumed = fresh("rust-nightly-resumed");
+    run(&resumed);
+    cut_after_chunks(&resumed.join("nights/n1/shard-0-of-1.jsonl"), 3);
+    std::fs::remove_file(resumed.join("history.sqlite")).expect("history removed");
+    let again = run(&resumed);
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(stdout.contains(", resuming after "), "{stdout}");
+    assert_eq!(evidence_rows(&resumed), expected);
+    let _ = std::fs::remove_dir_all(&whole);
+    let _ = std::fs::remove_dir_all(&resumed);
+}
