@@ -87,11 +87,19 @@ impl RustRun {
             .records
             .iter()
             .any(|(_, r)| matches!(r, Record::Failure(_)));
-        let chunks = read
+        let settings: Vec<&str> = read
             .records
             .iter()
-            .filter(|(_, r)| matches!(r, Record::Chunk(_)))
-            .count();
+            .filter_map(|(_, r)| match r {
+                Record::Chunk(c) => Some(c.setting.as_str()),
+                _ => None,
+            })
+            .collect();
+        let chunks = settings.len();
+        let distinct: std::collections::BTreeSet<&str> = settings.iter().copied().collect();
+        if distinct.len() < chunks {
+            bail!("the test calls rankcheck::check more than once: a campaign counts one search per test");
+        }
         if !output.status.success() && !failed {
             bail!(
                 "the test executable exited with {} and recorded no failure (a crash, or a panic outside rankcheck::check):\n{}",
