@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::campaign;
 use crate::environment::Overrides;
+use crate::memory::MemoryModel;
 use crate::report::{write_json, Guarantee, Reported};
 use crate::search;
 use crate::wake::Wakes;
@@ -102,6 +103,7 @@ pub struct Builder {
     pub(crate) json: Option<PathBuf>,
     pub(crate) shrink_time: Option<Duration>,
     pub(crate) wakes: Wakes,
+    pub(crate) memory: MemoryModel,
     /// The index of the first run (`RANKCHECK_FIRST_RUN`): a campaign's
     /// chunk runs `first_run..first_run + runs` of its stream.
     pub(crate) first_run: u64,
@@ -124,6 +126,7 @@ impl Default for Builder {
             json: None,
             shrink_time: Some(Duration::from_millis(500)),
             wakes: DEFAULT_WAKES,
+            memory: MemoryModel::Sc,
             first_run: 0,
         }
     }
@@ -239,6 +242,17 @@ impl Builder {
     /// run, as their timeout would then fire (not counted against this).
     pub fn timeouts(mut self, most: u32) -> Builder {
         self.wakes.timeouts = most;
+        self
+    }
+
+    /// The memory model the runs explore (default [`MemoryModel::Sc`]:
+    /// every atomic operation acts as `SeqCst`). Under
+    /// [`MemoryModel::Weak`] the `Ordering`s count: a load may read one of
+    /// its atomic's last 4 stores where C11 allows it, a scheduling choice
+    /// that counts toward the depth (README, Weak memory); the guarantee
+    /// then says it covers C11 weak memory.
+    pub fn memory_model(mut self, model: MemoryModel) -> Builder {
+        self.memory = model;
         self
     }
 

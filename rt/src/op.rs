@@ -62,6 +62,11 @@ fn enter(pending: Pending, operation: Operation, site: Site) -> bool {
         if let Some(trace) = &mut ex.trace {
             trace.operation(ex.current, operation, site);
         }
+        if let Some(Place::Mutex(object)) = pending.location {
+            // Every synchronisation operation releases into its object
+            // as it begins (crate::memory).
+            ex.memory.release_into(ex.current, object as usize);
+        }
         (ex.current, false)
     });
     if over {
@@ -146,6 +151,12 @@ pub fn access(handle: &Handle, write: bool, site: Site) {
     }
     with(|ex| {
         ex.check(handle);
+        if !matches!(ex.objects[handle.object.index()].sync, SyncState::Memory) {
+            // A synchronisation object read as memory (a `Once` found
+            // complete, a `OnceLock` read): it acquires what its
+            // initialiser released (crate::memory).
+            ex.memory.acquire_from(ex.current, handle.object.index());
+        }
         if ex.is_tracked(handle.object) {
             let kind = if write {
                 EventKind::Write
@@ -165,6 +176,7 @@ pub fn create(kind: &'static str, site: Site, sync: SyncState) -> Handle {
 /// End a synchronisation operation on `handle`'s object: always a point,
 /// a change point only when the object is tracked.
 fn sync_done(ex: &mut Execution, kind: EventKind, handle: &Handle) {
+    ex.memory.acquire_from(ex.current, handle.object.index());
     let tracked = ex.is_tracked(handle.object);
     end_step(ex, event(kind, Some(handle.var), tracked));
 }
@@ -367,6 +379,7 @@ pub fn wait(condvar: &Handle, mutex: &Handle, timed: bool, site: Site) -> Woken 
         if let SyncState::Mutex { owner } = &mut ex.objects[mutex.object.index()].sync {
             *owner = None;
         }
+        ex.memory.release_into(running, mutex.object.index());
         refresh_waiters(ex, mutex.object);
         let early = ex.wakes.decide(timed);
         if early != Woken::Event {
@@ -784,6 +797,7 @@ pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> Thread
     with(|ex| {
         let running = ex.current;
         let child = ex.add_thread(job, name, Some(running), site);
+        ex.memory.spawn(running, child);
         if let Some(trace) = &mut ex.trace {
             trace.spawned(child);
         }
@@ -801,7 +815,10 @@ pub fn join(thread: ThreadId, site: Site) {
     if !finished {
         block(Wait::Join(thread), Operation::Join(thread), site, None);
     }
-    with(|ex| end_step(ex, event(EventKind::Join, None, false)));
+    with(|ex| {
+        ex.memory.join(ex.current, thread);
+        end_step(ex, event(EventKind::Join, None, false));
+    });
 }
 
 /// Let another thread run: always a point (a spin loop's way out).
@@ -842,6 +859,9 @@ pub fn park(timed: bool, site: Site) -> Woken {
     }
     with(|ex| {
         let running = ex.current;
+        if woken == Woken::Event {
+            ex.memory.park(running);
+        }
         ex.threads.get_mut(running).unparked = false;
         if let (Some(trace), false) = (&mut ex.trace, woken == Woken::Event) {
             trace.operation(running, Operation::early(None, woken), site);
@@ -858,6 +878,7 @@ pub fn unpark(thread: ThreadId, site: Site) {
         return;
     }
     with(|ex| {
+        ex.memory.unpark(ex.current, thread);
         let target = ex.threads.get_mut(thread);
         target.unparked = true;
         if matches!(

@@ -185,7 +185,7 @@ impl RustRun {
     }
 }
 
-/// The replay string of rt's replay command (`RANKCHECK_REPLAY=rc2:...
+/// The replay string of rt's replay command (`RANKCHECK_REPLAY=rc3:...
 /// cargo test NAME`).
 fn replay_string(command: &str) -> Option<&str> {
     command

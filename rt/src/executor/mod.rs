@@ -22,6 +22,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rankcheck_engine::{Event, Pending, Scheduler, ThreadId, VarId};
 
 use crate::failure::{Failure, FailureKind, SourceLocation};
+use crate::memory::choice::{ReadChoice, ReadPolicy};
+use crate::memory::model::Model;
+use crate::memory::{Memory, MemoryModel, StaleRead};
 use crate::object::{Handle, Object, ObjectId, SyncState};
 use crate::panic_capture;
 use crate::trace::TraceLog;
@@ -66,6 +69,10 @@ pub struct RunConfig {
     pub trace: bool,
     /// Where the run's spurious wake-ups and early timeouts come from.
     pub wakes: WakeChoices,
+    /// The memory model.
+    pub memory: MemoryModel,
+    /// Under weak memory, where the run's read choices come from.
+    pub reads: ReadPolicy,
 }
 
 /// How an execution ended.
@@ -88,6 +95,13 @@ pub struct RunResult {
     pub wakes: Wakes,
     /// The waits that ended early, by ordinal (for a replay string).
     pub early: Vec<u32>,
+    /// Under weak memory, the read choices other than the latest (for a
+    /// replay string).
+    pub reads: Vec<ReadChoice>,
+    /// The stale reads, for the report.
+    pub stale: Vec<StaleRead>,
+    /// The loads whose choices the history bound cut.
+    pub cut: u64,
 }
 
 /// The state of the execution running on this OS thread, if any.
@@ -138,6 +152,11 @@ pub struct Execution {
     pub panics: Vec<Panicked>,
     /// Spurious wake-ups and timeouts: the decisions so far.
     pub wakes: WakeState,
+    /// The atomics' memory (crate::memory).
+    pub memory: Memory,
+    /// Steps that ended with a tracked event so far: the count a priority
+    /// scheduler's change points are drawn among.
+    pub tracked_steps: u64,
 }
 
 /// A spawned thread's panic: its result, which `join` delivers as `Err`.
@@ -220,6 +239,7 @@ struct Spare {
     pending: Vec<Pending>,
     tracked: Vec<bool>,
     workers: Vec<Option<Worker>>,
+    model: Option<Model>,
     /// The longest schedule so far: the next one's capacity.
     schedule_len: usize,
 }
@@ -329,6 +349,8 @@ impl Execution {
             trace: config.trace.then(TraceLog::default),
             panics: Vec::new(),
             wakes: WakeState::new(config.wakes),
+            memory: Memory::new(config.memory, config.reads, spare.model),
+            tracked_steps: 0,
         }
     }
 
@@ -351,6 +373,9 @@ impl Execution {
         } else {
             (Vec::new(), Vec::new())
         };
+        let mut memory = std::mem::take(&mut self.memory);
+        let stale = std::mem::take(&mut memory.stale);
+        let (reads, cut, model) = memory.finish();
         let result = RunResult {
             failure: self.failure,
             schedule: self.schedule,
@@ -361,6 +386,9 @@ impl Execution {
             thread_names,
             wakes: self.wakes.made,
             early: self.wakes.early,
+            reads,
+            stale,
+            cut,
         };
         self.threads.clear();
         self.objects.clear();
@@ -372,6 +400,7 @@ impl Execution {
             pending: self.pending,
             tracked: self.tracked,
             workers: Vec::new(),
+            model,
             schedule_len: result.schedule.len(),
         };
         (result, self.registry, scheduler, spare)

@@ -34,6 +34,7 @@ pub fn schedule_here(pending: Pending) {
 /// The running thread's operation ended its step with `event`; the next
 /// operation it reaches is a scheduling point.
 pub fn end_step(ex: &mut Execution, event: Event) {
+    ex.tracked_steps += u64::from(event.tracked);
     ex.step_end = Some(event);
 }
 
