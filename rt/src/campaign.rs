@@ -192,7 +192,13 @@ fn failure_record(failure: &FailureJson, setting: &str, chunk: &Chunk<'_>) -> Fa
         program: chunk.program.to_string(),
         fingerprint: chunk.fingerprint.to_string(),
         setting: setting.to_string(),
-        run: chunk.first_run + failure.run,
+        // A search's failing run is numbered in its seed's runs already;
+        // a preparatory run within the chunk.
+        run: if failure.found_by == "preparatory" {
+            chunk.first_run + failure.run
+        } else {
+            failure.run
+        },
         signature: Signature {
             kind: failure.kind.clone(),
             file: failure.file.clone(),

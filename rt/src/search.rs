@@ -80,7 +80,15 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
             tracking,
             changes,
         }) => {
-            let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
+            // The failing run's number in its seed's runs: a campaign's
+            // chunk starts at its own index (crate::campaign).
+            let facts = RunFacts::search(
+                builder.first_run + outcome.runs,
+                &plan,
+                builder,
+                changes,
+                &tracking,
+            );
             let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, tracking)?;
             Some(((traced, replay), facts.shrunk(shrunk)))
         }

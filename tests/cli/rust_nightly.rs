@@ -116,6 +116,21 @@ fn the_example_crate_runs_in_a_two_night_sharded_campaign() {
         "{command}"
     );
 
+    // The bug needs the preemption after the first read of `limit`:
+    // only PCTVB, which draws its change points on one variable, makes it.
+    let failed_settings: Vec<&str> = second["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["program"] == buggy && e["failures"].as_u64() > Some(0))
+        .map(|e| e["setting"].as_str().unwrap())
+        .collect();
+    assert!(!failed_settings.is_empty(), "{second}");
+    assert!(
+        failed_settings.iter().all(|s| s.starts_with("pctvb ")),
+        "{failed_settings:?}"
+    );
+
     let correct = "rust-nightly::tests::no_request_is_lost";
     let (runs_1, miss_1) = evidence_of(&first, correct);
     let (runs_2, miss_2) = evidence_of(&second, correct);
