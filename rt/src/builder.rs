@@ -276,7 +276,10 @@ impl Builder {
     ///
     /// The environment overrides these settings (crate::environment):
     /// `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`, and
-    /// `RANKCHECK_REPLAY`, which replays that run instead (as [`replay`]).
+    /// `RANKCHECK_REPLAY`, which replays that run instead (as [`replay`]);
+    /// `RANKCHECK_FIRST_RUN` starts the runs at that index, and
+    /// `RANKCHECK_RECORDS` appends the search's shard records to that file
+    /// (a campaign's chunk), panicking if it cannot.
     ///
     /// [`replay`]: crate::replay
     #[track_caller]
