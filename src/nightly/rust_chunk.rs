@@ -6,11 +6,12 @@
 //! the first chunk, a run of no runs (the preparatory runs only) tells the
 //! settings and their bounds, which the shard file's header lists.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use anyhow::{bail, Context, Result};
-use rankcheck_history::{parse_shard, Record, StreamRecord, REPLAY_COMMAND_PREFIX};
+use rankcheck_history::{parse_shard, Record, ShardText, StreamRecord, REPLAY_COMMAND_PREFIX};
 
 use super::rust_build::RustTest;
 use super::stream::stream_seed;
@@ -83,36 +84,7 @@ impl RustRun {
         let text = std::fs::read_to_string(&self.scratch).unwrap_or_default();
         let _ = std::fs::remove_file(&self.scratch);
         let read = parse_shard(&text);
-        let failed = read
-            .records
-            .iter()
-            .any(|(_, r)| matches!(r, Record::Failure(_)));
-        let settings: Vec<&str> = read
-            .records
-            .iter()
-            .filter_map(|(_, r)| match r {
-                Record::Chunk(c) => Some(c.setting.as_str()),
-                _ => None,
-            })
-            .collect();
-        let chunks = settings.len();
-        let distinct: std::collections::BTreeSet<&str> = settings.iter().copied().collect();
-        if distinct.len() < chunks {
-            bail!("the test calls rankcheck::check more than once: a campaign counts one search per test");
-        }
-        if !output.status.success() && !failed {
-            bail!(
-                "the test executable exited with {} and recorded no failure (a crash, or a panic outside rankcheck::check):\n{}",
-                output.status,
-                tail(&output)
-            );
-        }
-        if chunks == 0 || !read.problems.is_empty() {
-            bail!(
-                "the test recorded no search (does it call rankcheck::check?)\n{}",
-                tail(&output)
-            );
-        }
+        whole(&read, &output)?;
         read.records
             .into_iter()
             .map(|(_, record)| self.named(record, chunk))
@@ -183,6 +155,44 @@ impl RustRun {
             .output()
             .with_context(|| format!("cannot run {}", executable.path.display()))
     }
+}
+
+/// Whether the records a run of the test executable left are one whole
+/// search: a chunk record per setting, once each, and a failure record if
+/// the test failed.
+fn whole(read: &ShardText, output: &Output) -> Result<()> {
+    let failed = read
+        .records
+        .iter()
+        .any(|(_, r)| matches!(r, Record::Failure(_)));
+    let settings: Vec<&str> = read
+        .records
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Chunk(c) => Some(c.setting.as_str()),
+            _ => None,
+        })
+        .collect();
+    let distinct: BTreeSet<&str> = settings.iter().copied().collect();
+    if distinct.len() < settings.len() {
+        bail!(
+            "the test calls rankcheck::check more than once: a campaign counts one search per test"
+        );
+    }
+    if !output.status.success() && !failed {
+        bail!(
+            "the test executable exited with {} and recorded no failure (a crash, or a panic outside rankcheck::check):\n{}",
+            output.status,
+            tail(output)
+        );
+    }
+    if settings.is_empty() || !read.problems.is_empty() {
+        bail!(
+            "the test recorded no search (does it call rankcheck::check?)\n{}",
+            tail(output)
+        );
+    }
+    Ok(())
 }
 
 /// The replay string of rt's replay command (`RANKCHECK_REPLAY=rc3:...

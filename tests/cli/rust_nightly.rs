@@ -117,7 +117,9 @@ fn the_example_crate_runs_in_a_two_night_sharded_campaign() {
     );
 
     // The bug needs the preemption after the first read of `limit`:
-    // only PCTVB, which draws its change points on one variable, makes it.
+    // PCTVB, which draws its change points on one variable, makes it;
+    // PCT at depth 1 (no preemption) never can. (Which others meet it
+    // depends on the seeds, which depend on the build's fingerprint.)
     let failed_settings: Vec<&str> = second["evidence"]
         .as_array()
         .unwrap()
@@ -125,9 +127,9 @@ fn the_example_crate_runs_in_a_two_night_sharded_campaign() {
         .filter(|e| e["program"] == buggy && e["failures"].as_u64() > Some(0))
         .map(|e| e["setting"].as_str().unwrap())
         .collect();
-    assert!(!failed_settings.is_empty(), "{second}");
     assert!(
-        failed_settings.iter().all(|s| s.starts_with("pctvb ")),
+        failed_settings.iter().any(|s| s.starts_with("pctvb "))
+            && !failed_settings.contains(&"pct d=1 v=none"),
         "{failed_settings:?}"
     );
 
