@@ -168,6 +168,9 @@ fn load_rust(specs: &[suite::SuiteRust], tonight: &Tonight) -> Result<(Vec<RustR
     }
     let dir = tonight.file.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The test executable runs in its package's directory: the scratch
+    // file it writes must be named from the root.
+    let dir = crate::invocation::absolute(dir);
     let shard = format!("shard-{}-of-{}", tonight.shard.index, tonight.shard.count);
     for spec in specs {
         let tests = match rust_tests(spec) {
@@ -179,7 +182,7 @@ fn load_rust(specs: &[suite::SuiteRust], tonight: &Tonight) -> Result<(Vec<RustR
             }
         };
         for test in tests {
-            let scratch = scratch_path(dir, &shard, runs.len());
+            let scratch = scratch_path(&dir, &shard, runs.len());
             let name = test.test.clone();
             match rust_run(test, tonight.suite_seed, scratch) {
                 Ok(run) => runs.push(run),

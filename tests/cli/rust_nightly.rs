@@ -166,7 +166,8 @@ fn suite_file(dir: &Path, body: &str) -> PathBuf {
 
 /// An entry whose package does not build, one whose filter matches no test
 /// and one whose test crashes are each an error naming the entry (exit
-/// 2), and the good entry's runs are still recorded and reported.
+/// 2), and the good entry's runs are still recorded and reported, in an
+/// output directory named relative to where rankcheck runs.
 #[test]
 fn rust_entries_that_cannot_run_are_errors_naming_them() {
     let fixtures = root().join("tests/nightly/rust");
@@ -185,10 +186,16 @@ fn rust_entries_that_cannot_run_are_errors_naming_them() {
             text(&fixtures.join("crashes")),
         ),
     );
+    // `--out` relative to the working directory, which is not the
+    // directory the test executables run in (their package's).
     let out = dir.join("out");
-    let done: Output = spawn(&suite, &out, &["--runs", "512", "--chunk", "256"])
-        .wait_with_output()
-        .expect("rankcheck ends");
+    let done: Output = Command::new(env!("CARGO_BIN_EXE_rankcheck"))
+        .args(["nightly", text(&suite), "--out", "out", "--jobs", "1"])
+        .args(["--runs", "512", "--chunk", "256"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .expect("rankcheck runs");
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert_eq!(done.status.code(), Some(2), "{done:?}");
     let suite_name = text(&suite);
