@@ -29,12 +29,13 @@ pub struct Identity {
 
 impl Identity {
     /// The identity of a failure recorded with `signature` on the version
-    /// `fingerprint` of the program read from `file`.
+    /// `fingerprint` of the program read from `file` (a Rust test's
+    /// signature names its own file, which wins).
     pub fn of(signature: &Signature, fingerprint: &str, file: &str) -> Identity {
         Identity {
             fingerprint: fingerprint.to_string(),
             kind: signature.kind.clone(),
-            file: file.to_string(),
+            file: signature.file.clone().unwrap_or_else(|| file.to_string()),
             line: signature.line,
             column: signature.column,
             message: signature
@@ -115,6 +116,7 @@ mod tests {
     fn the_identity_ignores_the_variant() {
         let signature = |message: &str, variables: &[&str], threads: &[&str]| Signature {
             kind: "assert".into(),
+            file: None,
             line: 16,
             column: 5,
             message: message.into(),

@@ -24,8 +24,9 @@ pub use query::{
     confidence, current_fingerprints, Evidence, FailureSummary, Night, NightEvidence, StreamNights,
 };
 pub use record::{
-    parse_shard, Budget, ChunkRecord, EndRecord, EndStatus, FailureRecord, Header, LineProblem,
-    ProgramRecord, Record, ShardText, Signature, StreamRecord, SHARD_FORMAT,
+    failure_identity, parse_shard, Budget, ChunkRecord, EndRecord, EndStatus, FailureRecord,
+    Header, LineProblem, ProgramRecord, Record, Replay, ShardText, Signature, StreamRecord,
+    REPLAY_COMMAND_PREFIX, SHARD_FORMAT,
 };
 pub use schema::SCHEMA_VERSION;
 pub use store::History;

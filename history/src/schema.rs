@@ -182,6 +182,7 @@ fn version_1_sightings(tx: &Transaction) -> rusqlite::Result<Vec<OldSighting>> {
         let list = |text: String| serde_json::from_str::<Vec<String>>(&text).unwrap_or_default();
         let signature = Signature {
             kind: r.get(8)?,
+            file: None,
             line: r.get::<_, i64>(9)? as u64,
             column: r.get::<_, i64>(10)? as u64,
             message: r.get(11)?,

@@ -8,7 +8,12 @@
 //! `--format json` (the models are that JSON), and as CSV rows. What only a
 //! front end knows how to show (the source excerpt at a failure, which
 //! command replays it) it renders itself and hands over as text.
+//!
+//! [`shard`] is the record a nightly campaign's shard file holds, written
+//! by the command line for a `.rk` program and by `rankcheck-rt` for a
+//! Rust test (`RANKCHECK_RECORDS`), and read by the history.
 
 pub mod failure;
+pub mod shard;
 pub mod summary;
 pub mod words;

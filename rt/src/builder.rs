@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::campaign;
 use crate::environment::Overrides;
 use crate::memory::MemoryModel;
 use crate::report::{write_json, Guarantee, Reported};
@@ -107,6 +108,9 @@ pub struct Builder {
     pub(crate) shrink_time: Option<Duration>,
     pub(crate) wakes: Wakes,
     pub(crate) memory: MemoryModel,
+    /// The index of the first run (`RANKCHECK_FIRST_RUN`): a campaign's
+    /// chunk runs `first_run..first_run + runs` of its stream.
+    pub(crate) first_run: u64,
 }
 
 impl Default for Builder {
@@ -127,6 +131,7 @@ impl Default for Builder {
             shrink_time: Some(Duration::from_millis(500)),
             wakes: DEFAULT_WAKES,
             memory: MemoryModel::Sc,
+            first_run: 0,
         }
     }
 }
@@ -275,7 +280,10 @@ impl Builder {
     ///
     /// The environment overrides these settings (crate::environment):
     /// `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`, and
-    /// `RANKCHECK_REPLAY`, which replays that run instead (as [`replay`]).
+    /// `RANKCHECK_REPLAY`, which replays that run instead (as [`replay`]);
+    /// `RANKCHECK_FIRST_RUN` starts the runs at that index, and
+    /// `RANKCHECK_RECORDS` appends the search's shard records to that file
+    /// (a campaign's chunk), panicking if it cannot.
     ///
     /// [`replay`]: crate::replay
     #[track_caller]
@@ -294,6 +302,12 @@ impl Builder {
             Ok(reported) => reported,
             Err(refused) => panic!("{refused}"),
         };
+        if let Some(path) = &overrides.records {
+            if let Err(why) = campaign::record(path, &reported.summary, &program, builder.first_run)
+            {
+                panic!("{why}");
+            }
+        }
         builder.conclude(reported)
     }
 

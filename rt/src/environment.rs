@@ -3,9 +3,13 @@
 //! `RANKCHECK_SEED` (the master seed), `RANKCHECK_RUNS` (the run count),
 //! `RANKCHECK_TIME` (a time budget, as `--time`: `90s`, `10m`, `1.5h`) and
 //! `RANKCHECK_REPLAY` (a replay string: the check reruns that run instead
-//! of searching). They win over the builder's settings. A value that does
+//! of searching). They win over the builder's settings. Two more make a
+//! check a chunk of a nightly campaign (crate::campaign):
+//! `RANKCHECK_RECORDS` (a file the check appends its shard records to) and
+//! `RANKCHECK_FIRST_RUN` (the index of its first run). A value that does
 //! not parse is refused, naming the variable.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use rankcheck_engine::guarantee::parse_duration;
@@ -23,6 +27,10 @@ pub struct Overrides {
     pub time: Option<Duration>,
     /// `RANKCHECK_REPLAY`.
     pub replay: Option<String>,
+    /// `RANKCHECK_RECORDS`.
+    pub records: Option<PathBuf>,
+    /// `RANKCHECK_FIRST_RUN`.
+    pub first_run: Option<u64>,
 }
 
 impl Overrides {
@@ -49,6 +57,10 @@ impl Overrides {
             runs: number("RANKCHECK_RUNS")?,
             time,
             replay: lookup("RANKCHECK_REPLAY").filter(|r| !r.trim().is_empty()),
+            records: lookup("RANKCHECK_RECORDS")
+                .filter(|r| !r.trim().is_empty())
+                .map(PathBuf::from),
+            first_run: number("RANKCHECK_FIRST_RUN")?,
         })
     }
 
@@ -74,6 +86,9 @@ impl Overrides {
         if self.runs.is_some() || self.time.is_some() {
             builder.runs = self.runs;
             builder.time = self.time;
+        }
+        if let Some(first) = self.first_run {
+            builder.first_run = first;
         }
         builder
     }
@@ -108,11 +123,14 @@ mod tests {
     #[test]
     fn values_parse_and_bad_ones_name_their_variable() {
         let o = read(&[("RANKCHECK_SEED", "7"), ("RANKCHECK_TIME", "2m")]).unwrap();
+        assert_eq!((o.records.clone(), o.first_run), (None, None));
         assert_eq!(o.seed, Some(7));
         assert_eq!(o.time, Some(Duration::from_secs(120)));
         assert_eq!(o.runs, None);
         let bad = read(&[("RANKCHECK_RUNS", "many")]).unwrap_err();
         assert!(bad.contains("RANKCHECK_RUNS"), "{bad}");
+        let bad = read(&[("RANKCHECK_FIRST_RUN", "-1")]).unwrap_err();
+        assert!(bad.contains("RANKCHECK_FIRST_RUN"), "{bad}");
         let bad = read(&[("RANKCHECK_TIME", "5 parsecs")]).unwrap_err();
         assert!(bad.contains("RANKCHECK_TIME"), "{bad}");
     }

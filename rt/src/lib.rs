@@ -65,7 +65,9 @@
 //!
 //! Every check reads `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`
 //! and `RANKCHECK_REPLAY` from the environment, over the test's own
-//! settings; and a failing run that its replay does not repeat is reported
+//! settings, and `RANKCHECK_FIRST_RUN` and `RANKCHECK_RECORDS`, with which
+//! `rankcheck nightly` runs it as a chunk of a campaign (README, Rust
+//! tests in a campaign); and a failing run that its replay does not repeat is reported
 //! as uncontrolled nondeterminism, with the scheduling point where they
 //! parted.
 //!
@@ -82,6 +84,7 @@
 //! yield gives way at once.
 
 mod builder;
+mod campaign;
 pub mod cell;
 mod divergence;
 mod environment;

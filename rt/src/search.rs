@@ -80,7 +80,15 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
             tracking,
             changes,
         }) => {
-            let facts = RunFacts::search(outcome.runs, &plan, builder, changes, &tracking);
+            // The failing run's number in its seed's runs: a campaign's
+            // chunk starts at its own index (crate::campaign).
+            let facts = RunFacts::search(
+                builder.first_run + outcome.runs,
+                &plan,
+                builder,
+                changes,
+                &tracking,
+            );
             let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, tracking)?;
             Some(((traced, replay), facts.shrunk(shrunk)))
         }
@@ -207,15 +215,17 @@ where
     let deadline = builder.time.map(|t| started + t);
     let mut wakes = WakeCount::default();
     let mut cut = 0;
-    for run in 0..runs {
-        if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
+    for done in 0..runs {
+        if deadline.is_some_and(|d| done % 64 == 0 && Instant::now() >= d) {
             return Outcome {
-                runs: run,
+                runs: done,
                 failure: None,
                 wakes,
                 cut,
             };
         }
+        // A campaign's chunk starts at its own run index (crate::campaign).
+        let run = builder.first_run + done;
         let run_seed = run_seed(seed, run);
         let (tracked, mut scheduler) = strategy.prepare(run, run_seed);
         let tracking = match tracked {
@@ -231,7 +241,7 @@ where
         cut += result.cut;
         if result.failure.is_some() {
             return Outcome {
-                runs: run + 1,
+                runs: done + 1,
                 failure: Some(Failed {
                     result,
                     tracking,

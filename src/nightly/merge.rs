@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use rankcheck_history::{parse_shard, History, Ingested};
+use rankcheck_history::{parse_shard, History, Ingested, Replay};
 use rankcheck_report::words::count;
 
 use crate::cli::MergeArgs;
@@ -166,10 +166,14 @@ fn output_dir_of(file: &Path) -> PathBuf {
         .unwrap_or_default()
 }
 
+/// A Rust test's replay command is kept as it is.
 /// A replay path as a shard file gives it (relative to its output
 /// directory), as the history keeps it: relative to the database's
 /// directory when it is under it, else absolute.
 fn stored_replay_path(out_dir: &Path, db: &Path, replay: &str) -> String {
+    let Replay::File(replay) = Replay::of(replay) else {
+        return replay.to_string();
+    };
     let full = out_dir.join(replay);
     let db_dir = db.parent().unwrap_or(Path::new(""));
     let canonical = |p: &Path| {

@@ -2,11 +2,15 @@
 //! The phases: read the suite, decide the night (its name and index) and
 //! the shard, load and profile every program into streams, plan the night
 //! from the history, work through this shard's chunks into its shard file,
-//! and, for a whole night, merge it and print the morning report.
+//! and, for a whole night, merge it and print the morning report. A
+//! suite's Rust tests (`[[rust]]`) are built and probed beside the
+//! programs, and each of their chunks is a run of the test executable.
 
 mod html;
 mod night_plan;
 mod run;
+mod rust_build;
+mod rust_chunk;
 mod shard;
 mod signature;
 pub(crate) mod stream;
@@ -21,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use rankcheck_history::{
     Budget, EndRecord, EndStatus, Evidence, Header, History, ProgramRecord, Record, StreamRecord,
     SHARD_FORMAT,
@@ -33,6 +37,8 @@ use crate::exit::Status;
 
 use self::night_plan::{NightPlan, StreamStart};
 use self::run::{Share, ShareDone, StreamIndex};
+use self::rust_build::rust_tests;
+use self::rust_chunk::{rust_run, scratch_path, RustRun};
 use self::shard::{night_dir, read_header, shard_path, shard_spec, ShardFile, ShardSpec};
 use self::stream::{program_run, ProgramRun};
 use self::suite::read_suite;
@@ -78,12 +84,17 @@ pub fn nightly(args: &NightlyArgs) -> Result<ExitCode> {
     let suite = read_suite(&args.suite)?;
     let tonight = decide(args, suite.seed)?;
     let (programs, mut worst) = load_programs(&suite.programs, &tonight);
-    if programs.is_empty() {
+    let (rust, rust_worst) = load_rust(&suite.rust, &tonight)?;
+    worst = worst.max(rust_worst);
+    if programs.is_empty() && rust.is_empty() {
         bail!("no program of {} could be loaded", args.suite.display());
     }
-    let done = work(args, &tonight, &programs)?;
+    let done = work(args, &tonight, &programs, &rust)?;
     if done.interrupted {
         worst = worst.max(Status::Incomplete);
+    }
+    if done.broken {
+        worst = worst.max(Status::Usage);
     }
     if !tonight.shard.whole() {
         return Ok(worst.into());
@@ -145,16 +156,67 @@ fn load_programs(specs: &[suite::SuiteProgram], tonight: &Tonight) -> (Vec<Progr
     (programs, worst)
 }
 
+/// Build every `[[rust]]` entry's tests and probe their settings; an entry
+/// that does not build, whose filter matches nothing, or a test whose
+/// executable gives no records, is reported naming it, and the rest still
+/// run (status 2 at the end).
+fn load_rust(specs: &[suite::SuiteRust], tonight: &Tonight) -> Result<(Vec<RustRun>, Status)> {
+    let mut worst = Status::Clean;
+    let mut runs = Vec::new();
+    if specs.is_empty() {
+        return Ok((runs, worst));
+    }
+    let dir = tonight.file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The test executable runs in its package's directory: the scratch
+    // file it writes must be named from the root.
+    let dir = crate::invocation::absolute(dir);
+    let shard = format!("shard-{}-of-{}", tonight.shard.index, tonight.shard.count);
+    for spec in specs {
+        let tests = match rust_tests(spec) {
+            Ok(tests) => tests,
+            Err(error) => {
+                errln!("error: {}: {error:#}", spec.entry);
+                worst = Status::Usage;
+                continue;
+            }
+        };
+        for test in tests {
+            let scratch = scratch_path(&dir, &shard, runs.len());
+            let name = test.test.clone();
+            match rust_run(test, tonight.suite_seed, scratch) {
+                Ok(run) => runs.push(run),
+                Err(error) => {
+                    errln!("error: {}: test {name}: {error:#}", spec.entry);
+                    worst = Status::Usage;
+                }
+            }
+        }
+    }
+    Ok((runs, worst))
+}
+
 /// Plan the night, work through this shard's chunks into its file, close
 /// it with an end record, and print what was done.
-fn work(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Result<ShareDone> {
-    let header = header(args, tonight, programs);
-    let (streams, starts, prior_ln_miss) = stream_starts(programs, &tonight.prior);
+fn work(
+    args: &NightlyArgs,
+    tonight: &Tonight,
+    programs: &[ProgramRun],
+    rust: &[RustRun],
+) -> Result<ShareDone> {
+    let header = header(args, tonight, programs, rust);
+    let (mut streams, mut starts, mut prior_ln_miss) = stream_starts(programs, &tonight.prior);
+    for (r, test) in rust.iter().enumerate() {
+        streams.push((programs.len() + r, 0));
+        starts.push(rust_start(test, &tonight.prior));
+        prior_ln_miss.push(0.0);
+    }
     let plan = NightPlan::new(&starts, tonight.index, args.chunk, args.runs);
     let (mut file, mut resumed) = ShardFile::open(&tonight.file, &header)?;
     let resumed_runs = resumed.runs;
     let share = Share {
         programs,
+        rust,
         streams: &streams,
         prior_ln_miss,
         shard: tonight.shard,
@@ -178,7 +240,12 @@ fn work(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Resul
     };
     file.append(&[Record::End(end)])?;
     file.close()?;
-    out!("{}", summary(tonight, programs, &done, resumed_runs));
+    let names: Vec<&str> = programs
+        .iter()
+        .map(|p| p.spec.name.as_str())
+        .chain(rust.iter().map(|r| r.test.name.as_str()))
+        .collect();
+    out!("{}", summary(tonight, &names, &done, resumed_runs));
     Ok(done)
 }
 
@@ -250,7 +317,18 @@ fn night_index(out: &Path, night: &str, own: &Path, history: Option<&History>) -
 }
 
 /// The shard file's header.
-fn header(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Header {
+fn header(
+    args: &NightlyArgs,
+    tonight: &Tonight,
+    programs: &[ProgramRun],
+    rust: &[RustRun],
+) -> Header {
+    let rust = rust.iter().map(|r| ProgramRecord {
+        name: r.test.name.clone(),
+        path: r.test.path(),
+        fingerprint: r.test.executable.fingerprint.clone(),
+        streams: r.streams.clone(),
+    });
     Header {
         format: SHARD_FORMAT,
         suite: args.suite.display().to_string(),
@@ -278,7 +356,28 @@ fn header(args: &NightlyArgs, tonight: &Tonight, programs: &[ProgramRun]) -> Hea
                     })
                     .collect(),
             })
+            .chain(rust)
             .collect(),
+    }
+}
+
+/// What the plan starts from for a Rust test: its one planned stream runs
+/// all its settings, so it is planned as a stream without a bound, with
+/// the clean runs its most tried setting has.
+fn rust_start(test: &RustRun, prior: &[Evidence]) -> StreamStart {
+    let clean_runs = prior
+        .iter()
+        .filter(|e| {
+            e.program == test.test.name && e.fingerprint == test.test.executable.fingerprint
+        })
+        .map(|e| e.clean_runs)
+        .max()
+        .unwrap_or(0);
+    StreamStart {
+        ln_miss: 0.0,
+        clean_runs,
+        bound: None,
+        weight: test.test.spec.weight,
     }
 }
 
@@ -326,12 +425,7 @@ fn stream_starts(
 }
 
 /// What this process did, for stdout.
-fn summary(
-    tonight: &Tonight,
-    programs: &[ProgramRun],
-    done: &ShareDone,
-    resumed_runs: u64,
-) -> String {
+fn summary(tonight: &Tonight, names: &[&str], done: &ShareDone, resumed_runs: u64) -> String {
     let (night, night_index, shard, path) =
         (&tonight.name, tonight.index, tonight.shard, &tonight.file);
     let runs: u64 = done.programs.iter().map(|p| p.runs).sum();
@@ -352,7 +446,7 @@ fn summary(
         ));
     }
     text.push('\n');
-    for (program, totals) in programs.iter().zip(&done.programs) {
+    for (name, totals) in names.iter().zip(&done.programs) {
         let failing = if totals.failures == 0 {
             String::new()
         } else {
@@ -368,7 +462,7 @@ fn summary(
         };
         text.push_str(&format!(
             "  {}: {} in {}{failing}\n",
-            program.spec.name,
+            name,
             count(totals.runs, "run", "runs"),
             count(totals.chunks, "chunk", "chunks")
         ));

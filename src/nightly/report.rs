@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use rankcheck_history::{
-    confidence, current_fingerprints, Evidence, FailureSummary, History, Night, Variant,
+    confidence, current_fingerprints, Evidence, FailureSummary, History, Night, Replay, Variant,
 };
 use rankcheck_stats::Probability;
 use serde::Serialize;
@@ -120,9 +120,10 @@ pub struct FailureView {
     pub last_night: String,
     /// Failing chunks that met it.
     pub count: u64,
-    /// The replay file of its latest sighting.
+    /// The replay file of its latest sighting (none for a Rust test).
     pub replay: Option<String>,
-    /// The command that replays it.
+    /// The command that replays it (for a Rust test, `RANKCHECK_REPLAY=...
+    /// cargo test ...`).
     pub replay_command: Option<String>,
 }
 
@@ -208,14 +209,24 @@ fn failure_view(
     db_dir: &Path,
     name: &dyn Fn(u64) -> String,
 ) -> FailureView {
-    let replay = failure.replay.as_ref().map(|r| {
-        let path = PathBuf::from(r);
-        if path.is_absolute() {
-            path
-        } else {
-            db_dir.join(path)
+    // A replay file is stored relative to the history; a Rust test's
+    // replay is the command itself.
+    let (replay, replay_command) = match failure.replay.as_deref().map(Replay::of) {
+        None => (None, None),
+        Some(Replay::Command(command)) => (None, Some(command.to_string())),
+        Some(Replay::File(file)) => {
+            let path = PathBuf::from(file);
+            let path = if path.is_absolute() {
+                path
+            } else {
+                db_dir.join(path)
+            };
+            (
+                Some(path.display().to_string()),
+                Some(replay_command(&path)),
+            )
         }
-    });
+    };
     let identity = &failure.identity;
     let union = |part: fn(&Variant) -> &Vec<String>| {
         let all: BTreeSet<&String> = failure.variants.iter().flat_map(|(v, _)| part(v)).collect();
@@ -236,8 +247,8 @@ fn failure_view(
         first_night: name(failure.first_night),
         last_night: name(failure.last_night),
         count: failure.count,
-        replay_command: replay.as_deref().map(replay_command),
-        replay: replay.map(|p| p.display().to_string()),
+        replay_command,
+        replay,
     }
 }
 
@@ -289,7 +300,9 @@ pub(crate) fn claim_text(failures: u64, ln_miss: Option<f64>) -> String {
         return "none: it failed".into();
     }
     match ln_miss {
-        Some(ln) => show_guarantee(ln / std::f64::consts::LN_10, confidence(ln)),
+        // `+ 0.0`: a stream with no clean run yet (a Rust test's setting
+        // its failing chunks did not reach) has confidence -0, shown 0.
+        Some(ln) => show_guarantee(ln / std::f64::consts::LN_10, confidence(ln) + 0.0),
         None => "no bound claimed".into(),
     }
 }

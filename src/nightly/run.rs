@@ -16,6 +16,7 @@ use rankcheck_history::{chunk_ln_miss, ChunkRecord, FailureRecord, Identity, Rec
 use crate::interrupt;
 
 use super::night_plan::{NightPlan, PlannedChunk};
+use super::rust_chunk::{RustChunk, RustRun};
 use super::shard::{Resumed, ShardFile, ShardSpec};
 use super::signature::{examine, write_replay};
 use super::stream::{ProgramRun, Stream, StreamStrategy};
@@ -36,21 +37,28 @@ pub struct ProgramTotals {
 /// What this process did.
 #[derive(Clone, Debug, Default)]
 pub struct ShareDone {
-    /// Per program of the suite that loaded.
+    /// Per program of the suite that loaded, then per Rust test.
     pub programs: Vec<ProgramTotals>,
     /// Whether a signal stopped it.
     pub interrupted: bool,
+    /// Whether a Rust test's executable failed to run a chunk (each said
+    /// on stderr; the test's later chunks are skipped).
+    pub broken: bool,
     /// Wall time.
     pub elapsed: f64,
 }
 
-/// Where the streams are: (program, stream within it) by flat index.
+/// Where the streams are: (program, stream within it) by flat index; a
+/// program index past the programs is a Rust test's (the tests follow
+/// the programs), whose one planned stream runs all its settings.
 pub type StreamIndex = Vec<(usize, usize)>;
 
 /// How this process works through its share.
 pub struct Share<'a> {
     /// The loaded programs.
     pub programs: &'a [ProgramRun],
+    /// The Rust tests.
+    pub rust: &'a [RustRun],
     /// Flat stream index.
     pub streams: &'a StreamIndex,
     /// Accumulated `ln` miss per flat stream before this night.
@@ -76,11 +84,12 @@ impl Share<'_> {
     ) -> Result<ShareDone> {
         let started = Instant::now();
         let mut done = ShareDone {
-            programs: vec![ProgramTotals::default(); self.programs.len()],
+            programs: vec![ProgramTotals::default(); self.programs.len() + self.rust.len()],
             ..ShareDone::default()
         };
         let mut ln_miss = self.prior_ln_miss.clone();
-        let lines = ProgressLines::new(self.programs);
+        let lines = ProgressLines::new(&self.names());
+        let mut broken = BTreeSet::new();
         let shard = self.shard;
         for chunk in plan.filter(|c| shard.owns(c.index)) {
             if interrupt::requested() {
@@ -94,23 +103,27 @@ impl Share<'_> {
                 continue;
             }
             let (p, s) = self.streams[chunk.stream];
-            let (program, stream) = (&self.programs[p], &self.programs[p].streams[s]);
-            let chunk_started = Instant::now();
-            let result = self.search(program, stream, &chunk);
-            let elapsed = chunk_started.elapsed().as_secs_f64();
-            let records = self.records(program, stream, &chunk, &result, elapsed, resumed)?;
+            if broken.contains(&p) {
+                continue;
+            }
+            let Some((records, path)) = self.chunk_records(p, s, &chunk, resumed)? else {
+                // A Rust test that gave no records is not run again tonight.
+                broken.insert(p);
+                done.broken = true;
+                continue;
+            };
             file.append(&records)?;
             resumed.chunks.insert(chunk.index);
             let totals = &mut done.programs[p];
             totals.chunks += 1;
-            totals.runs += result.runs;
             for record in &records {
                 if let Record::Failure(f) = record {
                     totals.failures += 1;
-                    let identity = Identity::of(&f.signature, &f.fingerprint, &program.path());
+                    let identity = Identity::of(&f.signature, &f.fingerprint, &path);
                     totals.failures_distinct.insert(identity.key());
                 }
                 if let Record::Chunk(c) = record {
+                    totals.runs += c.runs;
                     ln_miss[chunk.stream] += chunk_ln_miss(c.bound_ln, c.clean_runs).unwrap_or(0.0);
                 }
             }
@@ -120,6 +133,51 @@ impl Share<'_> {
         done.interrupted |= interrupt::requested();
         done.elapsed = started.elapsed().as_secs_f64();
         Ok(done)
+    }
+
+    /// The names of the programs, then of the Rust tests.
+    fn names(&self) -> Vec<String> {
+        let programs = self.programs.iter().map(|p| p.spec.name.clone());
+        programs
+            .chain(self.rust.iter().map(|r| r.test.name.clone()))
+            .collect()
+    }
+
+    /// Do one chunk of program (or Rust test) `p`'s stream `s`: its
+    /// records and the file its failures' identity names; `None` when a
+    /// Rust test's executable gave no records (said on stderr).
+    fn chunk_records(
+        &self,
+        p: usize,
+        s: usize,
+        chunk: &PlannedChunk,
+        resumed: &mut Resumed,
+    ) -> Result<Option<(Vec<Record>, String)>> {
+        let Some(program) = self.programs.get(p) else {
+            let rust = &self.rust[p - self.programs.len()];
+            let share = RustChunk {
+                plan_index: chunk.index,
+                first_run: chunk.first_run,
+                runs: chunk.runs,
+            };
+            return Ok(match rust.chunk(share) {
+                Ok(records) => Some((records, rust.test.path())),
+                Err(error) => {
+                    errln!(
+                        "error: {}: test {}: {error:#}",
+                        rust.test.spec.entry,
+                        rust.test.test
+                    );
+                    None
+                }
+            });
+        };
+        let stream = &program.streams[s];
+        let started = Instant::now();
+        let result = self.search(program, stream, chunk);
+        let elapsed = started.elapsed().as_secs_f64();
+        let records = self.records(program, stream, chunk, &result, elapsed, resumed)?;
+        Ok(Some((records, program.path())))
     }
 
     /// Search one chunk: runs `first_run..first_run + runs` of the stream,
@@ -215,7 +273,11 @@ impl Share<'_> {
             .iter()
             .enumerate()
             .filter(|(_, &(program, s))| {
-                program == p && self.programs[p].streams[s].bound.is_some()
+                program == p
+                    && self
+                        .programs
+                        .get(p)
+                        .is_some_and(|p| p.streams[s].bound.is_some())
             })
             .map(|(i, _)| (-ln_miss[i].exp_m1()).max(0.0))
             .reduce(f64::min)
@@ -230,8 +292,8 @@ struct ProgressLines {
 }
 
 impl ProgressLines {
-    fn new(programs: &[ProgramRun]) -> ProgressLines {
-        let names: Vec<String> = programs.iter().map(|p| p.spec.name.clone()).collect();
+    fn new(names: &[String]) -> ProgressLines {
+        let names = names.to_vec();
         if !std::io::stderr().is_terminal() {
             return ProgressLines {
                 _group: MultiProgress::with_draw_target(ProgressDrawTarget::hidden()),

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::search::run_seed;
-use rankcheck_history::{parse_shard, Budget, Header, Record};
+use rankcheck_history::{failure_identity, parse_shard, Budget, Header, Record};
 
 /// The least time between two fsyncs of a shard file: an fsync costs a
 /// few hundred microseconds, a chunk a few milliseconds.
@@ -210,7 +210,7 @@ impl ShardFile {
                         resumed.runs += c.runs;
                     }
                     Record::Failure(f) if f.replay.is_some() => {
-                        if let Some(identity) = old.identity(f) {
+                        if let Some(identity) = failure_identity(old, f) {
                             resumed.replays.insert(identity.key());
                         }
                     }

@@ -4,7 +4,6 @@
 //! ran; never the schedule), and its replay file, of its schedule shrunk,
 //! written the first time the shard meets the failure.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
@@ -14,7 +13,7 @@ use rankcheck_engine::search::Failure;
 use rankcheck_engine::strategy::Strategy;
 use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
 use rankcheck_history::Signature;
-use rankcheck_report::failure::StepView;
+use rankcheck_report::shard::{raced_on, thread_functions};
 
 use crate::replay_store::{save, tracking_line};
 use crate::shrink::shrink_schedule;
@@ -133,66 +132,15 @@ fn signature_of(program: &ProgramRun, traced: &TracedFailure) -> Signature {
     let bug = &traced.bug;
     let identity = Identity::of(bug);
     let file = &program.loaded.file;
-    let variables = conflicting(&traced.steps);
-    let mut threads: Vec<String> = traced
-        .steps
-        .iter()
-        .map(|s| thread_function(&s.thread).to_string())
-        .collect();
-    threads.sort();
-    threads.dedup();
     Signature {
         kind: bug.kind.name().to_string(),
+        file: None,
         line: file.line(identity.span) as u64,
         column: file.column(identity.span) as u64,
         message: bug.message.clone(),
         masked: Some(identity.message),
-        variables,
-        threads,
-    }
-}
-
-/// The variables two threads of the interleaving touched, at least one
-/// writing: what the failing interleaving raced on, sorted. Unlike the
-/// variables where change points fired, these do not depend on the
-/// strategy that found the failure, so one bug found by PCT and by POS
-/// has one signature.
-fn conflicting(steps: &[StepView]) -> Vec<String> {
-    let mut readers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    let mut writers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for step in steps {
-        for touched in &step.touched {
-            if touched.read {
-                readers
-                    .entry(&touched.var)
-                    .or_default()
-                    .insert(&step.thread);
-            }
-            if touched.write {
-                writers
-                    .entry(&touched.var)
-                    .or_default()
-                    .insert(&step.thread);
-            }
-        }
-    }
-    writers
-        .iter()
-        .filter(|(var, writing)| {
-            let reading = readers
-                .get(*var)
-                .map_or(0, |r| r.difference(writing).count());
-            writing.len() >= 2 || reading >= 1
-        })
-        .map(|(var, _)| var.to_string())
-        .collect()
-}
-
-/// A thread's function: its name without the `#id` of a spawned thread.
-fn thread_function(name: &str) -> &str {
-    match name.rsplit_once('#') {
-        Some((function, id)) if id.chars().all(|c| c.is_ascii_digit()) => function,
-        _ => name,
+        variables: raced_on(&traced.steps),
+        threads: thread_functions(&traced.steps),
     }
 }
 
@@ -206,16 +154,4 @@ pub fn write_replay(out: &Path, program: &ProgramRun, replay: ReplayFile) -> Res
         .unwrap_or(&written)
         .display()
         .to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::thread_function;
-
-    #[test]
-    fn a_spawned_thread_is_known_by_its_function() {
-        assert_eq!(thread_function("push#2"), "push");
-        assert_eq!(thread_function("main"), "main");
-        assert_eq!(thread_function("a#b"), "a#b");
-    }
 }

@@ -18,6 +18,12 @@
 //! priorities = "pct"            # pct or thread-bounded
 //! track = ["cold", "hot"]
 //! weight = 2.0                  # aim for twice the evidence
+//!
+//! [[rust]]
+//! path = "rust-nightly"         # a crate's directory (or a workspace's)
+//! package = "rust-nightly"      # a workspace member, as `cargo test -p`
+//! tests = "tests::"             # a test filter, as `cargo test FILTER`
+//! weight = 1.0
 //! ```
 
 use std::collections::BTreeMap;
@@ -35,13 +41,33 @@ pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
 /// The preparatory runs a program gets unless its entry says otherwise.
 pub const DEFAULT_PROFILE_RUNS: u64 = 20;
 
-/// A suite: its programs and the seed it may fix.
+/// A suite: its programs, its Rust test suites and the seed it may fix.
 #[derive(Clone, Debug)]
 pub struct Suite {
     /// The seed the suite file gives, if any.
     pub seed: Option<u64>,
     /// Its programs, in the order listed (globs sorted).
     pub programs: Vec<SuiteProgram>,
+    /// Its cargo packages whose rankcheck-rt tests it runs.
+    pub rust: Vec<SuiteRust>,
+}
+
+/// A `[[rust]]` entry: the rankcheck-rt tests of one cargo package.
+#[derive(Clone, Debug)]
+pub struct SuiteRust {
+    /// The entry as messages name it: `[[rust]] N (path)`.
+    pub entry: String,
+    /// What test names are prefixed with: `package`, else the crate
+    /// directory's name.
+    pub shown: String,
+    /// Its `Cargo.toml`.
+    pub manifest: PathBuf,
+    /// A workspace member, as `cargo test -p`.
+    pub package: Option<String>,
+    /// The test filter, as `cargo test FILTER` (empty: every test).
+    pub tests: String,
+    /// As a program's.
+    pub weight: f64,
 }
 
 /// One program of a suite with its options.
@@ -80,6 +106,19 @@ struct SuiteFile {
     seed: Option<u64>,
     #[serde(default)]
     program: Vec<ProgramEntry>,
+    #[serde(default)]
+    rust: Vec<RustEntry>,
+}
+
+/// One `[[rust]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RustEntry {
+    path: String,
+    package: Option<String>,
+    #[serde(default)]
+    tests: String,
+    weight: Option<f64>,
 }
 
 /// One `[[program]]` entry.
@@ -126,13 +165,19 @@ pub fn read_suite(path: &Path) -> Result<Suite> {
             format!("{}: [[program]] {} ({})", path.display(), i + 1, entry.path)
         })?);
     }
-    if programs.is_empty() {
+    let mut rust = Vec::new();
+    for (i, entry) in file.rust.iter().enumerate() {
+        let name = format!("{}: [[rust]] {} ({})", path.display(), i + 1, entry.path);
+        rust.push(rust_entry(base, entry, &name).with_context(|| name.clone())?);
+    }
+    if programs.is_empty() && rust.is_empty() {
         bail!("{}: the suite lists no program", path.display());
     }
     check_distinct(&programs, path)?;
     Ok(Suite {
         seed: file.seed,
         programs,
+        rust,
     })
 }
 
@@ -169,6 +214,7 @@ fn directory_suite(dir: &Path) -> Result<Suite> {
     Ok(Suite {
         seed: None,
         programs,
+        rust: Vec::new(),
     })
 }
 
@@ -242,6 +288,33 @@ fn entry_programs(base: &Path, entry: &ProgramEntry) -> Result<Vec<SuiteProgram>
             profile_runs: entry.profile_runs.unwrap_or(DEFAULT_PROFILE_RUNS).max(1),
         })
         .collect())
+}
+
+/// A `[[rust]]` entry: its crate must have a `Cargo.toml`.
+fn rust_entry(base: &Path, entry: &RustEntry, name: &str) -> Result<SuiteRust> {
+    let manifest = base.join(&entry.path).join("Cargo.toml");
+    if !manifest.is_file() {
+        bail!("no Cargo.toml at {}", manifest.display());
+    }
+    let weight = entry.weight.unwrap_or(1.0);
+    if !(weight.is_finite() && weight > 0.0) {
+        bail!("weight {weight}: expected a positive number");
+    }
+    // Tests are named after the package, else the crate's directory (its
+    // name, also for `path = "."`).
+    let dir = manifest.parent().and_then(|d| d.canonicalize().ok());
+    let dir_name = dir
+        .as_deref()
+        .and_then(Path::file_name)
+        .map_or_else(|| entry.path.clone(), |n| n.to_string_lossy().into_owned());
+    Ok(SuiteRust {
+        entry: name.to_string(),
+        shown: entry.package.clone().unwrap_or(dir_name),
+        manifest,
+        package: entry.package.clone(),
+        tests: entry.tests.clone(),
+        weight,
+    })
 }
 
 /// A path or glob relative to the suite file: (as the suite shows it, the

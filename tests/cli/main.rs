@@ -9,6 +9,7 @@ mod plots;
 mod readme;
 mod report_page;
 mod reports;
+mod rust_nightly;
 mod shrink;
 mod slurm;
 mod strategies;
