@@ -48,3 +48,16 @@ pub(crate) fn awaits(handle: &Handle, what: &'static str, site: Site) {
             .awaits(running, Awaited::Object(handle.object, what), site);
     });
 }
+
+/// A choice among `alternatives` (at least 1) that the search makes, for
+/// combinators that poll their futures in an order of their choosing (the
+/// tokio facade's `select!` starts at the branch this chooses): uniform,
+/// drawn from the run's seed, and kept in the replay string, so a failing
+/// run replays with the same choices. Not a scheduling point. Outside a
+/// check, the first (0).
+pub fn choose(alternatives: usize) -> usize {
+    if alternatives <= 1 || !executor::active() {
+        return 0;
+    }
+    with(|ex| ex.wakes.choose(alternatives))
+}
