@@ -1,6 +1,7 @@
 // The benchmark programs' bodies, included by `program.rs` once with
 // shuttle's types in scope and once with rankcheck-rt's (`thread`,
-// `AtomicI64`, `SeqCst`, `Mutex`, `Arc`, `black_box`).
+// `AtomicI64`, `SeqCst`, `Mutex`, `Arc`, `black_box`, and `future`: `spawn`,
+// `block_on`, `yield_now`).
 
 /// One execution of `program`.
 pub fn run(program: Program) {
@@ -10,6 +11,8 @@ pub fn run(program: Program) {
         Program::LockedCounterInner => locked_counter_inner(),
         Program::MutexCounter => mutex_counter(),
         Program::FlagHandoff => flag_handoff(),
+        Program::AsyncYield => async_yield(),
+        Program::AsyncCounter => async_counter(),
         Program::CornerVariable { hot, assertion } => corner_variable(hot, assertion),
     }
 }
@@ -149,6 +152,49 @@ fn flag_handoff() {
     };
     producer.join().expect("the producer cannot panic");
     consumer.join().expect("the consumer fails only through the execution");
+}
+
+/// Async task switches: `block_on` spawns three tasks that each yield `ASYNC_TIMES` times, then
+/// awaits them. A yield is a scheduling point and a switch between tasks (each task's waker is
+/// woken by its own yield).
+fn async_yield() {
+    future::block_on(async {
+        let tasks: Vec<_> = (0..3)
+            .map(|_| {
+                future::spawn(async {
+                    for _ in 0..ASYNC_TIMES {
+                        future::yield_now().await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("a yielding task cannot panic");
+        }
+    });
+}
+
+/// Async tasks sharing an atomic: three tasks each add 1 `ASYNC_TIMES` times (`fetch_add`, one
+/// scheduling point), yielding after each; `block_on` awaits them and checks the sum.
+fn async_counter() {
+    future::block_on(async {
+        let counter = Arc::new(AtomicI64::new(0));
+        let tasks: Vec<_> = (0..3)
+            .map(|_| {
+                let counter = Arc::clone(&counter);
+                future::spawn(async move {
+                    for _ in 0..ASYNC_TIMES {
+                        counter.fetch_add(1, SeqCst);
+                        future::yield_now().await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("a counting task cannot panic");
+        }
+        assert_eq!(counter.load(SeqCst), 3 * ASYNC_TIMES, "an increment was lost");
+    });
 }
 
 /// `corner_variable.rk` with `HOT = hot`: both threads increment `hot` `hot` times, then

@@ -20,6 +20,9 @@ pub const LOCKED_COUNTER_TIMES: i64 = 3;
 /// Increments each of the three threads of the mutex counter makes (issue 20: 3 threads x 5).
 pub const MUTEX_COUNTER_TIMES: i64 = 5;
 
+/// Yields (or increments) each task of the async programs makes.
+pub const ASYNC_TIMES: i64 = 5;
+
 /// Whether a program checks its assertion or only makes the reads that feed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Assertion {
@@ -45,6 +48,12 @@ pub enum Program {
     MutexCounter,
     /// Issue 20's two-thread atomic flag/data handoff.
     FlagHandoff,
+    /// Async task switches: `block_on` spawns three tasks that each yield
+    /// `ASYNC_TIMES` times, and awaits their handles.
+    AsyncYield,
+    /// Async tasks sharing an atomic: three tasks each add 1 `ASYNC_TIMES`
+    /// times, yielding after each; `block_on` awaits them and checks the sum.
+    AsyncCounter,
     /// `corner_variable.rk` with `HOT = hot`.
     CornerVariable {
         /// The `.rk` constant `HOT`: each thread's increments of `hot`.
@@ -63,6 +72,8 @@ impl Program {
             Program::LockedCounterInner => "locked-counter-inner",
             Program::MutexCounter => "mutex-counter",
             Program::FlagHandoff => "flag-handoff",
+            Program::AsyncYield => "async-yield",
+            Program::AsyncCounter => "async-counter",
             Program::CornerVariable { .. } => "corner-variable",
         }
     }
@@ -81,8 +92,10 @@ impl Program {
 /// The bodies on shuttle's types.
 mod on_shuttle {
     use super::{
-        Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES, MUTEX_COUNTER_TIMES,
+        Assertion, Program, ASYNC_TIMES, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES,
+        MUTEX_COUNTER_TIMES,
     };
+    use shuttle::future;
     use shuttle::sync::atomic::{AtomicI64, Ordering::SeqCst};
     use shuttle::sync::Mutex;
     use shuttle::thread;
@@ -96,8 +109,10 @@ mod on_shuttle {
 /// user would make): both tools run identical Rust programs.
 mod on_rankcheck {
     use super::{
-        Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES, MUTEX_COUNTER_TIMES,
+        Assertion, Program, ASYNC_TIMES, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES,
+        MUTEX_COUNTER_TIMES,
     };
+    use rankcheck_rt::future;
     use rankcheck_rt::sync::atomic::{AtomicI64, Ordering::SeqCst};
     use rankcheck_rt::sync::{Arc, Mutex};
     use rankcheck_rt::thread;
