@@ -1,23 +1,21 @@
 #!/usr/bin/env bash
-# Regenerates results/async_vs_shuttle.csv: async task switches, rankcheck-rt's
-# futures (rankcheck_rt::future::{spawn, block_on, yield_now}) against
-# shuttle's (shuttle::future::{spawn, block_on, yield_now}) on the same bodies
-# (src/bodies.rs: async-yield, async-counter). Rows: executions per second of
-# each tool's random scheduler, ROUNDS rounds, the tools alternating, SECONDS
-# each. Run it under `nice -n 10` on a shared machine.
+# Regenerates results/async_vs_shuttle.csv: rankcheck-rt's async tasks
+# (rankcheck_rt::future) against awslabs/shuttle's (shuttle::future) on the
+# same body (src/bodies.rs, async_yields: three tasks under block_on, each
+# incrementing a shared counter then yielding, 5 times), compiled once with
+# each tool's types. Rows: executions per second of each tool's random
+# scheduler, ROUNDS rounds, the tools alternating, SECONDS_EACH each.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROUNDS=${ROUNDS:-5} SECONDS_EACH=${SECONDS_EACH:-3}
+ROUNDS=${ROUNDS:-5} SECONDS_EACH=${SECONDS_EACH:-2}
 cargo build --release --offline --manifest-path bench/shuttle-baseline/Cargo.toml
 B=bench/shuttle-baseline/target/release/shuttle-baseline
 out=results/async_vs_shuttle.csv
-echo "measure,round,tool,program,scheduler,seed,value" > "$out"
+echo "round,tool,program,scheduler,seed,executions,seconds,executions_per_s" > "$out"
 for round in $(seq 1 "$ROUNDS"); do
-  for program in async-yield async-counter; do
-    for tool in shuttle rankcheck-rt; do
-      $B throughput --tool "$tool" --program "$program" --seconds "$SECONDS_EACH" --seed "$round" |
-        awk -F, -v r="$round" 'NR > 1 { print "executions_per_s," r "," $1 "," $2 "," $3 "," $4 "," $7 }' >> "$out"
-    done
+  for tool in shuttle rankcheck-rt; do
+    $B throughput --tool "$tool" --program async-yields --seconds "$SECONDS_EACH" --seed "$round" |
+      awk -v r="$round" 'NR > 1 { print r "," $0 }' >> "$out"
   done
 done
 echo "wrote $out"

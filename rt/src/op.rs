@@ -991,21 +991,30 @@ pub fn async_step(
 /// The running thread's future returned `Pending` (polled at `site`): it
 /// goes on at once when its waker was woken meanwhile, else blocks until
 /// it is, or, with a timer armed, until no other thread can run (time
-/// passes: its timers fire). How it woke.
+/// passes: its timers fire). How it woke. What the future awaited is
+/// forgotten then: the next poll registers it again.
 pub fn await_wake(site: Site) -> Woken {
-    if unwinding() {
+    if !enter(Pending::LOCAL, Operation::Pending, site) {
         return Woken::Event;
     }
-    // Reported where the future last awaited one of the runtime's types,
-    // when it did.
-    let at = with(|ex| ex.tasks.polled_at(ex.current)).unwrap_or(site);
-    if !enter(Pending::LOCAL, Operation::Pending, at) {
+    let blocked_at = with(|ex| {
+        let running = ex.current;
+        if ex.tasks.take_woken(running) {
+            ex.tasks.polled(running);
+            end_step(ex, event(EventKind::Yield, None, false));
+            return None;
+        }
+        // Reported where the future last awaited one of the runtime's
+        // types, when it did.
+        let at = ex.tasks.polled_at(running).unwrap_or(site);
+        if let Some(trace) = &mut ex.trace {
+            trace.operation(running, Operation::Pending, at);
+        }
+        Some(at)
+    });
+    let Some(at) = blocked_at else {
         return Woken::Event;
-    }
-    if with(|ex| ex.tasks.take_woken(ex.current)) {
-        with(|ex| end_step(ex, event(EventKind::Yield, None, false)));
-        return Woken::Event;
-    }
+    };
     sleep(Wait::Woken, EventKind::Blocked, at, None);
     with(|ex| {
         let running = ex.current;
@@ -1015,6 +1024,7 @@ pub fn await_wake(site: Site) -> Woken {
             ex.tasks.time_passes(running);
             (ex.wakes.forced(), Operation::TimerFires)
         };
+        ex.tasks.polled(running);
         if let Some(trace) = &mut ex.trace {
             trace.operation(running, operation, at);
         }
@@ -1027,10 +1037,7 @@ pub fn await_wake(site: Site) -> Woken {
 /// scheduling point, so that a waker may be woken anywhere (in a drop, by
 /// a waker kept past its run, which does nothing).
 pub fn wake(execution: u64, thread: ThreadId) {
-    if !executor::present() {
-        return;
-    }
-    with(|ex| {
+    executor::try_with(|ex| {
         if ex.id != execution || ex.aborting {
             return;
         }

@@ -135,30 +135,21 @@ impl WakeState {
         }
     }
 
-    /// A choice among `alternatives` that the program asks of the search
-    /// (`select!`'s first branch, crate::future::choose): uniform, drawn
-    /// from the run's seed without a budget, and recorded as the early
-    /// waits are, so that a replay repeats it. It is made as a walk: at
-    /// each alternative but the last, whether to pass it (an ordinal,
-    /// recorded when passed); no recorded ordinals choose the first.
-    pub fn choose(&mut self, alternatives: usize) -> usize {
-        for index in 0..alternatives.saturating_sub(1) {
-            let ordinal = self.waits;
-            self.waits += 1;
-            let pass = match &self.choices {
-                WakeChoices::Replay(early) => early.binary_search(&ordinal).is_ok(),
-                WakeChoices::Draw { seed, .. } => {
-                    let draw = run_seed(*seed, u64::from(ordinal)) as f64 / u64::MAX as f64;
-                    let left = (alternatives - index) as f64;
-                    draw < (left - 1.0) / left
-                }
-            };
-            if !pass {
-                return index;
-            }
+    /// A choice of one bit, unbudgeted, even odds, recorded with the
+    /// early waits (a set bit is an ordinal of `early`): what
+    /// `future::choose` draws from, so a replay repeats it. Always 0
+    /// when replaying none (`explore`).
+    pub fn bit(&mut self) -> bool {
+        let ordinal = self.waits;
+        self.waits += 1;
+        let set = match &self.choices {
+            WakeChoices::Replay(early) => early.binary_search(&ordinal).is_ok(),
+            WakeChoices::Draw { seed, .. } => run_seed(*seed, u64::from(ordinal)) & 1 == 1,
+        };
+        if set {
             self.early.push(ordinal);
         }
-        alternatives.saturating_sub(1)
+        set
     }
 
     /// A timed wait timed out because no other thread could run.

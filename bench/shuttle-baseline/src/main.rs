@@ -109,8 +109,7 @@ fn throughput(
         ThroughputProgram::LockedCounterInner => Program::LockedCounterInner,
         ThroughputProgram::MutexCounter => Program::MutexCounter,
         ThroughputProgram::FlagHandoff => Program::FlagHandoff,
-        ThroughputProgram::AsyncYield => Program::AsyncYield,
-        ThroughputProgram::AsyncCounter => Program::AsyncCounter,
+        ThroughputProgram::AsyncYields => Program::AsyncYields,
     };
     let (measured, tool) = match (tool, executions) {
         (Tool::Shuttle, None) => (throughput::measure(program, duration, seed)?, TOOL),

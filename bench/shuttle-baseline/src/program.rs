@@ -20,8 +20,8 @@ pub const LOCKED_COUNTER_TIMES: i64 = 3;
 /// Increments each of the three threads of the mutex counter makes (issue 20: 3 threads x 5).
 pub const MUTEX_COUNTER_TIMES: i64 = 5;
 
-/// Yields (or increments) each task of the async programs makes.
-pub const ASYNC_TIMES: i64 = 5;
+/// Yields each of the three tasks of the async program makes (issue 23: task switches).
+pub const ASYNC_YIELDS: i64 = 5;
 
 /// Whether a program checks its assertion or only makes the reads that feed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,12 +48,8 @@ pub enum Program {
     MutexCounter,
     /// Issue 20's two-thread atomic flag/data handoff.
     FlagHandoff,
-    /// Async task switches: `block_on` spawns three tasks that each yield
-    /// `ASYNC_TIMES` times, and awaits their handles.
-    AsyncYield,
-    /// Async tasks sharing an atomic: three tasks each add 1 `ASYNC_TIMES`
-    /// times, yielding after each; `block_on` awaits them and checks the sum.
-    AsyncCounter,
+    /// Issue 23's async task switches: three tasks, each five increments then a yield.
+    AsyncYields,
     /// `corner_variable.rk` with `HOT = hot`.
     CornerVariable {
         /// The `.rk` constant `HOT`: each thread's increments of `hot`.
@@ -72,8 +68,7 @@ impl Program {
             Program::LockedCounterInner => "locked-counter-inner",
             Program::MutexCounter => "mutex-counter",
             Program::FlagHandoff => "flag-handoff",
-            Program::AsyncYield => "async-yield",
-            Program::AsyncCounter => "async-counter",
+            Program::AsyncYields => "async-yields",
             Program::CornerVariable { .. } => "corner-variable",
         }
     }
@@ -92,7 +87,7 @@ impl Program {
 /// The bodies on shuttle's types.
 mod on_shuttle {
     use super::{
-        Assertion, Program, ASYNC_TIMES, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES,
+        Assertion, Program, ASYNC_YIELDS, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES,
         MUTEX_COUNTER_TIMES,
     };
     use shuttle::future;
@@ -109,7 +104,7 @@ mod on_shuttle {
 /// user would make): both tools run identical Rust programs.
 mod on_rankcheck {
     use super::{
-        Assertion, Program, ASYNC_TIMES, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES,
+        Assertion, Program, ASYNC_YIELDS, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES,
         MUTEX_COUNTER_TIMES,
     };
     use rankcheck_rt::future;

@@ -197,6 +197,18 @@ pub fn active() -> bool {
     })
 }
 
+/// Run `f` on the execution of this OS thread, if one is installed and
+/// not borrowed (a waker woken anywhere).
+pub fn try_with(f: impl FnOnce(&mut Execution)) {
+    EXECUTION.with(|cell| {
+        if let Ok(mut slot) = cell.try_borrow_mut() {
+            if let Some(execution) = slot.as_deref_mut() {
+                f(execution);
+            }
+        }
+    });
+}
+
 /// Whether an execution is installed on this OS thread (running or
 /// unwinding) and not borrowed.
 pub fn present() -> bool {

@@ -21,12 +21,31 @@ mod tasks;
 pub mod time;
 
 pub use task::{block_on, spawn, yield_now, JoinError, JoinHandle};
+
 pub(crate) use tasks::{describe_wait, Tasks};
 
 use crate::executor::{self, with};
 use crate::object::Handle;
 use crate::op::Site;
 use tasks::Awaited;
+
+/// One of `n` alternatives (`0..n`), chosen by the search as a runtime
+/// chooses at random: which ready branch a `select!` takes first, say.
+/// Drawn from the run's seed and kept in the replay string, so a replay
+/// makes the same choice; always 0 under `rankcheck::explore`, which
+/// draws nothing. Not a scheduling point.
+///
+/// # Panics
+/// When `n` is 0, or outside a test run.
+pub fn choose(n: usize) -> usize {
+    assert!(n > 0, "rankcheck: choose among no alternatives");
+    if n == 1 {
+        return 0;
+    }
+    let bits = usize::BITS - (n - 1).leading_zeros();
+    let drawn = with(|ex| (0..bits).fold(0, |value, _| value << 1 | usize::from(ex.wakes.bit())));
+    drawn % n
+}
 
 /// A std mutex of the async runtime's, never poisoned: nothing panics
 /// while holding one.
@@ -47,17 +66,4 @@ pub(crate) fn awaits(handle: &Handle, what: &'static str, site: Site) {
         ex.tasks
             .awaits(running, Awaited::Object(handle.object, what), site);
     });
-}
-
-/// A choice among `alternatives` (at least 1) that the search makes, for
-/// combinators that poll their futures in an order of their choosing (the
-/// tokio facade's `select!` starts at the branch this chooses): uniform,
-/// drawn from the run's seed, and kept in the replay string, so a failing
-/// run replays with the same choices. Not a scheduling point. Outside a
-/// check, the first (0).
-pub fn choose(alternatives: usize) -> usize {
-    if alternatives <= 1 || !executor::active() {
-        return 0;
-    }
-    with(|ex| ex.wakes.choose(alternatives))
 }

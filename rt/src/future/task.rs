@@ -47,7 +47,6 @@ fn poll_loop<F: Future>(future: F, site: Site, aborted: impl Fn() -> bool) -> Op
         if aborted() {
             return None;
         }
-        with(|ex| ex.tasks.polling(thread));
         if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
             return Some(output);
         }

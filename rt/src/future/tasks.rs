@@ -67,9 +67,9 @@ impl Tasks {
         self.get_mut(thread).woken = true;
     }
 
-    /// `thread`'s future is about to be polled: what it awaits is what
-    /// this poll registers.
-    pub fn polling(&mut self, thread: ThreadId) {
+    /// `thread` goes on after its future's `Pending`: what it awaits is
+    /// what its next poll registers.
+    pub fn polled(&mut self, thread: ThreadId) {
         self.get_mut(thread).awaiting = None;
     }
 

@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod corner;
 mod sync;
 mod tasks;
 mod time;

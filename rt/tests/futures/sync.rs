@@ -277,3 +277,76 @@ fn the_readme_example_passes() {
         })
     });
 }
+
+#[test]
+fn closing_and_dropping_ends_the_waits_as_tokio() {
+    rankcheck::Builder::new().runs(300).seed(8).check(|| {
+        block_on(async {
+            // A closed semaphore fails the acquisition waiting on it.
+            let semaphore = Arc::new(Semaphore::new(0));
+            let waiter = {
+                let semaphore = semaphore.clone();
+                future::spawn(async move { semaphore.acquire().await.is_err() })
+            };
+            future::yield_now().await;
+            semaphore.close();
+            assert!(waiter.await.unwrap());
+
+            // The receiver drains what was sent, then sees the senders gone.
+            let (tx, mut rx) = mpsc::unbounded_channel();
+            let sender = future::spawn(async move {
+                tx.send(1).unwrap();
+                tx.send(2).unwrap();
+            });
+            assert_eq!(rx.recv().await, Some(1));
+            assert_eq!(rx.recv().await, Some(2));
+            assert_eq!(rx.recv().await, None);
+            sender.await.unwrap();
+            let (tx, rx) = mpsc::unbounded_channel();
+            drop(rx);
+            assert_eq!(tx.send(3), Err(SendError(3)));
+
+            // A watch receiver's `changed` fails once the sender is gone.
+            let (tx, mut rx) = watch::channel(0);
+            let watcher = future::spawn(async move { rx.changed().await.is_err() });
+            drop(tx);
+            assert!(watcher.await.unwrap());
+        });
+    });
+}
+
+#[test]
+fn a_notified_dropped_after_notify_one_chose_it_passes_the_notification_on() {
+    static PASSED_ON: StdAtomicBool = StdAtomicBool::new(false);
+    rankcheck::Builder::new().runs(300).seed(9).check(|| {
+        block_on(async {
+            let notify = Arc::new(Notify::new());
+            // A waiter that polls once, then gives up: whether it took the
+            // notification then.
+            let quitter = {
+                let notify = notify.clone();
+                future::spawn(async move {
+                    let mut waiting = Box::pin(notify.notified());
+                    let mut polled = Poll::Pending;
+                    std::future::poll_fn(|cx| {
+                        polled = waiting.as_mut().poll(cx);
+                        Poll::Ready(())
+                    })
+                    .await;
+                    future::yield_now().await;
+                    polled.is_ready()
+                })
+            };
+            notify.notify_one();
+            let took_it = quitter.await.unwrap();
+            // Unless the quitter took it, the notification is still there
+            // for the next `notified`: stored at once, or passed on when
+            // the quitter dropped the `Notified` notify_one had chosen.
+            if !took_it {
+                notify.notified().await;
+                PASSED_ON.store(true, Relaxed);
+            }
+        });
+    });
+    assert!(PASSED_ON.load(Relaxed));
+}

@@ -265,3 +265,58 @@ fn an_async_failure_writes_the_same_json_as_a_threads() {
         "{json}"
     );
 }
+
+#[test]
+fn choose_draws_every_alternative_and_replays_its_choice() {
+    use std::sync::atomic::AtomicBool as StdAtomicBool;
+    static SEEN: [StdAtomicBool; 3] = [const { StdAtomicBool::new(false) }; 3];
+    rankcheck::Builder::new().runs(100).seed(9).check(|| {
+        SEEN[future::choose(3)].store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert!(SEEN
+        .iter()
+        .all(|s| s.load(std::sync::atomic::Ordering::Relaxed)));
+    // A failure that needs the last alternative replays with it.
+    let test = || assert_ne!(future::choose(3), 2, "the last alternative");
+    let report = panic_message(|| {
+        rankcheck::Builder::new().runs(100).seed(10).check(test);
+    })
+    .expect("found");
+    let start = report.find("\"rc").expect("a replay string") + 1;
+    let end = start + report[start..].find('"').expect("its end");
+    let replayed =
+        panic_message(|| rankcheck::replay(test, &report[start..end])).expect("fails again");
+    assert!(replayed.contains("the last alternative"), "{replayed}");
+}
+
+#[test]
+fn tasks_holding_and_awaiting_async_types_are_torn_down_safely_when_a_run_fails() {
+    use rankcheck::future::sync::{mpsc, Mutex as AsyncMutex};
+    let report = panic_message(|| {
+        rankcheck::Builder::new().runs(100).seed(11).check(|| {
+            block_on(async {
+                let lock = Arc::new(AsyncMutex::new(0));
+                let held = lock.clone().lock_owned().await;
+                let (tx, _rx) = mpsc::channel(1);
+                tx.send(1).await.unwrap();
+                let waiter = {
+                    let lock = lock.clone();
+                    future::spawn(async move { *lock.lock().await += 1 })
+                };
+                let sender = future::spawn(async move { tx.send(2).await });
+                let holder = future::spawn(async move {
+                    let _held = held;
+                    std::future::pending::<()>().await;
+                });
+                future::yield_now().await;
+                drop((waiter, sender, holder));
+                panic!("the test fails while its tasks wait");
+            });
+        });
+    })
+    .expect("the run fails");
+    assert!(
+        report.contains("the test fails while its tasks wait"),
+        "{report}"
+    );
+}

@@ -16,7 +16,7 @@ use std::task::{Context, Poll, Waker};
 
 use rankcheck_engine::EventKind;
 
-use super::permits::{Acquired, Permits, Ticket};
+use super::permits::{Acquire, Acquired, Permits};
 use crate::future::{awaits, lock};
 use crate::object::{Handle, SyncState};
 use crate::op::{self, Site};
@@ -298,11 +298,12 @@ impl<T> Sender<T> {
     /// the receiver is closed or gone, also while waiting.
     #[track_caller]
     pub fn send(&self, value: T) -> impl Future<Output = Result<(), SendError<T>>> + '_ {
+        let chan = &*self.chan;
+        let operation = Operation::Send(chan.handle.object);
         Send {
-            chan: &self.chan,
+            chan,
             value: Some(value),
-            ticket: Ticket::default(),
-            site: Location::caller(),
+            room: room(chan).acquire(1, operation, "room to send on", Location::caller()),
         }
     }
 
@@ -340,8 +341,7 @@ fn room<T>(chan: &Chan<T>) -> &Permits {
 struct Send<'a, T> {
     chan: &'a Chan<T>,
     value: Option<T>,
-    ticket: Ticket,
-    site: Site,
+    room: Acquire<'a>,
 }
 
 // Nothing is pinned through it: the value is moved out, never borrowed.
@@ -352,32 +352,17 @@ impl<T> Future for Send<'_, T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let operation = Operation::Send(this.chan.handle.object);
-        let room = room(this.chan);
-        let polled = room.poll_acquire(
-            &mut this.ticket,
-            1,
-            operation,
-            "room to send on",
-            this.site,
-            cx,
-        );
-        let take = |value: &mut Option<T>| {
-            value
-                .take()
-                .unwrap_or_else(|| panic!("rankcheck: a send polled after it completed"))
+        let Poll::Ready(acquired) = Pin::new(&mut this.room).poll(cx) else {
+            return Poll::Pending;
         };
-        match polled {
-            Poll::Ready(Acquired::Yes) => Poll::Ready(this.chan.push(take(&mut this.value))),
-            Poll::Ready(_) => Poll::Ready(Err(SendError(take(&mut this.value)))),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl<T> Drop for Send<'_, T> {
-    fn drop(&mut self) {
-        room(self.chan).cancel(&mut self.ticket, 1);
+        let value = this
+            .value
+            .take()
+            .unwrap_or_else(|| panic!("rankcheck: a send polled after it completed"));
+        Poll::Ready(match acquired {
+            Acquired::Yes => this.chan.push(value),
+            Acquired::Closed | Acquired::No => Err(SendError(value)),
+        })
     }
 }
 

@@ -7,11 +7,9 @@ use std::fmt;
 use std::future::Future;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex as StdMutex};
-use std::task::{Context, Poll};
 
-use super::permits::{Acquired, Permits, Ticket};
+use super::permits::{Acquire, Acquired, Permits};
 use crate::future::lock;
 use crate::object::SyncState;
 use crate::op::{self, Site};
@@ -73,10 +71,11 @@ impl<T> Mutex<T> {
     /// another holds it; waiters get it in the order they came.
     #[track_caller]
     pub fn lock(&self) -> impl Future<Output = MutexGuard<'_, T>> + '_ {
-        Lock {
-            mutex: self,
-            ticket: Ticket::default(),
-            site: Location::caller(),
+        let site = Location::caller();
+        let acquire = self.acquire(site);
+        async move {
+            acquire.await;
+            MutexGuard(Held::new(self, site))
         }
     }
 
@@ -85,14 +84,15 @@ impl<T> Mutex<T> {
     pub fn lock_owned(self: Arc<Self>) -> impl Future<Output = OwnedMutexGuard<T>> {
         let site = Location::caller();
         async move {
-            Lock {
-                mutex: &*self,
-                ticket: Ticket::default(),
-                site,
-            }
-            .await;
+            self.acquire(site).await;
             OwnedMutexGuard(Held::new(self, site))
         }
+    }
+
+    /// Wait in line for the lock.
+    fn acquire(&self, site: Site) -> Acquire<'_> {
+        let operation = Operation::Lock(self.permits.handle().object);
+        self.permits.acquire(1, operation, "to lock", site)
     }
 
     /// Lock it if it is free and nobody waits, at this operation's
@@ -122,34 +122,6 @@ impl<T> Mutex<T> {
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .unwrap_or_else(|| unreachable!("invariant: an unlocked mutex holds its value"))
-    }
-}
-
-/// `Mutex::lock`'s future; dropped while waiting, it leaves the queue.
-struct Lock<'a, T> {
-    mutex: &'a Mutex<T>,
-    ticket: Ticket,
-    site: Site,
-}
-
-impl<'a, T> Future for Lock<'a, T> {
-    type Output = MutexGuard<'a, T>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<MutexGuard<'a, T>> {
-        let this = self.get_mut();
-        let permits = &this.mutex.permits;
-        let operation = Operation::Lock(permits.handle().object);
-        match permits.poll_acquire(&mut this.ticket, 1, operation, "to lock", this.site, cx) {
-            Poll::Ready(Acquired::Yes) => Poll::Ready(MutexGuard(Held::new(this.mutex, this.site))),
-            Poll::Ready(_) => unreachable!("invariant: a mutex's semaphore is never closed"),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl<T> Drop for Lock<'_, T> {
-    fn drop(&mut self) {
-        self.mutex.permits.cancel(&mut self.ticket, 1);
     }
 }
 

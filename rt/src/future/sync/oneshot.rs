@@ -22,9 +22,9 @@ use error::{RecvError, TryRecvError};
 pub mod error {
     use std::fmt;
 
-    /// The sender went without sending.
+    /// The sender went without sending (`watch`: the sender is gone).
     #[derive(Debug, PartialEq, Eq, Clone)]
-    pub struct RecvError(pub(super) ());
+    pub struct RecvError(());
 
     impl fmt::Display for RecvError {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -33,6 +33,12 @@ pub mod error {
     }
 
     impl std::error::Error for RecvError {}
+
+    impl RecvError {
+        pub(crate) fn closed() -> RecvError {
+            RecvError(())
+        }
+    }
 
     /// A `try_recv` found no value.
     #[derive(Debug, PartialEq, Eq, Clone)]
@@ -241,7 +247,7 @@ impl<T> Future for Receiver<T> {
             return Poll::Ready(Ok(value));
         }
         if state.sender_gone {
-            return Poll::Ready(Err(RecvError(())));
+            return Poll::Ready(Err(RecvError::closed()));
         }
         state.receiver = Some(cx.waker().clone());
         drop(state);

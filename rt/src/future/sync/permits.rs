@@ -5,6 +5,8 @@
 //! waiter, so a newcomer cannot take it first.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex as StdMutex;
 use std::task::{Context, Poll, Waker};
 
@@ -61,6 +63,36 @@ pub struct Ticket {
     id: Option<u64>,
 }
 
+/// Waiting in line for permits, a future; dropped while waiting, it
+/// leaves the line (passing on permits granted to it meanwhile).
+pub struct Acquire<'a> {
+    permits: &'a Permits,
+    wanted: usize,
+    ticket: Ticket,
+    /// The operation each poll is, as the trace shows it.
+    operation: Operation,
+    /// What a waiter awaits, as a deadlock's report says it.
+    what: &'static str,
+    site: Site,
+}
+
+impl Future for Acquire<'_> {
+    type Output = Acquired;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Acquired> {
+        let this = self.get_mut();
+        let (wanted, operation, what, site) = (this.wanted, this.operation, this.what, this.site);
+        this.permits
+            .poll_acquire(&mut this.ticket, wanted, operation, what, site, cx)
+    }
+}
+
+impl Drop for Acquire<'_> {
+    fn drop(&mut self) {
+        self.permits.cancel(&mut self.ticket, self.wanted);
+    }
+}
+
 impl Permits {
     /// `available` permits for `handle`'s object (`mutex`: its holder is
     /// reported).
@@ -82,10 +114,29 @@ impl Permits {
         &self.handle
     }
 
+    /// Wait in line for `wanted` permits; each poll is `operation`, a
+    /// waiter awaits `what` (see [`Acquire`]).
+    pub fn acquire(
+        &self,
+        wanted: usize,
+        operation: Operation,
+        what: &'static str,
+        site: Site,
+    ) -> Acquire<'_> {
+        Acquire {
+            permits: self,
+            wanted,
+            ticket: Ticket::default(),
+            operation,
+            what,
+            site,
+        }
+    }
+
     /// Poll for `wanted` permits (`ticket` keeps the place in the queue):
     /// a scheduling point (`operation`), then the permits, or a place in
     /// the queue (`what`: what the waiter awaits, for reports).
-    pub fn poll_acquire(
+    fn poll_acquire(
         &self,
         ticket: &mut Ticket,
         wanted: usize,
@@ -162,7 +213,7 @@ impl Permits {
 
     /// A future holding `ticket` was dropped: it leaves the queue, and
     /// permits granted to it go to the next waiters.
-    pub fn cancel(&self, ticket: &mut Ticket, wanted: usize) {
+    fn cancel(&self, ticket: &mut Ticket, wanted: usize) {
         let Some(id) = ticket.id.take() else {
             return;
         };

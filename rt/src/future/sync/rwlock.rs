@@ -8,12 +8,10 @@ use std::fmt;
 use std::future::Future;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex as StdMutex};
-use std::task::{Context, Poll};
 
 use super::mutex::TryLockError;
-use super::permits::{Acquired, Permits, Ticket};
+use super::permits::{Acquire, Acquired, Permits};
 use crate::future::lock;
 use crate::object::SyncState;
 use crate::op::{self, Site};
@@ -59,7 +57,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn read(&self) -> impl Future<Output = RwLockReadGuard<'_, T>> + '_ {
         let site = Location::caller();
-        let acquire = Acquire::new(self, 1, site);
+        let acquire = self.acquire(1, site);
         async move {
             acquire.await;
             self.read_guard(site)
@@ -70,7 +68,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> impl Future<Output = RwLockWriteGuard<'_, T>> + '_ {
         let site = Location::caller();
-        let acquire = Acquire::new(self, MAX_READS, site);
+        let acquire = self.acquire(MAX_READS, site);
         async move {
             acquire.await;
             self.write_guard(site)
@@ -119,6 +117,18 @@ impl<T> RwLock<T> {
             .unwrap_or_else(|| unreachable!("invariant: no reader outlives the lock"))
     }
 
+    /// Wait in line for `wanted` permits (all of them: to write).
+    fn acquire(&self, wanted: usize, site: Site) -> Acquire<'_> {
+        let write = wanted > 1;
+        let operation = Operation::RwLock(self.permits.handle().object, write);
+        let what = if write {
+            "to write-lock"
+        } else {
+            "to read-lock"
+        };
+        self.permits.acquire(wanted, operation, what, site)
+    }
+
     fn try_acquire(&self, wanted: usize, site: Site) -> bool {
         let operation = Operation::RwLock(self.permits.handle().object, wanted > 1);
         self.permits.try_acquire(wanted, operation, site) == Acquired::Yes
@@ -144,61 +154,6 @@ impl<T> RwLock<T> {
             value: Some(value),
             site,
         }
-    }
-}
-
-/// Waiting for `wanted` permits; dropped while waiting, it leaves the
-/// queue.
-struct Acquire<'a, T> {
-    lock: &'a RwLock<T>,
-    wanted: usize,
-    ticket: Ticket,
-    site: Site,
-}
-
-impl<'a, T> Acquire<'a, T> {
-    fn new(lock: &'a RwLock<T>, wanted: usize, site: Site) -> Acquire<'a, T> {
-        Acquire {
-            lock,
-            wanted,
-            ticket: Ticket::default(),
-            site,
-        }
-    }
-}
-
-impl<T> Future for Acquire<'_, T> {
-    type Output = ();
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
-        let permits = &this.lock.permits;
-        let write = this.wanted > 1;
-        let operation = Operation::RwLock(permits.handle().object, write);
-        let what = if write {
-            "to write-lock"
-        } else {
-            "to read-lock"
-        };
-        let polled = permits.poll_acquire(
-            &mut this.ticket,
-            this.wanted,
-            operation,
-            what,
-            this.site,
-            cx,
-        );
-        match polled {
-            Poll::Ready(Acquired::Yes) => Poll::Ready(()),
-            Poll::Ready(_) => unreachable!("invariant: a RwLock's semaphore is never closed"),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl<T> Drop for Acquire<'_, T> {
-    fn drop(&mut self) {
-        self.lock.permits.cancel(&mut self.ticket, self.wanted);
     }
 }
 

@@ -5,11 +5,9 @@
 use std::fmt;
 use std::future::Future;
 use std::panic::Location;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use super::permits::{Acquired, Permits, Ticket};
+use super::permits::{Acquire, Acquired, Permits};
 use crate::object::SyncState;
 use crate::op::{self, Site};
 use crate::trace::Operation;
@@ -103,9 +101,9 @@ impl Semaphore {
         n: u32,
     ) -> impl Future<Output = Result<SemaphorePermit<'_>, AcquireError>> + '_ {
         let site = Location::caller();
-        let acquire = Acquire::new(self, n as usize, site);
+        let acquire = self.wait_for(n as usize, site);
         async move {
-            acquire.await?;
+            closed(acquire.await)?;
             Ok(SemaphorePermit {
                 semaphore: self,
                 count: n as usize,
@@ -121,7 +119,7 @@ impl Semaphore {
     ) -> impl Future<Output = Result<OwnedSemaphorePermit, AcquireError>> {
         let site = Location::caller();
         async move {
-            Acquire::new(&self, 1, site).await?;
+            closed(self.wait_for(1, site).await)?;
             Ok(OwnedSemaphorePermit {
                 semaphore: self,
                 count: 1,
@@ -170,57 +168,23 @@ impl Semaphore {
         self.permits.is_closed()
     }
 
+    /// Wait in line for `wanted` permits.
+    fn wait_for(&self, wanted: usize, site: Site) -> Acquire<'_> {
+        let operation = Operation::Lock(self.permits.handle().object);
+        self.permits.acquire(wanted, operation, "a permit of", site)
+    }
+
     fn release(&self, count: usize, site: Site) {
         let operation = Operation::Unlock(self.permits.handle().object);
         self.permits.release(count, operation, site);
     }
 }
 
-/// Waiting in line for permits; dropped while waiting, it leaves the line.
-struct Acquire<'a> {
-    semaphore: &'a Semaphore,
-    wanted: usize,
-    ticket: Ticket,
-    site: Site,
-}
-
-impl<'a> Acquire<'a> {
-    fn new(semaphore: &'a Semaphore, wanted: usize, site: Site) -> Acquire<'a> {
-        Acquire {
-            semaphore,
-            wanted,
-            ticket: Ticket::default(),
-            site,
-        }
-    }
-}
-
-impl Future for Acquire<'_> {
-    type Output = Result<(), AcquireError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.get_mut();
-        let permits = &this.semaphore.permits;
-        let operation = Operation::Lock(permits.handle().object);
-        let what = "a permit of";
-        match permits.poll_acquire(
-            &mut this.ticket,
-            this.wanted,
-            operation,
-            what,
-            this.site,
-            cx,
-        ) {
-            Poll::Ready(Acquired::Yes) => Poll::Ready(Ok(())),
-            Poll::Ready(_) => Poll::Ready(Err(AcquireError(()))),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl Drop for Acquire<'_> {
-    fn drop(&mut self) {
-        self.semaphore.permits.cancel(&mut self.ticket, self.wanted);
+/// An acquisition's end as tokio's: `Err` once the semaphore is closed.
+fn closed(acquired: Acquired) -> Result<(), AcquireError> {
+    match acquired {
+        Acquired::Yes => Ok(()),
+        Acquired::Closed | Acquired::No => Err(AcquireError(())),
     }
 }
 

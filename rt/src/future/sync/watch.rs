@@ -24,39 +24,11 @@ use crate::trace::Operation;
 
 use error::{RecvError, SendError};
 
-/// The channel's errors, as `tokio::sync::watch::error`.
+/// The channel's errors, as `tokio::sync::watch::error` (the same shapes
+/// as `mpsc`'s and `oneshot`'s).
 pub mod error {
-    use std::fmt;
-
-    /// A send failed: every receiver is gone; the value is back.
-    #[derive(PartialEq, Eq, Clone, Copy)]
-    pub struct SendError<T>(pub T);
-
-    impl<T> fmt::Debug for SendError<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.debug_struct("SendError").finish_non_exhaustive()
-        }
-    }
-
-    impl<T> fmt::Display for SendError<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "channel closed")
-        }
-    }
-
-    impl<T> std::error::Error for SendError<T> {}
-
-    /// The sender is gone.
-    #[derive(Debug, PartialEq, Eq, Clone)]
-    pub struct RecvError(pub(super) ());
-
-    impl fmt::Display for RecvError {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "channel closed")
-        }
-    }
-
-    impl std::error::Error for RecvError {}
+    pub use crate::future::sync::mpsc::error::SendError;
+    pub use crate::future::sync::oneshot::error::RecvError;
 }
 
 struct Shared<T> {
@@ -270,7 +242,7 @@ impl<T> Receiver<T> {
                 return Poll::Ready(Ok(()));
             }
             if state.sender_gone {
-                return Poll::Ready(Err(RecvError(())));
+                return Poll::Ready(Err(RecvError::closed()));
             }
             state.waiting.push(cx.waker().clone());
             drop(state);
@@ -302,7 +274,7 @@ impl<T> Receiver<T> {
         op::access(&self.shared.handle, false, Location::caller());
         let state = lock(&self.shared.state);
         if state.sender_gone {
-            return Err(RecvError(()));
+            return Err(RecvError::closed());
         }
         Ok(state.version > self.seen)
     }
