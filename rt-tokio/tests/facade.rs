@@ -3,26 +3,17 @@
 //! behave as tokio's, and `#[tokio::test]` runs a test under the search
 //! and reports a found bug with a replay string.
 
+#[path = "../../rt/tests/support/mod.rs"]
+mod support;
+
 use rankcheck_tokio as tokio;
 
-use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
 
+use support::panic_message;
 use tokio::sync::{oneshot, Mutex};
 use tokio::time::{timeout, Duration};
-
-/// The message a closure panicked with (`None`: it returned).
-fn panic_message(f: impl FnOnce()) -> Option<String> {
-    let outcome = panic::catch_unwind(AssertUnwindSafe(f));
-    outcome.err().map(|payload| {
-        payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-            .unwrap_or_default()
-    })
-}
 
 /// Which of two outcomes some run of a search saw.
 struct Seen([AtomicBool; 2]);

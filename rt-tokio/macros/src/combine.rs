@@ -29,11 +29,7 @@ struct Combine {
 impl Parse for Combine {
     fn parse(input: ParseStream<'_>) -> syn::Result<Combine> {
         let krate = super::facade_path(input)?;
-        let biased = input.peek(syn::Ident) && input.fork().parse::<syn::Ident>()? == "biased";
-        if biased {
-            input.parse::<syn::Ident>()?;
-            input.parse::<Token![;]>()?;
-        }
+        let biased = super::biased(input)?;
         Ok(Combine {
             krate,
             biased,
@@ -94,11 +90,7 @@ pub fn expand(input: TokenStream, kind: Kind) -> syn::Result<TokenStream> {
             }
         }
     });
-    let start = if biased {
-        quote! { 0 }
-    } else {
-        quote! { #krate::__private::choose(#count) }
-    };
+    let round = super::round_of_polls(&krate, biased, count, &polls.collect::<Vec<_>>());
     let all = quote! {
         (#(#outputs.take().expect("invariant: every future of a join completed")),*,)
     };
@@ -113,14 +105,8 @@ pub fn expand(input: TokenStream, kind: Kind) -> syn::Result<TokenStream> {
     Ok(quote! {{
         #(#creations)*
         let __rk_result = ::core::future::poll_fn(|__rk_cx| {
-            let __rk_start: usize = #start;
             let mut __rk_done = true;
-            for __rk_offset in 0..#count {
-                match (__rk_start + __rk_offset) % #count {
-                    #(#polls)*
-                    _ => ::core::unreachable!(),
-                }
-            }
+            #round
             if __rk_done {
                 #finish
             } else {

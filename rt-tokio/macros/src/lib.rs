@@ -41,6 +41,41 @@ fn expanded(result: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
     }
 }
 
+/// `biased;` at the start of a macro's input: whether it is there.
+fn biased(input: syn::parse::ParseStream<'_>) -> syn::Result<bool> {
+    let biased = input.peek(syn::Ident) && input.fork().parse::<syn::Ident>()? == "biased";
+    if biased {
+        input.parse::<syn::Ident>()?;
+        input.parse::<syn::Token![;]>()?;
+    }
+    Ok(biased)
+}
+
+/// One round of polls: `polls` (match arms on the indices `0..count`)
+/// each run once, in turn from the index the search chooses (`choose`,
+/// through the facade at `krate`), or from 0 when `biased`.
+fn round_of_polls(
+    krate: &proc_macro2::TokenStream,
+    biased: bool,
+    count: usize,
+    polls: &[proc_macro2::TokenStream],
+) -> proc_macro2::TokenStream {
+    let start = if biased {
+        quote::quote! { 0 }
+    } else {
+        quote::quote! { #krate::__private::choose(#count) }
+    };
+    quote::quote! {
+        let __rk_start: usize = #start;
+        for __rk_offset in 0..#count {
+            match (__rk_start + __rk_offset) % #count {
+                #(#polls)*
+                _ => ::core::unreachable!(),
+            }
+        }
+    }
+}
+
 /// The facade's path, in braces before a macro's own input.
 fn facade_path(input: syn::parse::ParseStream<'_>) -> syn::Result<proc_macro2::TokenStream> {
     let inner;

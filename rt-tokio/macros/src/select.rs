@@ -28,11 +28,7 @@ struct Branch {
 impl Parse for Select {
     fn parse(input: ParseStream<'_>) -> syn::Result<Select> {
         let krate = super::facade_path(input)?;
-        let biased = input.peek(syn::Ident) && input.fork().parse::<syn::Ident>()? == "biased";
-        if biased {
-            input.parse::<syn::Ident>()?;
-            input.parse::<Token![;]>()?;
-        }
+        let biased = super::biased(input)?;
         let mut branches = Vec::new();
         let mut otherwise = None;
         while !input.is_empty() {
@@ -166,11 +162,7 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         || quote! { ::core::panic!("all branches are disabled and there is no else branch") },
         |otherwise| quote! { #otherwise },
     );
-    let start = if biased {
-        quote! { 0 }
-    } else {
-        quote! { #krate::__private::choose(#count) }
-    };
+    let round = super::round_of_polls(&krate, biased, count, &polls);
     Ok(quote! {{
         enum __RkOut<#(#types),*> {
             #(#variants(#types),)*
@@ -179,14 +171,8 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         let mut __rk_disabled: [bool; #count] = [#(#disabled),*];
         #(#creations)*
         let __rk_out = ::core::future::poll_fn(|__rk_cx| {
-            let __rk_start: usize = #start;
             let mut __rk_pending = false;
-            for __rk_offset in 0..#count {
-                match (__rk_start + __rk_offset) % #count {
-                    #(#polls)*
-                    _ => ::core::unreachable!(),
-                }
-            }
+            #round
             if __rk_pending {
                 ::core::task::Poll::Pending
             } else {
