@@ -59,7 +59,7 @@ pub enum Acquired {
 
 /// One acquisition in progress: the state a future keeps between polls.
 #[derive(Debug, Default)]
-pub struct Ticket {
+struct Ticket {
     id: Option<u64>,
 }
 
