@@ -2,7 +2,8 @@
 # Regenerates results/async_vs_shuttle.csv: rankcheck-rt's async tasks
 # (rankcheck_rt::future) against awslabs/shuttle's (shuttle::future) on the
 # same body (src/bodies.rs, async_yields: three tasks under block_on, each
-# incrementing a shared counter then yielding, 5 times), compiled once with
+# incrementing a shared counter then yielding, 5 times; async_switches: the
+# same tasks yielding only), compiled once with
 # each tool's types. Rows: executions per second of each tool's random
 # scheduler, ROUNDS rounds, the tools alternating, SECONDS_EACH each.
 set -euo pipefail
@@ -13,9 +14,11 @@ B=bench/shuttle-baseline/target/release/shuttle-baseline
 out=results/async_vs_shuttle.csv
 echo "round,tool,program,scheduler,seed,executions,seconds,executions_per_s" > "$out"
 for round in $(seq 1 "$ROUNDS"); do
-  for tool in shuttle rankcheck-rt; do
-    $B throughput --tool "$tool" --program async-yields --seconds "$SECONDS_EACH" --seed "$round" |
-      awk -v r="$round" 'NR > 1 { print r "," $0 }' >> "$out"
+  for program in async-yields async-switches; do
+    for tool in shuttle rankcheck-rt; do
+      $B throughput --tool "$tool" --program "$program" --seconds "$SECONDS_EACH" --seed "$round" |
+        awk -v r="$round" 'NR > 1 { print r "," $0 }' >> "$out"
+    done
   done
 done
 echo "wrote $out"

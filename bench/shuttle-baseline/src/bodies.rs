@@ -12,6 +12,7 @@ pub fn run(program: Program) {
         Program::MutexCounter => mutex_counter(),
         Program::FlagHandoff => flag_handoff(),
         Program::AsyncYields => async_yields(),
+        Program::AsyncSwitches => async_switches(),
         Program::CornerVariable { hot, assertion } => corner_variable(hot, assertion),
     }
 }
@@ -194,6 +195,26 @@ fn increment_times(var: &AtomicI64, times: u32) {
         let value = var.load(SeqCst);
         var.store(value + 1, SeqCst);
     }
+}
+
+/// Issue 23's async task switches alone: the test blocks on three tasks that each yield
+/// `ASYNC_YIELDS` times and touch nothing shared, then awaits them. Every scheduling point is a
+/// task's spawn, `Pending`, end or join.
+fn async_switches() {
+    future::block_on(async {
+        let tasks: Vec<_> = (0..3)
+            .map(|_| {
+                future::spawn(async {
+                    for _ in 0..ASYNC_YIELDS {
+                        future::yield_now().await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("a task cannot panic");
+        }
+    });
 }
 
 /// Issue 23's async task switches: the test blocks on three tasks, each of which increments a

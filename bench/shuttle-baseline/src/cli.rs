@@ -124,6 +124,9 @@ pub enum ThroughputProgram {
     /// Async task switches: 3 tasks x 5 yields around a shared increment, under block_on.
     #[value(name = "async-yields")]
     AsyncYields,
+    /// Issue 23's async task switches alone: 3 tasks x 5 yields, nothing shared.
+    #[value(name = "async-switches")]
+    AsyncSwitches,
 }
 
 /// The programs whose steps can be counted.

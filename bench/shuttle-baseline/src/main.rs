@@ -110,6 +110,7 @@ fn throughput(
         ThroughputProgram::MutexCounter => Program::MutexCounter,
         ThroughputProgram::FlagHandoff => Program::FlagHandoff,
         ThroughputProgram::AsyncYields => Program::AsyncYields,
+        ThroughputProgram::AsyncSwitches => Program::AsyncSwitches,
     };
     let (measured, tool) = match (tool, executions) {
         (Tool::Shuttle, None) => (throughput::measure(program, duration, seed)?, TOOL),

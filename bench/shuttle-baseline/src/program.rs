@@ -50,6 +50,9 @@ pub enum Program {
     FlagHandoff,
     /// Issue 23's async task switches: three tasks, each five increments then a yield.
     AsyncYields,
+    /// Issue 23's async task switches alone: `block_on` spawns three tasks that each yield
+    /// `ASYNC_YIELDS` times, touching nothing shared, and awaits them.
+    AsyncSwitches,
     /// `corner_variable.rk` with `HOT = hot`.
     CornerVariable {
         /// The `.rk` constant `HOT`: each thread's increments of `hot`.
@@ -69,6 +72,7 @@ impl Program {
             Program::MutexCounter => "mutex-counter",
             Program::FlagHandoff => "flag-handoff",
             Program::AsyncYields => "async-yields",
+            Program::AsyncSwitches => "async-switches",
             Program::CornerVariable { .. } => "corner-variable",
         }
     }

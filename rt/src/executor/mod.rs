@@ -598,6 +598,7 @@ impl Execution {
             suspender: None,
             unparked: false,
             task,
+            exiting: false,
         });
         if self.wants_pending {
             self.pending.resize(self.threads.all.len(), Pending::LOCAL);

@@ -121,6 +121,10 @@ pub struct ThreadState {
     /// Whether it is an async task (crate::future): named `task@LINE#k`,
     /// and dropped, not waited for, once the test's threads finished.
     pub task: bool,
+    /// A task whose future completed: it keeps the run open until its
+    /// end, so that it finishes (one more step) instead of being dropped
+    /// by an unwinding of its coroutine, which costs far more.
+    pub exiting: bool,
 }
 
 /// Every thread, and which can run.
@@ -172,7 +176,7 @@ impl Threads {
     pub fn finish(&mut self, id: ThreadId) {
         let thread = &mut self.all[id.index()];
         thread.status = Status::Finished;
-        self.live -= u32::from(!thread.task);
+        self.live -= u32::from(!thread.task || thread.exiting);
         self.disable(id);
     }
 
@@ -248,6 +252,15 @@ impl Threads {
         self.all[id.index()].status = Status::Runnable;
         self.unlist(id, wait);
         wait
+    }
+
+    /// Task `id`'s future completed: the run waits for its end.
+    pub fn exiting(&mut self, id: ThreadId) {
+        let thread = &mut self.all[id.index()];
+        if thread.task && !thread.exiting {
+            thread.exiting = true;
+            self.live += 1;
+        }
     }
 
     /// The name of thread `id` in reports: `main`, or `LABEL#k` where the

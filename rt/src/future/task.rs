@@ -87,6 +87,12 @@ where
                 Ok(None) => Err(JoinError::cancelled()),
                 Err(payload) => Err(JoinError::panicked(executor::thread_panicked(payload))),
             };
+            if executor::active() {
+                with(|ex| {
+                    let running = ex.current;
+                    ex.threads.exiting(running);
+                });
+            }
             let joiner = {
                 let mut slot = lock(&slot);
                 slot.result = Some(result);

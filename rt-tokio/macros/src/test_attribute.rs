@@ -1,0 +1,140 @@
+//! `#[tokio::test]`: an async test function whose body runs under
+//! rankcheck-rt's search, each run `block_on` of the body. tokio's own
+//! options are accepted (`flavor`, `worker_threads`, `start_paused`: the
+//! search interleaves every task whatever the flavor, and time is never
+//! the clock's); rankcheck-rt's (`runs`, `seed`, `strategy`, `depth`,
+//! `vars`, ...) are passed to `#[rankcheck::test]`, which checks them.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{ItemFn, MetaNameValue, Token};
+
+/// tokio's options, which change nothing under the search.
+const TOKIO_OPTIONS: [&str; 3] = ["flavor", "worker_threads", "start_paused"];
+
+pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let function: ItemFn = syn::parse2(item)?;
+    check_signature(&function)?;
+    let options = Punctuated::<MetaNameValue, Token![,]>::parse_terminated.parse2(args)?;
+    let mut krate: Option<syn::Path> = None;
+    let mut forwarded = Vec::new();
+    for option in options {
+        let name = option.path.get_ident().map(ToString::to_string);
+        match name.as_deref() {
+            Some("crate") => {
+                let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) = &option.value
+                else {
+                    return Err(syn::Error::new_spanned(&option.value, "expected a string"));
+                };
+                krate = Some(text.parse_with(syn::Path::parse_mod_style)?);
+            }
+            Some(name) if TOKIO_OPTIONS.contains(&name) => {}
+            _ => forwarded.push(option),
+        }
+    }
+    let krate = krate.unwrap_or_else(default_crate);
+    let runtime = format!("{}::__private::rt", quote!(#krate)).replace(' ', "");
+    let ItemFn {
+        attrs,
+        vis,
+        sig,
+        block,
+    } = function;
+    let name = &sig.ident;
+    let body = match &sig.output {
+        syn::ReturnType::Default => quote! {
+            #krate::__private::rt::future::block_on(async move #block);
+        },
+        syn::ReturnType::Type(_, ty) => quote! {
+            let result: #ty = #krate::__private::rt::future::block_on(async move #block);
+            if let ::core::result::Result::Err(error) = result {
+                ::core::panic!("the test returned an error: {error:?}");
+            }
+        },
+    };
+    Ok(quote! {
+        #[#krate::__private::rt::test(crate = #runtime, #(#forwarded),*)]
+        #(#attrs)*
+        #vis fn #name() {
+            #body
+        }
+    })
+}
+
+/// An async function without arguments or generics.
+fn check_signature(function: &ItemFn) -> syn::Result<()> {
+    let sig = &function.sig;
+    if sig.asyncness.is_none() {
+        return Err(syn::Error::new_spanned(
+            sig.fn_token,
+            "the `async` keyword is missing from the function declaration",
+        ));
+    }
+    if !sig.inputs.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &sig.inputs,
+            "#[tokio::test] functions take no arguments",
+        ));
+    }
+    if !sig.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &sig.generics,
+            "#[tokio::test] functions are not generic",
+        ));
+    }
+    Ok(())
+}
+
+/// How the crate being compiled names rankcheck-tokio: as its Cargo.toml
+/// renames it (`tokio = { package = "rankcheck-tokio", ... }`), else
+/// `rankcheck_tokio`.
+fn default_crate() -> syn::Path {
+    let name = renamed_dependency().unwrap_or_else(|| "rankcheck_tokio".to_owned());
+    let ident = syn::Ident::new(&name, Span::call_site());
+    syn::parse_quote! { ::#ident }
+}
+
+fn renamed_dependency() -> Option<String> {
+    let dir = std::env::var("CARGO_MANIFEST_DIR").ok()?;
+    let text = std::fs::read_to_string(std::path::Path::new(&dir).join("Cargo.toml")).ok()?;
+    let manifest: toml::Table = text.parse().ok()?;
+    ["dependencies", "dev-dependencies"]
+        .iter()
+        .filter_map(|section| manifest.get(*section)?.as_table())
+        .flat_map(|table| table.iter())
+        .find(|(_, spec)| {
+            spec.get("package").and_then(toml::Value::as_str) == Some("rankcheck-tokio")
+        })
+        .map(|(key, _)| key.replace('-', "_"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand;
+    use quote::quote;
+
+    #[test]
+    fn options_pass_to_the_rankcheck_attribute_and_tokio_options_are_dropped() {
+        let code = expand(
+            quote! { flavor = "multi_thread", worker_threads = 2, runs = 10, strategy = "pctvb" },
+            quote! { async fn t() { body().await; } },
+        )
+        .unwrap()
+        .to_string();
+        assert!(code.contains("runs = 10"), "{code}");
+        assert!(code.contains("strategy = \"pctvb\""), "{code}");
+        assert!(!code.contains("flavor"), "{code}");
+        assert!(code.contains("block_on (async move"), "{code}");
+    }
+
+    #[test]
+    fn a_function_without_async_is_refused() {
+        let error = expand(quote! {}, quote! { fn t() {} }).unwrap_err();
+        assert!(error.to_string().contains("`async` keyword is missing"));
+    }
+}

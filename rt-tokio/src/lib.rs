@@ -1,0 +1,79 @@
+//! A tokio-shaped facade over rankcheck-rt's async runtime: a crate
+//! written against tokio switches to rankcheck's search by a dependency
+//! rename under a feature, and its `#[tokio::test]`s then run under the
+//! search (README, "Async code: the tokio facade").
+//!
+//! ```
+//! use rankcheck_tokio as tokio;
+//! use tokio::sync::Mutex;
+//! use std::sync::Arc;
+//!
+//! #[tokio::test(runs = 100, seed = 1)]
+//! async fn two_tasks_count_to_two() {
+//!     let count = Arc::new(Mutex::new(0));
+//!     let other = tokio::spawn({
+//!         let count = count.clone();
+//!         async move { *count.lock().await += 1 }
+//!     });
+//!     *count.lock().await += 1;
+//!     other.await.unwrap();
+//!     assert_eq!(*count.lock().await, 2);
+//! }
+//! ```
+//!
+//! What is here is rankcheck-rt's `future` module under tokio's paths
+//! (tasks, `sync`, `time`), the `runtime` shapes, and the macros
+//! `select!`, `join!`, `try_join!` and `#[test]`; what tokio has beyond
+//! that (I/O, networking, `fs`, `process`, `signal`, `broadcast`,
+//! `JoinSet`, `#[tokio::main]`, ...) is not.
+
+pub mod runtime;
+pub mod sync;
+pub mod task;
+pub mod time;
+
+pub use rankcheck_rt::future::spawn;
+pub use rankcheck_tokio_macros::test;
+
+/// Wait on several futures and run the handler of the first that
+/// completes with an output matching its pattern, as `tokio::select!`:
+/// `pattern = future, if condition => handler`, then an optional
+/// `else => handler` for when every branch is disabled. Each poll starts
+/// at a branch the search chooses (tokio starts at a random one), so when
+/// several are ready every outcome is explored, and a failing run's
+/// replay string repeats the choices; `biased;` first polls in source
+/// order.
+#[macro_export]
+macro_rules! select {
+    ($($input:tt)*) => {
+        $crate::__private::select_inner!({ $crate } $($input)*)
+    };
+}
+
+/// Poll futures concurrently within the task until all complete, as
+/// `tokio::join!`: the tuple of their outputs. Each poll starts at a
+/// future the search chooses (`biased;`: source order).
+#[macro_export]
+macro_rules! join {
+    ($($input:tt)*) => {
+        $crate::__private::join_inner!({ $crate } $($input)*)
+    };
+}
+
+/// Poll futures of `Result`s concurrently until all are `Ok` (the tuple of
+/// the values) or one is `Err` (that error, the others dropped), as
+/// `tokio::try_join!`. Each poll starts at a future the search chooses.
+#[macro_export]
+macro_rules! try_join {
+    ($($input:tt)*) => {
+        $crate::__private::try_join_inner!({ $crate } $($input)*)
+    };
+}
+
+/// What the macros' expansions name; not API.
+#[doc(hidden)]
+pub mod __private {
+    pub use rankcheck_rt as rt;
+    pub use rankcheck_rt::future::choose;
+    pub use rankcheck_tokio_macros::{join_inner, select_inner, try_join_inner};
+}

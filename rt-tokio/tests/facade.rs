@@ -1,0 +1,216 @@
+//! The tokio facade through tokio's paths: `select!` and `timeout` explore
+//! both outcomes of a race, `join!`/`try_join!` and the runtime shapes
+//! behave as tokio's, and `#[tokio::test]` runs a test under the search
+//! and reports a found bug with a replay string.
+
+#[path = "../../rt/tests/support/mod.rs"]
+mod support;
+
+use rankcheck_tokio as tokio;
+
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::Arc;
+
+use support::panic_message;
+use tokio::sync::{oneshot, Mutex};
+use tokio::time::{timeout, Duration};
+
+/// Which of two outcomes some run of a search saw.
+struct Seen([AtomicBool; 2]);
+
+impl Seen {
+    const fn new() -> Seen {
+        Seen([AtomicBool::new(false), AtomicBool::new(false)])
+    }
+
+    fn saw(&self, outcome: usize) {
+        self.0[outcome].store(true, SeqCst);
+    }
+
+    fn both(&self) -> bool {
+        self.0.iter().all(|seen| seen.load(SeqCst))
+    }
+}
+
+fn search(runs: u64, test: impl Fn() + Send + Sync + 'static) {
+    rankcheck_rt::Builder::new().runs(runs).seed(1).check(test);
+}
+
+#[test]
+fn select_explores_both_outcomes_of_a_race_between_tasks() {
+    static SEEN: Seen = Seen::new();
+    search(300, || {
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let (first_tx, first_rx) = oneshot::channel();
+            let (second_tx, second_rx) = oneshot::channel();
+            tokio::spawn(async move {
+                let _ = first_tx.send(1);
+            });
+            tokio::spawn(async move {
+                let _ = second_tx.send(2);
+            });
+            let winner = tokio::select! {
+                Ok(value) = first_rx => value,
+                Ok(value) = second_rx => value,
+            };
+            SEEN.saw(winner - 1);
+        })
+    });
+    assert!(SEEN.both(), "select! saw only one sender win");
+}
+
+#[test]
+fn select_chooses_between_ready_branches_unless_biased() {
+    static SEEN: Seen = Seen::new();
+    search(100, || {
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let unbiased = tokio::select! {
+                value = async { 0 } => value,
+                value = async { 1 } => value,
+            };
+            SEEN.saw(unbiased);
+            let biased = tokio::select! {
+                biased;
+                value = async { 0 } => value,
+                value = async { 1 } => value,
+            };
+            assert_eq!(biased, 0, "a biased select! polls in source order");
+        })
+    });
+    assert!(SEEN.both(), "both ready branches are chosen over a search");
+}
+
+#[test]
+fn select_disables_unmatched_and_precondition_branches_then_runs_else() {
+    search(20, || {
+        rankcheck_rt::future::block_on(async {
+            let ready = false;
+            let chosen = tokio::select! {
+                Some(value) = async { None::<u32> } => value,
+                value = async { 7 }, if ready => value,
+                else => 99,
+            };
+            assert_eq!(chosen, 99);
+            let mut closed = false;
+            let found = tokio::select! {
+                Some(value) = async { None::<u32> } => value,
+                mut value = async { 5 } => {
+                    value += 1;
+                    closed = true;
+                    value
+                }
+            };
+            assert_eq!((found, closed), (6, true));
+        })
+    });
+}
+
+#[test]
+fn timeout_explores_both_outcomes() {
+    static SEEN: Seen = Seen::new();
+    search(300, || {
+        rankcheck_rt::future::block_on(async {
+            let (tx, rx) = oneshot::channel();
+            tokio::spawn(async move {
+                tokio::task::yield_now().await;
+                let _ = tx.send(());
+            });
+            match timeout(Duration::from_secs(1), rx).await {
+                Ok(received) => {
+                    received.unwrap();
+                    SEEN.saw(0);
+                }
+                Err(tokio::time::error::Elapsed { .. }) => SEEN.saw(1),
+            }
+        })
+    });
+    assert!(SEEN.both(), "timeout saw only one outcome");
+}
+
+#[test]
+fn join_and_try_join_give_every_output_or_the_first_error() {
+    search(50, || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let count = Arc::new(Mutex::new(0));
+            let add = |n| {
+                let count = count.clone();
+                async move {
+                    *count.lock().await += n;
+                    n
+                }
+            };
+            assert_eq!(tokio::join!(add(1), add(2), add(3)), (1, 2, 3));
+            assert_eq!(*count.lock().await, 6);
+            let ok: Result<(u8, &str), ()> = tokio::try_join!(async { Ok(1) }, async { Ok("a") });
+            assert_eq!(ok, Ok((1, "a")));
+            let failed: Result<(u8, u8), &str> =
+                tokio::try_join!(async { Ok(1) }, async { Err("no") });
+            assert_eq!(failed, Err("no"));
+        })
+    });
+}
+
+#[test]
+fn spawn_blocking_runs_the_closure_as_a_task() {
+    search(20, || {
+        rankcheck_rt::future::block_on(async {
+            let sum = tokio::task::spawn_blocking(|| (1..=4).sum::<u32>());
+            assert_eq!(sum.await.unwrap(), 10);
+        })
+    });
+}
+
+#[tokio::test(runs = 50, seed = 1, flavor = "multi_thread", worker_threads = 2)]
+async fn the_test_attribute_runs_an_async_body_under_the_search() {
+    let count = Arc::new(Mutex::new(0));
+    let other = tokio::spawn({
+        let count = count.clone();
+        async move { *count.lock().await += 1 }
+    });
+    *count.lock().await += 1;
+    other.await.unwrap();
+    assert_eq!(*count.lock().await, 2);
+}
+
+/// Two tasks read, then write, a counter under separate locks.
+async fn lost_update_between_tasks() {
+    let count = Arc::new(Mutex::new(0));
+    let other = tokio::spawn({
+        let count = count.clone();
+        async move {
+            let seen = *count.lock().await;
+            *count.lock().await = seen + 1;
+        }
+    });
+    let seen = *count.lock().await;
+    *count.lock().await = seen + 1;
+    other.await.unwrap();
+    assert_eq!(*count.lock().await, 2, "lost update");
+}
+
+#[tokio::test(runs = 2000, seed = 2, strategy = "pctvb", depth = 2, vars = 1)]
+#[should_panic(expected = "lost update")]
+async fn the_test_attribute_fails_with_the_bug_it_finds() {
+    lost_update_between_tasks().await;
+}
+
+#[test]
+fn the_test_attribute_reports_a_found_bug_with_a_replay_string() {
+    let report =
+        panic_message(the_test_attribute_fails_with_the_bug_it_finds).expect("the bug is found");
+    let start = report.find("\"rc").expect("a replay string") + 1;
+    let end = start + report[start..].find('"').expect("its end");
+    let replayed = panic_message(|| {
+        rankcheck_rt::replay(
+            || rankcheck_rt::future::block_on(lost_update_between_tasks()),
+            &report[start..end],
+        )
+    })
+    .expect("the replay fails too");
+    assert!(replayed.contains("lost update"), "{replayed}");
+}
