@@ -268,7 +268,10 @@ pub trait Scheduler {
     /// nothing and changes nothing in it (it must return that thread). The
     /// VM then passes such points without asking, and without leaving the
     /// running thread: [`Point`]s it does see may follow a step of the same
-    /// thread it was not shown. Schedulers that count points or change
+    /// thread it was not shown. Such a scheduler is also asked at its other
+    /// points from inside the running thread's step (the very [`Point`] the
+    /// loop would show), so that a thread chosen again goes on in place.
+    /// Schedulers that count points or change
     /// priorities at them must keep the default.
     fn silent_when_alone(&self) -> bool {
         false

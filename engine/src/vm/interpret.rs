@@ -5,7 +5,8 @@ use crate::executable::{Executable, NO_SLOT};
 use crate::id::{CondId, MutexId, ObjId, SiteId, ThreadId, VarId};
 use crate::ir::{Op, PrintArg};
 use crate::outcome::BugKind;
-use crate::scheduler::{Event, EventKind, Loc, Location, Pending};
+use crate::random::RandomScheduler;
+use crate::scheduler::{Event, EventKind, Loc, Location, Pending, Scheduler};
 use crate::value::Value;
 
 use super::{Fault, Frame, PrintLine, Status, Vm};
@@ -22,7 +23,7 @@ impl<'e> Vm<'e> {
         regs: &mut Vec<Value>,
         frames: &mut Vec<Frame>,
     ) -> Result<Event, Fault> {
-        self.interpret(exe, thread, regs, frames, false)
+        self.interpret(exe, thread, regs, frames, None::<&mut RandomScheduler>)
     }
 
     /// The interpreter loop proper. `regs` and `frames` are the running
@@ -34,20 +35,22 @@ impl<'e> Vm<'e> {
     /// [`EventKind::AwaitBlocked`] (false) and changes nothing else; the
     /// caller restores the thread.
     ///
-    /// `alone_goes_on`: the scheduler is silent when it has no choice (see
-    /// [`crate::Scheduler::silent_when_alone`]), so that at a scheduling
-    /// point where the thread is the only one that can run, the loop passes
-    /// the point itself ([`Vm::pass_alone`]) and goes on, instead of
-    /// returning to the scheduling loop to be chosen again.
+    /// `in_place`: the scheduler, when it is silent when it has no choice
+    /// (see [`crate::Scheduler::silent_when_alone`]) and looks at no
+    /// pending operation. At a scheduling point the loop then does what the
+    /// scheduling loop would ([`Vm::pass_in_place`]: passes a lone point
+    /// without asking, else asks the scheduler the same question) and goes
+    /// on when the thread is chosen again, instead of returning to the
+    /// scheduling loop to be chosen there.
     #[allow(clippy::too_many_lines)]
     #[inline(always)]
-    pub(super) fn interpret(
+    pub(super) fn interpret<S: Scheduler>(
         &mut self,
         exe: &'e Executable,
         thread: ThreadId,
         regs: &mut Vec<Value>,
         frames: &mut Vec<Frame>,
-        alone_goes_on: bool,
+        mut in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
         let program = exe.program();
         let n_fields = program.fields.len();
@@ -865,10 +868,12 @@ impl<'e> Vm<'e> {
                     Op::SelfId { dst } => reg!(dst) = Value::Int(i64::from(thread.0)),
                 }
             };
-            // A scheduling point: pass it here when the scheduler has no choice
-            // to make and wants no word of it, else save the pc and report.
-            if alone_goes_on && self.pass_alone(thread) {
-                continue;
+            // A scheduling point: pass it here when the thread is chosen to go
+            // on, else save the pc and report.
+            if let Some(scheduler) = &mut in_place {
+                if self.pass_in_place(thread, point, &mut **scheduler) {
+                    continue;
+                }
             }
             if let Some(frame) = frames.last_mut() {
                 frame.pc = pc as u32;

@@ -224,6 +224,10 @@ pub struct Vm<'e> {
     /// stop writes it in place and a scheduler that never reads
     /// [`Point::event`] never makes the loop load it.
     step_event: Event,
+    /// The thread the scheduler chose at the point that ended the last
+    /// step, when the interpreter asked it in place and it chose another
+    /// thread: the scheduling loop resumes that one without asking again.
+    chosen_ahead: Option<ThreadId>,
     /// Objects made so far in this execution per allocation site and call
     /// stack: the next instance's index.
     instance_counts: BTreeMap<(VarId, u64), u32>,
@@ -301,6 +305,7 @@ impl<'e> Vm<'e> {
             scratch,
             final_event: None,
             step_event: Event::START,
+            chosen_ahead: None,
             instance_counts: BTreeMap::new(),
             instances_seen: None,
         }
@@ -420,10 +425,19 @@ impl<'e> Vm<'e> {
         // Read once: the interpreter's tables then stay in registers or
         // known places across steps instead of being looked up at each.
         let exe = self.exe;
-        let alone_goes_on = scheduler.silent_when_alone() && !wants_pending;
+        let in_place = scheduler.silent_when_alone() && !wants_pending;
         let mut last: Option<ThreadId> = None;
         self.step_event = Event::START;
+        self.chosen_ahead = None;
         loop {
+            if let Some(chosen) = self.chosen_ahead.take() {
+                // Asked in place, at the same point with the same question.
+                match self.take_step(exe, held, chosen, Some(&mut *scheduler)) {
+                    Ok(()) => last = Some(chosen),
+                    Err(stop) => return stop,
+                }
+                continue;
+            }
             if self.enabled.is_empty() {
                 return if self.n_finished == self.n_threads {
                     Outcome::Pass { steps: self.step }
@@ -447,64 +461,104 @@ impl<'e> Vm<'e> {
                 held.put_back(&mut self.threads);
                 self.refresh_pending();
             }
-            let point = Point {
-                step: self.step,
-                last,
-                event: self.step_event,
-                enabled: self.enabled.as_slice(),
-                newly_enabled: self.enabled.newly(),
-                accesses: self.accesses.as_deref().unwrap_or(&[]),
-                threads: self.n_threads,
-                position: self.enabled.positions(),
-                pending: if wants_pending { &self.pending } else { &[] },
-            };
+            let point = self.point(last, self.step_event, wants_pending);
             let chosen = scheduler.choose(&point);
-            if !self.enabled.contains(chosen) {
-                return Outcome::Diverged {
-                    step: self.step,
-                    wanted: chosen,
-                    enabled: self.enabled.as_slice().to_vec(),
-                };
-            }
-            self.enabled.clear_newly();
-            if let Some(log) = &mut self.accesses {
-                log.clear();
-            }
-            self.schedule.push(chosen);
-            self.step += 1;
-            if let Some(fresh) = self.pending_fresh.get_mut(chosen.index()) {
-                *fresh = false;
-            }
-            match self.resume(exe, held, chosen, alone_goes_on) {
-                Ok(next) => {
-                    self.step_event = next;
-                    last = Some(chosen);
-                }
-                Err(fault) => return Outcome::Bug(self.bug(chosen, fault)),
+            let in_place = if in_place {
+                Some(&mut *scheduler)
+            } else {
+                None
+            };
+            match self.take_step(exe, held, chosen, in_place) {
+                Ok(()) => last = Some(chosen),
+                Err(stop) => return stop,
             }
         }
     }
 
-    /// At a scheduling point in `thread`'s step, under a scheduler silent
-    /// when it has no choice: when `thread` is the only one that can run
-    /// and the step limit is not reached, do what the scheduling loop does
-    /// at such a point (the same schedule, steps and budget) and say so, for
-    /// the thread to go on in place.
+    /// What a scheduler is shown at the point the last step ended with
+    /// `event`, `last` having taken it.
     #[inline(always)]
-    fn pass_alone(&mut self, thread: ThreadId) -> bool {
-        if self.enabled.as_slice() != [thread] || self.budget == 0 {
-            return false;
+    fn point(&self, last: Option<ThreadId>, event: Event, wants_pending: bool) -> Point<'_> {
+        Point {
+            step: self.step,
+            last,
+            event,
+            enabled: self.enabled.as_slice(),
+            newly_enabled: self.enabled.newly(),
+            accesses: self.accesses.as_deref().unwrap_or(&[]),
+            threads: self.n_threads,
+            position: self.enabled.positions(),
+            pending: if wants_pending { &self.pending } else { &[] },
         }
-        self.budget -= 1;
+    }
+
+    /// Let `chosen`, the scheduler's choice, take the next step; the end of
+    /// the execution when it cannot (not enabled, or failing).
+    #[inline(always)]
+    fn take_step<S: Scheduler>(
+        &mut self,
+        exe: &'e Executable,
+        held: &mut Held,
+        chosen: ThreadId,
+        in_place: Option<&mut S>,
+    ) -> Result<(), Outcome> {
+        if !self.enabled.contains(chosen) {
+            return Err(Outcome::Diverged {
+                step: self.step,
+                wanted: chosen,
+                enabled: self.enabled.as_slice().to_vec(),
+            });
+        }
+        self.record_choice(chosen);
+        match self.resume(exe, held, chosen, in_place) {
+            Ok(next) => {
+                self.step_event = next;
+                Ok(())
+            }
+            Err(fault) => Err(Outcome::Bug(self.bug(chosen, fault))),
+        }
+    }
+
+    /// Note that `chosen` takes the next step.
+    #[inline(always)]
+    fn record_choice(&mut self, chosen: ThreadId) {
         self.enabled.clear_newly();
         if let Some(log) = &mut self.accesses {
             log.clear();
         }
-        self.schedule.push(thread);
+        self.schedule.push(chosen);
         self.step += 1;
-        if let Some(fresh) = self.pending_fresh.get_mut(thread.index()) {
+        if let Some(fresh) = self.pending_fresh.get_mut(chosen.index()) {
             *fresh = false;
         }
+    }
+
+    /// At the scheduling point ending `thread`'s step with `event`, under a
+    /// scheduler silent when it has no choice and looking at no pending
+    /// operation: do what the scheduling loop does there (the same checks,
+    /// budget, question and record) and say whether `thread` goes on in
+    /// place. A lone `thread` goes on without asking; when the scheduler
+    /// chooses another thread, the loop resumes that one
+    /// (`chosen_ahead`).
+    #[inline(always)]
+    fn pass_in_place<S: Scheduler>(
+        &mut self,
+        thread: ThreadId,
+        event: Event,
+        scheduler: &mut S,
+    ) -> bool {
+        if self.enabled.is_empty() || self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        if self.enabled.as_slice() != [thread] {
+            let chosen = scheduler.choose(&self.point(Some(thread), event, false));
+            if chosen != thread {
+                self.chosen_ahead = Some(chosen);
+                return false;
+            }
+        }
+        self.record_choice(thread);
         true
     }
 
@@ -687,21 +741,21 @@ impl<'e> Vm<'e> {
 
     /// Let `thread` (enabled) take its next step.
     #[inline(always)]
-    fn resume(
+    fn resume<S: Scheduler>(
         &mut self,
         exe: &'e Executable,
         held: &mut Held,
         thread: ThreadId,
-        alone_goes_on: bool,
+        in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
         match self.status[thread.index()] {
-            Status::Runnable => self.execute(exe, held, thread, alone_goes_on),
+            Status::Runnable => self.execute(exe, held, thread, in_place),
             Status::Awaiting { .. } => {
                 // The frame's pc points back at the AwaitBegin: evaluate
                 // again, now true.
                 self.awaiters.retain(|&t| t != thread);
                 self.status[thread.index()] = Status::Runnable;
-                self.execute(exe, held, thread, alone_goes_on)
+                self.execute(exe, held, thread, in_place)
             }
             Status::Locking { mutex, woken } => {
                 self.status[thread.index()] = Status::Runnable;
@@ -743,15 +797,15 @@ impl<'e> Vm<'e> {
 
     /// Run `thread` until its next scheduling point.
     #[inline(always)]
-    fn execute(
+    fn execute<S: Scheduler>(
         &mut self,
         exe: &'e Executable,
         held: &mut Held,
         thread: ThreadId,
-        alone_goes_on: bool,
+        in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
         held.take(&mut self.threads, thread);
-        let result = self.interpret(exe, thread, &mut held.regs, &mut held.frames, alone_goes_on);
+        let result = self.interpret(exe, thread, &mut held.regs, &mut held.frames, in_place);
         if let Ok(event) = &result {
             if event.kind == EventKind::Finished {
                 self.finish(thread);
