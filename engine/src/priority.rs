@@ -197,6 +197,28 @@ impl PriorityScheduler {
         &self.change_points
     }
 
+    /// Take out the change points `divert` picks (by their place in
+    /// ascending order): they change no priority any more. Their
+    /// tracked-access counts, ascending. The Rust front end's weak memory
+    /// model turns them into stale reads, so that a stale read counts
+    /// toward the depth as a priority change does.
+    pub fn divert_change_points(&mut self, mut divert: impl FnMut(usize) -> bool) -> Vec<u64> {
+        let mut diverted = Vec::new();
+        let mut kept = 0;
+        for i in 0..self.change_points.len() {
+            if divert(i) {
+                diverted.push(self.change_points[i]);
+            } else {
+                self.change_points[kept] = self.change_points[i];
+                self.change_values[kept] = self.change_values[i];
+                kept += 1;
+            }
+        }
+        self.change_points.truncate(kept);
+        self.change_values.truncate(kept);
+        diverted
+    }
+
     /// The priority scheme.
     pub fn scheme(&self) -> PriorityScheme {
         self.scheme
@@ -342,6 +364,16 @@ mod tests {
         assert!(!first_yield_gives_way(SPIN_YIELDS, SPIN_YIELDS));
         assert!(first_yield_gives_way(SPIN_YIELDS, SPIN_YIELDS + 1));
         assert!(first_yield_gives_way(0, 1));
+    }
+
+    #[test]
+    fn diverted_change_points_leave_the_others_paired_with_their_values() {
+        let mut s = PriorityScheduler::new(7, PriorityScheme::Pct, 4, 2, 100);
+        let (points, values) = (s.change_points.clone(), s.change_values.clone());
+        let diverted = s.divert_change_points(|i| i == 1);
+        assert_eq!(diverted, [points[1]]);
+        assert_eq!(s.change_points, [points[0], points[2]]);
+        assert_eq!(s.change_values, [values[0], values[2]]);
     }
 
     #[test]

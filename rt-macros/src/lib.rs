@@ -150,12 +150,27 @@ fn builder_call(krate: &syn::Path, name: &str, option: &MetaNameValue) -> syn::R
             };
             quote! { .priorities(#krate::Priorities::#variant) }
         }
+        "memory_model" => {
+            let text = string(value)?;
+            let variant = match text.value().as_str() {
+                "sc" => quote! { Sc },
+                "weak" => quote! { Weak },
+                other => {
+                    return Err(error(
+                        value,
+                        &format!("unknown memory model `{other}`: expected \"sc\" or \"weak\""),
+                    ))
+                }
+            };
+            quote! { .memory_model(#krate::MemoryModel::#variant) }
+        }
         _ => {
             return Err(error(
                 &option.path,
                 &format!(
                     "unknown option `{}`: expected runs, seed, time, strategy, depth, vars, \
-                     priorities, confidence, max_runs, max_steps, profile_runs, json or crate",
+                     priorities, memory_model, confidence, max_runs, max_steps, profile_runs, json \
+                     or crate",
                     option.path.to_token_stream()
                 ),
             ))

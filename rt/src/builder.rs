@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::environment::Overrides;
+use crate::memory::MemoryModel;
 use crate::report::{write_json, Guarantee, Reported};
 use crate::search;
 use crate::wake::Wakes;
@@ -101,6 +102,7 @@ pub struct Builder {
     pub(crate) json: Option<PathBuf>,
     pub(crate) shrink_time: Option<Duration>,
     pub(crate) wakes: Wakes,
+    pub(crate) memory: MemoryModel,
 }
 
 impl Default for Builder {
@@ -120,6 +122,7 @@ impl Default for Builder {
             json: None,
             shrink_time: Some(Duration::from_millis(500)),
             wakes: DEFAULT_WAKES,
+            memory: MemoryModel::Sc,
         }
     }
 }
@@ -234,6 +237,17 @@ impl Builder {
     /// run, as their timeout would then fire (not counted against this).
     pub fn timeouts(mut self, most: u32) -> Builder {
         self.wakes.timeouts = most;
+        self
+    }
+
+    /// The memory model the runs explore (default [`MemoryModel::Sc`]:
+    /// every atomic operation acts as `SeqCst`). Under
+    /// [`MemoryModel::Weak`] the `Ordering`s count: a load may read one of
+    /// its atomic's last 4 stores where C11 allows it, a scheduling choice
+    /// that counts toward the depth (README, Weak memory); the guarantee
+    /// then says it covers C11 weak memory.
+    pub fn memory_model(mut self, model: MemoryModel) -> Builder {
+        self.memory = model;
         self
     }
 

@@ -17,14 +17,25 @@
 //! could run at every point since: a new thread, or one that blocked and
 //! was woken (from a condition variable it is about to take a mutex its
 //! blocking operation did not name), is taken to conflict with everything.
+//!
+//! Under weak memory ([`explore_memory`]) every read choice (which store a
+//! load reads, whether a `compare_exchange_weak` fails spuriously) is a
+//! node of the same path, and two memory accesses commute only when both
+//! load (which store a load may read depends on what ran before it, also
+//! on other atomics): every read of every schedule is enumerated, up to
+//! reordering loads.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use rankcheck_engine::{Location as Place, Pending, Point, Scheduler, ThreadId};
 
 use crate::executor::{RunConfig, Session, Tracking};
 use crate::failure::{Failure, FailureKind};
+use crate::memory::choice::{ReadOracle, ReadPolicy};
+use crate::memory::MemoryModel;
 use crate::wake::WakeChoices;
 
 /// A failure [`explore`] reached: how it failed and where.
@@ -75,10 +86,29 @@ pub fn explore<F>(test: F, max_schedules: u64, max_steps: u64) -> Explored
 where
     F: Fn() + Send + Sync + 'static,
 {
+    explore_memory(test, max_schedules, max_steps, MemoryModel::Sc)
+}
+
+/// As [`explore`], under the memory model `model`: under
+/// [`MemoryModel::Weak`] every read choice the model allows is explored
+/// too, so the failures are those of every outcome the model reaches (a
+/// litmus test's outcome set, when the test fails with its outcome).
+///
+/// # Panics
+/// As [`explore`].
+pub fn explore_memory<F>(
+    test: F,
+    max_schedules: u64,
+    max_steps: u64,
+    model: MemoryModel,
+) -> Explored
+where
+    F: Fn() + Send + Sync + 'static,
+{
     let test: crate::executor::Test = Arc::new(test);
     let mut session = Session::new();
     let mut failures = BTreeSet::new();
-    let mut path: Vec<Node> = Vec::new();
+    let walk = Rc::new(RefCell::new(Walk::default()));
     let mut schedules = 0;
     loop {
         if schedules == max_schedules {
@@ -94,14 +124,18 @@ where
             trace: false,
             // No wait ends early: the run is a function of its schedule.
             wakes: WakeChoices::Replay(Vec::new()),
+            memory: model,
+            reads: ReadPolicy::Oracle(Rc::new(RefCell::new(Reads(walk.clone())))),
         };
-        let (result, dfs) = session.run(&test, Depth::new(path), config);
+        walk.borrow_mut().start();
+        let depth = Depth::new(walk.clone(), model == MemoryModel::Weak);
+        session
+            .run(&test, depth, config)
+            .0
+            .failure
+            .map(|f| failures.insert(reached(&f)));
         schedules += 1;
-        if let Some(failure) = result.failure {
-            failures.insert(reached(&failure));
-        }
-        path = dfs.path;
-        if !backtrack(&mut path) {
+        if !backtrack(&mut walk.borrow_mut().path) {
             return Explored {
                 failures,
                 schedules,
@@ -133,8 +167,22 @@ fn reached(failure: &Failure) -> Reached {
     }
 }
 
+/// A choice on the path of the depth-first search.
+enum Node {
+    /// A scheduling point.
+    Thread(ThreadNode),
+    /// A read choice under weak memory: `chosen` of `options` (0: the
+    /// latest store).
+    Read {
+        /// The choices there are.
+        options: usize,
+        /// The one the current run takes.
+        chosen: usize,
+    },
+}
+
 /// A scheduling point on the path of the depth-first search.
-struct Node {
+struct ThreadNode {
     /// The threads that could run, sorted, with what each was about to do.
     enabled: Vec<(ThreadId, Next)>,
     /// The threads asleep here: exploring them would only reorder
@@ -146,7 +194,7 @@ struct Node {
     chosen: ThreadId,
 }
 
-impl Node {
+impl ThreadNode {
     /// The first thread that can run here, is not asleep and was not
     /// explored yet.
     fn untried(&self) -> Option<ThreadId> {
@@ -198,9 +246,17 @@ enum Next {
 }
 
 impl Next {
-    /// What `pending` says a thread is about to do.
-    fn of(pending: &Pending) -> Next {
+    /// What `pending` says a thread is about to do (`weak`: under weak
+    /// memory, where which stores a load may read depends on what ran
+    /// before it on every atomic, through happens-before and the SeqCst
+    /// order: every access is taken to touch one object, so that only two
+    /// loads commute).
+    fn of(pending: &Pending, weak: bool) -> Next {
         match pending.location {
+            Some(Place::Slot(_)) if weak => Next::Memory {
+                object: u32::MAX,
+                write: pending.write,
+            },
             Some(Place::Slot(object)) => Next::Memory {
                 object,
                 write: pending.write,
@@ -239,63 +295,121 @@ impl Next {
 /// Move the path to the next schedule: the last node with an untried
 /// thread takes it, the nodes below it go. `false` when none is left.
 fn backtrack(path: &mut Vec<Node>) -> bool {
-    while let Some(node) = path.last_mut() {
-        node.done.push(node.chosen);
-        if let Some(next) = node.untried() {
-            node.chosen = next;
-            return true;
+    while let Some(last) = path.last_mut() {
+        match last {
+            Node::Thread(node) => {
+                node.done.push(node.chosen);
+                if let Some(next) = node.untried() {
+                    node.chosen = next;
+                    return true;
+                }
+            }
+            Node::Read { options, chosen } if *chosen + 1 < *options => {
+                *chosen += 1;
+                return true;
+            }
+            Node::Read { .. } => {}
         }
         path.pop();
     }
     false
 }
 
-/// One run of the search: the path's choices, then new nodes, until every
-/// thread that can run is asleep (the rest of the run only reorders what
-/// ran already: it takes the first thread, and adds no node).
-struct Depth {
+/// The path of the search and how far the current run is along it,
+/// shared by its scheduler and its read choices.
+#[derive(Default)]
+struct Walk {
     path: Vec<Node>,
-    /// The threads whose pending operation is trusted: chosen before, and
-    /// able to run at every point since.
-    trusted: Vec<ThreadId>,
-    /// The points passed.
-    point: usize,
+    /// The choices the current run made so far.
+    at: usize,
     /// Whether the run went past a point where every thread was asleep.
     redundant: bool,
 }
 
+impl Walk {
+    /// A run starts along the path.
+    fn start(&mut self) {
+        self.at = 0;
+        self.redundant = false;
+    }
+}
+
+/// The read choices of a run of the search.
+struct Reads(Rc<RefCell<Walk>>);
+
+impl ReadOracle for Reads {
+    fn choose(&mut self, options: usize) -> usize {
+        let mut walk = self.0.borrow_mut();
+        let index = walk.at;
+        walk.at += 1;
+        match walk.path.get(index) {
+            Some(Node::Read { chosen, .. }) => *chosen.min(&(options - 1)),
+            // A replayed prefix that reads where it scheduled: the test is
+            // not a function of its choices; the scheduler reports it.
+            Some(Node::Thread(_)) => 0,
+            None if walk.redundant => 0,
+            None => {
+                walk.path.push(Node::Read { options, chosen: 0 });
+                0
+            }
+        }
+    }
+}
+
+/// One run of the search: the path's choices, then new nodes, until every
+/// thread that can run is asleep (the rest of the run only reorders what
+/// ran already: it takes the first thread, and adds no node).
+struct Depth {
+    walk: Rc<RefCell<Walk>>,
+    /// The threads whose pending operation is trusted: chosen before, and
+    /// able to run at every point since.
+    trusted: Vec<ThreadId>,
+    /// Whether memory is weak: memory accesses then conflict with every
+    /// step.
+    weak: bool,
+}
+
 impl Depth {
-    fn new(path: Vec<Node>) -> Depth {
+    fn new(walk: Rc<RefCell<Walk>>, weak: bool) -> Depth {
         Depth {
-            path,
+            walk,
             trusted: Vec::new(),
-            point: 0,
-            redundant: false,
+            weak,
         }
     }
 }
 
 impl Depth {
     /// The choice at the `index`-th point: the path's, or a new node's.
-    fn choice(&mut self, index: usize, point: &Point<'_>) -> ThreadId {
-        if let Some(node) = self.path.get(index) {
+    fn choice(&mut self, point: &Point<'_>) -> ThreadId {
+        let mut walk = self.walk.borrow_mut();
+        let index = walk.at;
+        walk.at += 1;
+        match walk.path.get(index) {
             // A thread the point does not offer makes the run diverge,
             // which `reached` reports.
-            return node.chosen;
+            Some(Node::Thread(node)) => return node.chosen,
+            // A read choice where the run schedules: it diverged.
+            Some(Node::Read { .. }) => return ThreadId(u32::MAX),
+            None => {}
         }
-        if self.redundant {
+        if walk.redundant {
             return point.enabled[0];
         }
         let mut enabled: Vec<(ThreadId, Next)> = point
             .enabled
             .iter()
             .map(|t| match (self.trusted.contains(t), point.pending(*t)) {
-                (true, Some(pending)) => (*t, Next::of(pending)),
+                (true, Some(pending)) => (*t, Next::of(pending, self.weak)),
                 _ => (*t, Next::Unknown),
             })
             .collect();
         enabled.sort_unstable_by_key(|(t, _)| *t);
-        let asleep: Vec<(ThreadId, Next)> = match self.path.last() {
+        let parent = walk.path.iter().rev().find_map(|n| match n {
+            Node::Thread(node) => Some(node),
+            Node::Read { .. } => None,
+        });
+        let asleep: Vec<(ThreadId, Next)> = match parent {
             None => Vec::new(),
             Some(parent) => parent
                 .asleep_after()
@@ -303,7 +417,7 @@ impl Depth {
                 .filter(|(t, _)| point.is_enabled(*t))
                 .collect(),
         };
-        let mut node = Node {
+        let mut node = ThreadNode {
             enabled,
             asleep,
             done: Vec::new(),
@@ -312,14 +426,14 @@ impl Depth {
         match node.untried() {
             Some(chosen) => {
                 node.chosen = chosen;
-                self.path.push(node);
+                walk.path.push(Node::Thread(node));
                 chosen
             }
             None => {
                 // No thread that can run here is awake: the rest of the
                 // run only reorders what ran already (ending it here would
                 // cost more, in unwinding its threads, than finishing it).
-                self.redundant = true;
+                walk.redundant = true;
                 node.enabled[0].0
             }
         }
@@ -328,10 +442,8 @@ impl Depth {
 
 impl Scheduler for Depth {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
-        let index = self.point;
-        self.point += 1;
         self.trusted.retain(|t| point.is_enabled(*t));
-        let chosen = self.choice(index, point);
+        let chosen = self.choice(point);
         if !self.trusted.contains(&chosen) {
             self.trusted.push(chosen);
         }

@@ -85,6 +85,7 @@ mod explore;
 mod failure;
 mod lazy;
 mod local;
+mod memory;
 mod object;
 mod op;
 mod panic_capture;
@@ -101,7 +102,8 @@ mod var;
 mod wake;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
-pub use explore::{explore, Explored, Reached};
+pub use explore::{explore, explore_memory, Explored, Reached};
+pub use memory::MemoryModel;
 pub use rankcheck_rt_macros::test;
 
 /// What the test attribute's expansion calls; not API.

@@ -1,21 +1,30 @@
 //! The replay string a failure report ends with: what the failing run
-//! tracked, its budgets of spurious wake-ups and timeouts, and the thread
-//! chosen at every scheduling point, with a checksum.
-//! `rc2:TRACKED:WAKES:SCHEDULE:CHECKSUM`, where TRACKED is `all` or the
+//! tracked, its budgets of spurious wake-ups and timeouts, its stale
+//! reads, and the thread chosen at every scheduling point, with a
+//! checksum. `rc3:TRACKED:WAKES:READS:SCHEDULE:CHECKSUM`, where TRACKED is `all` or the
 //! creation ordinals of the tracked objects (`o3,7`; an object's ordinal is
 //! the same in every run of the same schedule), WAKES the waits that ended
 //! early (spurious wake-ups and timeouts, see `crate::wake`) by their
-//! ordinal in the run (`w` for none, `w0,4`), and SCHEDULE the thread
-//! indices, `t*n` for `n` choices of thread `t` in a row. The strings of
-//! the earlier version (`rc1:TRACKED:SCHEDULE:CHECKSUM`) read with no early
-//! wait.
+//! ordinal in the run (`w` for none, `w0,4`), READS the weak memory
+//! choices other than the latest store (crate::memory::choice), each
+//! `ordinal.back` (`r` for none: the run is sequentially consistent;
+//! `r2.1,5.3`: the run is replayed under weak memory), and SCHEDULE the
+//! thread indices, `t*n` for `n` choices of thread `t` in a row. The
+//! strings of the earlier versions read with no stale read
+//! (`rc2:TRACKED:WAKES:SCHEDULE:CHECKSUM`) and no early wait either
+//! (`rc1:TRACKED:SCHEDULE:CHECKSUM`).
 
 use rankcheck_engine::ThreadId;
 
 use crate::executor::Tracking;
+use crate::memory::choice::ReadChoice;
+use crate::memory::MemoryModel;
 use crate::object::ObjectId;
 
-const VERSION: &str = "rc2";
+const VERSION: &str = "rc3";
+
+/// The version before stale reads were choices.
+const VERSION_2: &str = "rc2";
 
 /// The version before wake-ups were choices.
 const VERSION_1: &str = "rc1";
@@ -27,6 +36,8 @@ pub struct ReplayString {
     pub tracking: Tracking,
     /// The waits that ended early, by ordinal, ascending.
     pub early: Vec<u32>,
+    /// The stale reads, by ordinal, ascending.
+    pub reads: Vec<ReadChoice>,
     /// The choices.
     pub schedule: Vec<ThreadId>,
 }
@@ -44,8 +55,14 @@ impl ReplayString {
         };
         let early: Vec<String> = self.early.iter().map(u32::to_string).collect();
         let wakes = format!("w{}", early.join(","));
+        let reads: Vec<String> = self
+            .reads
+            .iter()
+            .map(|r| format!("{}.{}", r.ordinal, r.back))
+            .collect();
+        let reads = format!("r{}", reads.join(","));
         let body = format!(
-            "{VERSION}:{tracked}:{wakes}:{}",
+            "{VERSION}:{tracked}:{wakes}:{reads}:{}",
             schedule_text(&self.schedule)
         );
         format!("{body}:{:08x}", checksum(&body))
@@ -61,13 +78,18 @@ impl ReplayString {
             return Err("its checksum does not match: it was cut or edited".to_owned());
         }
         let parts: Vec<&str> = body.split(':').collect();
-        let (tracked, early, schedule) = match parts[..] {
-            [VERSION, tracked, early, schedule] => (tracked, parse_early(early)?, schedule),
-            [VERSION_1, tracked, schedule] => (tracked, Vec::new(), schedule),
-            [version, ..] if version != VERSION && version != VERSION_1 => {
+        let (tracked, early, reads, schedule) = match parts[..] {
+            [VERSION, tracked, early, reads, schedule] => {
+                (tracked, parse_early(early)?, parse_reads(reads)?, schedule)
+            }
+            [VERSION_2, tracked, early, schedule] => {
+                (tracked, parse_early(early)?, Vec::new(), schedule)
+            }
+            [VERSION_1, tracked, schedule] => (tracked, Vec::new(), Vec::new(), schedule),
+            [version, ..] if ![VERSION, VERSION_2, VERSION_1].contains(&version) => {
                 return Err(format!("version {version} is not {VERSION}"));
             }
-            _ => return Err("expected VERSION:TRACKED:WAKES:SCHEDULE:CHECKSUM".to_owned()),
+            _ => return Err("expected VERSION:TRACKED:WAKES:READS:SCHEDULE:CHECKSUM".to_owned()),
         };
         let tracking = match tracked {
             "all" => Tracking::All,
@@ -76,9 +98,42 @@ impl ReplayString {
         Ok(ReplayString {
             tracking,
             early,
+            reads,
             schedule: parse_schedule(schedule)?,
         })
     }
+
+    /// The memory model the run is replayed under: weak when it read a
+    /// stale store (without one, both models run it alike).
+    pub fn memory_model(&self) -> MemoryModel {
+        if self.reads.is_empty() {
+            MemoryModel::Sc
+        } else {
+            MemoryModel::Weak
+        }
+    }
+}
+
+/// `r2.1,5.3`: the stale reads, `ordinal.back`.
+fn parse_reads(text: &str) -> Result<Vec<ReadChoice>, String> {
+    let list = text
+        .strip_prefix('r')
+        .ok_or_else(|| format!("bad read list {text}"))?;
+    let mut reads: Vec<ReadChoice> = list
+        .split(',')
+        .filter(|r| !r.is_empty())
+        .map(|r| {
+            let parsed = r
+                .split_once('.')
+                .and_then(|(o, b)| Some((o.parse().ok()?, b.parse().ok()?)));
+            match parsed {
+                Some((ordinal, back)) if back > 0 => Ok(ReadChoice { ordinal, back }),
+                _ => Err(format!("bad read {r} (expected ORDINAL.BACK)")),
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    reads.sort_unstable();
+    Ok(reads)
 }
 
 /// `w0,4`: the waits that ended early.
@@ -157,16 +212,41 @@ mod tests {
         let replay = ReplayString {
             tracking: Tracking::Objects(vec![ObjectId(1), ObjectId(4)]),
             early: vec![0, 3],
+            reads: vec![ReadChoice {
+                ordinal: 2,
+                back: 1,
+            }],
             schedule: [0, 0, 0, 1, 2, 2, 0].map(ThreadId).to_vec(),
         };
         let text = replay.encode();
-        assert!(text.starts_with("rc2:o1,4:w0,3:0*3_1_2*2_0:"), "{text}");
+        assert!(
+            text.starts_with("rc3:o1,4:w0,3:r2.1:0*3_1_2*2_0:"),
+            "{text}"
+        );
         assert_eq!(ReplayString::decode(&text), Ok(replay));
         let edited = text.replacen("1_2", "2_2", 1);
         assert!(ReplayString::decode(&edited)
             .unwrap_err()
             .contains("checksum"));
         assert!(ReplayString::decode("nonsense").is_err());
+    }
+
+    #[test]
+    fn a_second_version_string_reads_with_no_stale_reads() {
+        let body = "rc2:all:w1:0_1";
+        let text = format!("{body}:{:08x}", checksum(body));
+        let replay = ReplayString::decode(&text).unwrap();
+        assert_eq!(replay.early, [1]);
+        assert!(replay.reads.is_empty());
+        assert_eq!(replay.memory_model(), MemoryModel::Sc);
+    }
+
+    #[test]
+    fn a_bad_read_is_named() {
+        let body = "rc3:all:w:r1x:0_1";
+        let text = format!("{body}:{:08x}", checksum(body));
+        let error = ReplayString::decode(&text).unwrap_err();
+        assert!(error.contains("bad read 1x"), "{error}");
     }
 
     #[test]

@@ -16,6 +16,8 @@ use rankcheck_stats::Probability;
 use crate::builder::Builder;
 use crate::divergence;
 use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
+use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
+use crate::memory::MemoryModel;
 use crate::plan::{plan, scheme, Plan};
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
@@ -45,7 +47,10 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let bounds: Vec<Option<Probability>> = plan
         .settings()
         .iter()
-        .map(|s| per_run_bound(s, scheme(builder), &profile))
+        .map(|s| {
+            let bound = per_run_bound(s, scheme(builder), &profile)?;
+            Some(builder.memory.bound(bound, s.depth))
+        })
         .collect();
     let asked = RunsAsked {
         runs: builder.runs,
@@ -93,12 +98,15 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         elapsed,
     };
     Ok(match failed {
-        None => report::clean(&searched).with_wakes(outcome.wakes, builder.wakes),
+        None => report::clean(&searched)
+            .with_wakes(outcome.wakes, builder.wakes)
+            .with_memory(builder.memory, outcome.cut),
         Some(((traced, replay), facts)) => report::failed(&traced, &facts, &replay, &searched),
     })
 }
 
-/// The preparatory runs: random, every variable tracked. Also the first
+/// The preparatory runs: random, every variable tracked, every load
+/// reading the latest store. Also the first
 /// of them that failed, if one did: its number and result.
 fn profile(
     session: &mut Session,
@@ -112,7 +120,14 @@ fn profile(
     for run in 0..builder.profile_runs {
         let seed = run_seed(profile_seed, run);
         let counting = profiler.start_run(seed);
-        let (result, counting) = session.run(test, counting, config(builder, Tracking::All, seed));
+        // Every load reads the latest store: the profile measures the
+        // sequentially consistent runs, and stale reads are the
+        // strategy's (their chance, or the depth's change points).
+        let config = RunConfig {
+            reads: ReadPolicy::Latest,
+            ..config(builder, Tracking::All, seed)
+        };
+        let (result, counting) = session.run(test, counting, config);
         profiler.end_run(
             counting,
             RunEnd {
@@ -141,8 +156,16 @@ fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
             seed: run_seed(seed, WAKE_STREAM),
             budget: builder.wakes,
         },
+        memory: builder.memory,
+        reads: ReadPolicy::Chance {
+            seed: run_seed(seed, READ_STREAM),
+            chance: STALE_CHANCE,
+        },
     }
 }
+
+/// The stream of a run's seed its read choices are drawn from.
+const READ_STREAM: u64 = 0x7265_6164;
 
 /// The stream of a run's seed its wake-up decisions are drawn from.
 const WAKE_STREAM: u64 = 0x7761_6b65;
@@ -153,6 +176,8 @@ struct Outcome {
     failure: Option<Failed>,
     /// The spurious wake-ups and timeouts the runs made.
     wakes: WakeCount,
+    /// The loads whose choices the history bound cut, over the runs.
+    cut: u64,
 }
 
 /// A failing run of the search.
@@ -181,23 +206,29 @@ where
 {
     let deadline = builder.time.map(|t| started + t);
     let mut wakes = WakeCount::default();
+    let mut cut = 0;
     for run in 0..runs {
         if deadline.is_some_and(|d| run % 64 == 0 && Instant::now() >= d) {
             return Outcome {
                 runs: run,
                 failure: None,
                 wakes,
+                cut,
             };
         }
         let run_seed = run_seed(seed, run);
-        let (tracked, scheduler) = strategy.prepare(run, run_seed);
+        let (tracked, mut scheduler) = strategy.prepare(run, run_seed);
         let tracking = match tracked {
             Tracked::All => Tracking::All,
             Tracked::Vars(vars) => Tracking::Vars(vars.to_vec()),
         };
-        let config = config(builder, tracking.clone(), run_seed);
+        let mut config = config(builder, tracking.clone(), run_seed);
+        if builder.memory == MemoryModel::Weak {
+            config.reads = scheduler.read_policy(config.reads);
+        }
         let (result, scheduler) = session.run(test, scheduler, config);
         wakes.add(result.wakes);
+        cut += result.cut;
         if result.failure.is_some() {
             return Outcome {
                 runs: run + 1,
@@ -207,6 +238,7 @@ where
                     changes: scheduler.changes(),
                 }),
                 wakes,
+                cut,
             };
         }
     }
@@ -214,6 +246,7 @@ where
         runs,
         failure: None,
         wakes,
+        cut,
     }
 }
 
@@ -223,6 +256,12 @@ pub trait Explained: Scheduler {
     /// The change points of the run, or `None` without priorities.
     fn changes(&self) -> Option<Vec<AppliedChange>> {
         None
+    }
+
+    /// Under weak memory, where the run's read choices come from, given
+    /// the strategy-independent `chance` ones.
+    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
+        chance
     }
 }
 
@@ -234,6 +273,17 @@ impl Explained for PriorityScheduler {
     fn changes(&self) -> Option<Vec<AppliedChange>> {
         Some(self.applied().to_vec())
     }
+
+    /// Each change point becomes a stale read with chance 1/2
+    /// (crate::memory::choice): staleness only at the tracked atomics, and
+    /// within the depth.
+    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
+        let ReadPolicy::Chance { seed, .. } = chance else {
+            return chance;
+        };
+        let points = self.divert_change_points(|i| run_seed(seed, i as u64) % 2 == 1);
+        ReadPolicy::Points { seed, points }
+    }
 }
 
 impl Explained for PortfolioScheduler {
@@ -241,6 +291,13 @@ impl Explained for PortfolioScheduler {
         match self {
             PortfolioScheduler::Priority(s) => s.changes(),
             PortfolioScheduler::Sampling(s) => s.changes(),
+        }
+    }
+
+    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
+        match self {
+            PortfolioScheduler::Priority(s) => s.read_policy(chance),
+            PortfolioScheduler::Sampling(s) => s.read_policy(chance),
         }
     }
 }
@@ -263,6 +320,7 @@ fn retrace(
             _ => Tracking::Objects(failed.tracked_objects.clone()),
         },
         early: failed.early.clone(),
+        reads: failed.reads.clone(),
         schedule: failed.schedule.clone(),
     };
     let traced = trace(session, test, &replay, builder.max_steps);
@@ -299,6 +357,8 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u
         max_steps,
         trace: true,
         wakes: WakeChoices::Replay(replay.early.clone()),
+        memory: replay.memory_model(),
+        reads: ReadPolicy::Replay(replay.reads.clone()),
     };
     session
         .run(test, Replay::new(replay.schedule.clone()), config)

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::executor::{RunConfig, Session, Test};
 use crate::failure::Failure;
+use crate::memory::choice::ReadPolicy;
 use crate::replay_string::ReplayString;
 use crate::wake::WakeChoices;
 use rankcheck_engine::identity::masked;
@@ -42,6 +43,8 @@ impl Replayer for RunReplayer<'_> {
             max_steps: self.max_steps,
             trace: false,
             wakes: WakeChoices::Replay(self.replay.early.clone()),
+            memory: self.replay.memory_model(),
+            reads: ReadPolicy::Replay(self.replay.reads.clone()),
         };
         let run = std::mem::replace(guided, Guided::decisions(Decisions::new()));
         let (result, run) = self.session.run(self.test, run, config);

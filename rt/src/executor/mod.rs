@@ -22,6 +22,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rankcheck_engine::{Event, Pending, Scheduler, ThreadId, VarId};
 
 use crate::failure::{Failure, FailureKind, SourceLocation};
+use crate::memory::choice::{ReadChoice, ReadPolicy};
+use crate::memory::model::Model;
+use crate::memory::{Memory, MemoryModel, StaleRead};
 use crate::object::{Handle, Object, ObjectId, SyncState};
 use crate::panic_capture;
 use crate::trace::TraceLog;
@@ -66,6 +69,10 @@ pub struct RunConfig {
     pub trace: bool,
     /// Where the run's spurious wake-ups and early timeouts come from.
     pub wakes: WakeChoices,
+    /// The memory model.
+    pub memory: MemoryModel,
+    /// Under weak memory, where the run's read choices come from.
+    pub reads: ReadPolicy,
 }
 
 /// How an execution ended.
@@ -88,6 +95,13 @@ pub struct RunResult {
     pub wakes: Wakes,
     /// The waits that ended early, by ordinal (for a replay string).
     pub early: Vec<u32>,
+    /// Under weak memory, the read choices other than the latest (for a
+    /// replay string).
+    pub reads: Vec<ReadChoice>,
+    /// The stale reads, for the report.
+    pub stale: Vec<StaleRead>,
+    /// The loads whose choices the history bound cut.
+    pub cut: u64,
 }
 
 /// The state of the execution running on this OS thread, if any.
@@ -141,6 +155,13 @@ pub struct Execution {
     pub panics: Vec<Panicked>,
     /// Spurious wake-ups and timeouts: the decisions so far.
     pub wakes: WakeState,
+    /// The atomics' memory (crate::memory).
+    pub memory: Memory,
+    /// Steps that ended with a tracked event so far: the count a priority
+    /// scheduler's change points are drawn among.
+    pub tracked_steps: u64,
+    /// The weak memory model's buffers the last run grew, for the next.
+    spare_model: Option<Model>,
 }
 
 /// A spawned thread's panic: its result, which `join` delivers as `Err`.
@@ -327,6 +348,9 @@ impl Execution {
             trace: None,
             panics: Vec::new(),
             wakes: WakeState::new(WakeChoices::Replay(Vec::new())),
+            memory: Memory::default(),
+            spare_model: None,
+            tracked_steps: 0,
         }
     }
 
@@ -355,6 +379,8 @@ impl Execution {
         self.aborting = false;
         self.trace = config.trace.then(TraceLog::default);
         self.wakes = WakeState::new(config.wakes);
+        self.memory = Memory::new(config.memory, config.reads, self.spare_model.take());
+        self.tracked_steps = 0;
     }
 
     /// End the run: its result and its scheduler, the execution emptied
@@ -379,6 +405,9 @@ impl Execution {
             (Vec::new(), Vec::new())
         };
         self.longest_schedule = self.longest_schedule.max(self.schedule.len());
+        let mut memory = std::mem::take(&mut self.memory);
+        let stale = std::mem::take(&mut memory.stale);
+        let (reads, cut, model) = memory.finish();
         let result = RunResult {
             failure: self.failure.take(),
             schedule: std::mem::take(&mut self.schedule),
@@ -389,6 +418,9 @@ impl Execution {
             thread_names,
             wakes: self.wakes.made,
             early: std::mem::take(&mut self.wakes.early),
+            reads,
+            stale,
+            cut,
         };
         self.threads.clear();
         self.objects.clear();
@@ -396,6 +428,7 @@ impl Execution {
         self.tracked.clear();
         self.first_used.clear();
         self.panics.clear();
+        self.spare_model = model;
         (result, scheduler)
     }
 

@@ -31,6 +31,7 @@ pub fn switch_here(ex: &mut Execution, pending: impl FnOnce() -> Pending) -> Opt
 /// The running thread's operation ended its step with `event`; the next
 /// operation it reaches is a scheduling point.
 pub fn end_step(ex: &mut Execution, event: Event) {
+    ex.tracked_steps += u64::from(event.tracked);
     ex.step_end = Some(event);
 }
 

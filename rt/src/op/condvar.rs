@@ -30,6 +30,7 @@ pub fn wait(condvar: &Handle, mutex: &Handle, timed: bool, site: Site) -> Woken 
         if let SyncState::Mutex { owner } = &mut ex.objects[mutex.object.index()].sync {
             *owner = None;
         }
+        ex.memory.release_into(running, mutex.object.index());
         refresh_waiters(ex, mutex.object);
         let early = ex.wakes.decide(timed);
         if early != Woken::Event {

@@ -7,7 +7,7 @@ use super::step::{enter_with, pending_on};
 use super::Site;
 use crate::executor::end_step;
 use crate::executor::point::event;
-use crate::object::Handle;
+use crate::object::{Handle, SyncState};
 use crate::trace::Operation;
 
 /// An access to plain memory (an atomic, a cell): a point after it only
@@ -16,6 +16,12 @@ pub fn access(handle: &Handle, write: bool, site: Site) {
     let pending = || pending_on(handle, write, false);
     enter_with(pending, Operation::access(handle, write), site, |ex| {
         ex.check(handle);
+        if !matches!(ex.objects[handle.object.index()].sync, SyncState::Memory) {
+            // A synchronisation object read as memory (a `Once` found
+            // complete, a `OnceLock` read): it acquires what its
+            // initialiser released (crate::memory).
+            ex.memory.acquire_from(ex.current, handle.object.index());
+        }
         if ex.is_tracked(handle.object) {
             let kind = if write {
                 EventKind::Write

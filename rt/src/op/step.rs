@@ -31,7 +31,7 @@ pub(super) fn pending_on(handle: &Handle, write: bool, sync: bool) -> Pending {
 /// Start an operation: the point due before it, then the step limit.
 /// Returns `false` when the execution is over (or the thread unwinds from
 /// a panic) and the operation must do nothing but its own local effect.
-pub(super) fn enter(pending: impl FnOnce() -> Pending, operation: Operation, site: Site) -> bool {
+pub(super) fn enter(pending: impl Fn() -> Pending, operation: Operation, site: Site) -> bool {
     enter_with(pending, operation, site, |_| ()).is_some()
 }
 
@@ -39,7 +39,7 @@ pub(super) fn enter(pending: impl FnOnce() -> Pending, operation: Operation, sit
 /// the operation must do nothing but its local effect. When the point
 /// keeps the running thread, all of it is one visit to the execution.
 pub(super) fn enter_with<R>(
-    pending: impl FnOnce() -> Pending,
+    pending: impl Fn() -> Pending,
     operation: Operation,
     site: Site,
     effect: impl FnOnce(&mut Execution) -> R,
@@ -49,15 +49,15 @@ pub(super) fn enter_with<R>(
     if std::thread::panicking() {
         return None;
     }
-    let entered = executor::with_active(|ex| match switch_here(ex, pending) {
+    let entered = executor::with_active(|ex| match switch_here(ex, &pending) {
         Some(suspender) => Err((suspender, effect)),
-        None => Ok(count(ex, operation, site).map(|()| effect(ex))),
+        None => Ok(count(ex, operation, site, &pending).map(|()| effect(ex))),
     })?;
     let done = match entered {
         Ok(done) => done,
         Err((suspender, effect)) => {
             suspender.suspend();
-            with(|ex| count(ex, operation, site).map(|()| effect(ex)))
+            with(|ex| count(ex, operation, site, &pending).map(|()| effect(ex)))
         }
     };
     match done {
@@ -73,9 +73,16 @@ pub(super) fn enter_with<R>(
 
 /// Count the running thread's operation against the step limit (past it,
 /// the run fails, and what suspends the thread for good comes back) and
-/// trace it.
+/// trace it; under weak memory, a synchronisation operation (`pending` on
+/// a synchronisation object) releases into its object as it begins
+/// (crate::memory).
 #[inline(always)]
-fn count(ex: &mut Execution, operation: Operation, site: Site) -> Result<(), Suspender> {
+fn count(
+    ex: &mut Execution,
+    operation: Operation,
+    site: Site,
+    pending: &impl Fn() -> Pending,
+) -> Result<(), Suspender> {
     ex.operations += 1;
     if ex.operations > ex.max_steps() {
         step_limit(ex, site);
@@ -83,6 +90,11 @@ fn count(ex: &mut Execution, operation: Operation, site: Site) -> Result<(), Sus
     }
     if let Some(trace) = &mut ex.trace {
         trace.operation(ex.current, operation, site);
+    }
+    if ex.memory.in_use() {
+        if let Some(Place::Mutex(object)) = pending().location {
+            ex.memory.release_into(ex.current, object as usize);
+        }
     }
     Ok(())
 }
@@ -188,6 +200,7 @@ pub(super) fn until<T>(
 /// End a synchronisation operation on `handle`'s object: always a point,
 /// a change point only when the object is tracked.
 pub(super) fn sync_done(ex: &mut Execution, kind: EventKind, handle: &Handle) {
+    ex.memory.acquire_from(ex.current, handle.object.index());
     let tracked = ex.is_tracked(handle.object);
     end_step(ex, event(kind, Some(handle.var), tracked));
 }

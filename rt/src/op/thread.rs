@@ -20,6 +20,7 @@ pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> Thread
         |ex| {
             let running = ex.current;
             let child = ex.add_thread(job, name, Some(running), site);
+            ex.memory.spawn(running, child);
             if let Some(trace) = &mut ex.trace {
                 trace.spawned(child);
             }
@@ -41,18 +42,22 @@ pub fn join(thread: ThreadId, site: Site) {
         |ex| {
             let finished = ex.threads.get(thread).status == Status::Finished;
             if finished {
-                joined(ex);
+                joined(ex, thread);
             }
             finished
         },
     );
     if finished == Some(false) {
-        block_then(Wait::Join(thread), operation, site, None, joined);
+        block_then(Wait::Join(thread), operation, site, None, |ex| {
+            joined(ex, thread);
+        });
     }
 }
 
-/// The running thread's join of a finished thread ends its step.
-fn joined(ex: &mut Execution) {
+/// The running thread's join of the finished `thread` ends its step
+/// (and, under weak memory, acquires what the thread did).
+fn joined(ex: &mut Execution, thread: ThreadId) {
+    ex.memory.join(ex.current, thread);
     end_step(ex, event(EventKind::Join, None, false));
 }
 
@@ -98,6 +103,9 @@ pub fn park(timed: bool, site: Site) -> Woken {
     }
     with(|ex| {
         let running = ex.current;
+        if woken == Woken::Event {
+            ex.memory.park(running);
+        }
         ex.threads.get_mut(running).unparked = false;
         if let (Some(trace), false) = (&mut ex.trace, woken == Woken::Event) {
             trace.operation(running, Operation::early(None, woken), site);
@@ -114,6 +122,7 @@ pub fn unpark(thread: ThreadId, site: Site) {
         return;
     }
     with(|ex| {
+        ex.memory.unpark(ex.current, thread);
         let target = ex.threads.get_mut(thread);
         target.unparked = true;
         if matches!(

@@ -6,6 +6,8 @@ use std::fmt;
 use rankcheck_report::summary::{summary_text, SummaryJson};
 use rankcheck_report::words::count;
 
+use crate::memory::model::HISTORY;
+use crate::memory::MemoryModel;
 use crate::wake::{WakeCount, Wakes};
 
 /// The guarantee of a clean search: what the command prints, and its
@@ -27,6 +29,8 @@ pub struct Guarantee {
     pub spurious_wakeups: u64,
     /// The timeouts the runs' timed waits made (scheduling choices).
     pub timeouts: u64,
+    /// The memory model the guarantee covers.
+    pub memory_model: MemoryModel,
     text: String,
 }
 
@@ -66,6 +70,7 @@ impl Guarantee {
             confidence: summary.confidence,
             spurious_wakeups: 0,
             timeouts: 0,
+            memory_model: MemoryModel::Sc,
             text: summary_text(summary),
         }
     }
@@ -82,6 +87,25 @@ impl Guarantee {
                 times(made.timeouts),
                 most.spurious,
                 most.timeouts
+            ));
+        }
+        self
+    }
+}
+
+impl Guarantee {
+    /// With the memory model the runs explored stated: what the guarantee
+    /// covers, and, under weak memory, the loads whose choice among older
+    /// stores the history bound (`HISTORY` stores per atomic) cut.
+    pub(crate) fn with_memory(mut self, model: MemoryModel, cut: u64) -> Guarantee {
+        self.memory_model = model;
+        self.text
+            .push_str(&format!("memory model covered: {}\n", model.covers()));
+        if cut > 0 {
+            self.text.push_str(&format!(
+                "the history bound ({HISTORY} stores per atomic) cut the choices of {} \
+                 (an older store might have been readable)\n",
+                count(cut, "load", "loads")
             ));
         }
         self

@@ -21,6 +21,7 @@ use rankcheck_report::summary::{summary_text, SummaryJson, VarNames};
 
 use crate::builder::Builder;
 use crate::executor::{RunResult, Tracking};
+use crate::memory::MemoryModel;
 use crate::plan::Plan;
 use crate::var::Registry;
 use crate::wake::{WakeCount, Wakes};
@@ -147,6 +148,13 @@ impl Reported {
         self.verdict = self.verdict.map(|g| g.with_wakes(made, most));
         self
     }
+
+    /// The report, with the memory model its guarantee covers, and how
+    /// many loads' choices the history bound cut (`cut`).
+    pub fn with_memory(mut self, model: MemoryModel, cut: u64) -> Reported {
+        self.verdict = self.verdict.map(|g| g.with_memory(model, cut));
+        self
+    }
 }
 
 /// The report of a clean search.
@@ -201,6 +209,21 @@ fn failure_part(result: &RunResult, failure: &FailureJson, found: &str, replay: 
             "the run woke spuriously {} and timed out {} (scheduling choices)",
             guarantee::times(u64::from(wakes.spurious)),
             guarantee::times(u64::from(wakes.timeouts))
+        );
+    }
+    for stale in &result.stale {
+        let thread = result
+            .thread_names
+            .get(stale.thread.index())
+            .map_or("a thread", String::as_str);
+        let _ = writeln!(out, "stale read: {}", stale.describe(thread));
+    }
+    if result.cut > 0 {
+        let _ = writeln!(
+            out,
+            "the history bound ({} stores per atomic) cut the choices of {} in this run",
+            crate::memory::model::HISTORY,
+            rankcheck_report::words::count(result.cut, "load", "loads")
         );
     }
     out.push_str(found);

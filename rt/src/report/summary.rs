@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use rankcheck_engine::guarantee::{confidence, needed};
 use rankcheck_engine::profile::Profile;
 use rankcheck_engine::VarId;
 use rankcheck_report::failure::FailureJson;
@@ -11,6 +12,7 @@ use rankcheck_report::summary::{SearchFacts, SummaryJson, VarNames};
 use rankcheck_stats::Probability;
 
 use crate::builder::{Builder, Vars};
+use crate::memory::MemoryModel;
 use crate::plan::{scheme, Plan};
 use crate::var::Registry;
 
@@ -91,12 +93,35 @@ impl<'a> Searched<'a> {
             elapsed_s: self.elapsed.as_secs_f64(),
             target_confidence: builder.confidence,
         });
+        let mut search = search;
+        weaken_set_bounds(&mut search, builder);
         SummaryJson {
             depth: builder.depth,
             vars_asked: builder.vars.map(vars_name),
             runs_capped: self.runs_capped,
             first_failure: failure,
             ..search
+        }
+    }
+}
+
+/// Under weak memory, each setting's per-set bounds as its own bound is
+/// (crate::memory::MemoryModel::bound): a stale read counts toward the
+/// depth.
+fn weaken_set_bounds(summary: &mut SummaryJson, builder: &Builder) {
+    if builder.memory == MemoryModel::Sc {
+        return;
+    }
+    for setting in &mut summary.settings {
+        for set in setting.per_set.iter_mut().flatten() {
+            let Ok(bound) = Probability::from_ln(set.bound_ln) else {
+                continue;
+            };
+            let bound = builder.memory.bound(bound, setting.depth);
+            set.bound = bound.value();
+            set.bound_ln = bound.ln();
+            set.confidence = confidence(bound, setting.runs);
+            set.runs_needed = needed(bound, builder.confidence);
         }
     }
 }

@@ -1,7 +1,10 @@
 //! Drop-in replacements for `std::sync::atomic`: every atomic is a
 //! variable, each load a read and each store or read-modify-write a write.
-//! Memory is sequentially consistent: whatever `Ordering` is asked, every
-//! operation behaves as `SeqCst` (weak memory is not explored).
+//! Under the default `MemoryModel::Sc` memory is sequentially consistent:
+//! whatever `Ordering` is asked, every operation behaves as `SeqCst`.
+//! Under `MemoryModel::Weak` the `Ordering`s count: each operation also
+//! goes to the C11 model (crate::memory), which may have a load read an
+//! older store, and fences order.
 //!
 //! `new` is a `const fn`, so atomics can be `static`: a static's value is
 //! back to what `new` was given at its first operation in every run
@@ -18,11 +21,24 @@ use std::panic::Location;
 pub use std::sync::atomic::Ordering;
 
 use crate::lazy::{LazyHandle, Registration};
-use crate::object::SyncState;
+use crate::memory;
+use crate::object::{Handle, SyncState};
 use crate::op;
 
-/// A fence: sequentially consistent memory needs none.
-pub fn fence(_order: Ordering) {}
+/// A fence: under weak memory it orders as C11's; sequentially consistent
+/// memory needs none.
+pub fn fence(order: Ordering) {
+    memory::fence(order);
+}
+
+/// The strongest failure ordering `order` allows (`compare_and_swap`'s).
+fn failure_of(order: Ordering) -> Ordering {
+    match order {
+        Ordering::Release => Ordering::Relaxed,
+        Ordering::AcqRel => Ordering::Acquire,
+        other => other,
+    }
+}
 
 /// A compiler fence: nothing to do.
 pub fn compiler_fence(_order: Ordering) {}
@@ -52,31 +68,39 @@ macro_rules! atomic_common {
             /// site, after a value carried over from an earlier run is
             /// reset.
             #[track_caller]
-            fn access(&self, write: bool) -> &$std {
+            fn access(&self, write: bool) -> (&$std, Handle) {
                 let (handle, registration) = self.handle.resolve();
                 if registration == Registration::CarriedOver {
                     self.value.store(self.init, SEQ);
                 }
                 op::access(&handle, write, Location::caller());
-                &self.value
+                (&self.value, handle)
             }
 
-            /// As `std`'s `load`: a read.
+            /// As `std`'s `load`: a read (under weak memory, of a store
+            /// its `order` allows).
             #[track_caller]
-            pub fn load(&self, _order: Ordering) -> $value {
-                self.access(false).load(SEQ)
+            pub fn load(&self, order: Ordering) -> $value {
+                let (value, handle) = self.access(false);
+                let latest = value.load(SEQ);
+                memory::load(&handle, order, latest, Location::caller()).unwrap_or(latest)
             }
 
             /// As `std`'s `store`: a write.
             #[track_caller]
-            pub fn store(&self, value: $value, _order: Ordering) {
-                self.access(true).store(value, SEQ)
+            pub fn store(&self, value: $value, order: Ordering) {
+                let (cell, handle) = self.access(true);
+                memory::store(&handle, order, cell.load(SEQ), value, Location::caller());
+                cell.store(value, SEQ)
             }
 
             /// As `std`'s `swap`: a write.
             #[track_caller]
-            pub fn swap(&self, value: $value, _order: Ordering) -> $value {
-                self.access(true).swap(value, SEQ)
+            pub fn swap(&self, value: $value, order: Ordering) -> $value {
+                let (cell, handle) = self.access(true);
+                let before = cell.swap(value, SEQ);
+                memory::read_modify_write(&handle, order, before, Some(value), Location::caller());
+                before
             }
 
             /// As `std`'s `compare_exchange`: a write.
@@ -85,14 +109,15 @@ macro_rules! atomic_common {
                 &self,
                 current: $value,
                 new: $value,
-                _success: Ordering,
-                _failure: Ordering,
+                success: Ordering,
+                failure: Ordering,
             ) -> Result<$value, $value> {
-                self.access(true).compare_exchange(current, new, SEQ, SEQ)
+                let (cell, handle) = self.access(true);
+                Self::exchange(cell, &handle, current, new, (success, failure))
             }
 
-            /// As `std`'s `compare_exchange_weak`, which here never fails
-            /// spuriously: a write.
+            /// As `std`'s `compare_exchange_weak`: a write. Under weak
+            /// memory it may fail spuriously (a choice).
             #[track_caller]
             pub fn compare_exchange_weak(
                 &self,
@@ -101,7 +126,33 @@ macro_rules! atomic_common {
                 success: Ordering,
                 failure: Ordering,
             ) -> Result<$value, $value> {
-                self.compare_exchange(current, new, success, failure)
+                let (cell, handle) = self.access(true);
+                let now = cell.load(SEQ);
+                if now == current
+                    && memory::fails_spuriously(&handle, failure, now, Location::caller())
+                {
+                    return Err(now);
+                }
+                Self::exchange(cell, &handle, current, new, (success, failure))
+            }
+
+            /// The compare-exchange of `cell`, told to the memory model
+            /// with its `(success, failure)` orderings.
+            #[track_caller]
+            fn exchange(
+                cell: &$std,
+                handle: &Handle,
+                current: $value,
+                new: $value,
+                (success, failure): (Ordering, Ordering),
+            ) -> Result<$value, $value> {
+                let result = cell.compare_exchange(current, new, SEQ, SEQ);
+                let (order, before, after) = match result {
+                    Ok(before) => (success, before, Some(new)),
+                    Err(before) => (failure, before, None),
+                };
+                memory::read_modify_write(handle, order, before, after, Location::caller());
+                result
             }
 
             /// As `std`'s deprecated `compare_and_swap`: a write.
@@ -111,9 +162,9 @@ macro_rules! atomic_common {
                 &self,
                 current: $value,
                 new: $value,
-                _order: Ordering,
+                order: Ordering,
             ) -> $value {
-                match self.compare_exchange(current, new, SEQ, SEQ) {
+                match self.compare_exchange(current, new, order, failure_of(order)) {
                     Ok(previous) | Err(previous) => previous,
                 }
             }
@@ -122,14 +173,21 @@ macro_rules! atomic_common {
             #[track_caller]
             pub fn fetch_update<F>(
                 &self,
-                _set_order: Ordering,
-                _fetch_order: Ordering,
+                set_order: Ordering,
+                fetch_order: Ordering,
                 f: F,
             ) -> Result<$value, $value>
             where
                 F: FnMut($value) -> Option<$value>,
             {
-                self.access(true).fetch_update(SEQ, SEQ, f)
+                let (cell, handle) = self.access(true);
+                let result = cell.fetch_update(SEQ, SEQ, f);
+                let (order, before, after) = match result {
+                    Ok(before) => (set_order, before, Some(cell.load(SEQ))),
+                    Err(before) => (fetch_order, before, None),
+                };
+                memory::read_modify_write(&handle, order, before, after, Location::caller());
+                result
             }
 
             /// As `std`'s `try_update` (`fetch_update` renamed): one write.
@@ -197,8 +255,12 @@ macro_rules! atomic_rmw {
         $(
             #[doc = concat!("As `std`'s `", stringify!($op), "`: a write.")]
             #[track_caller]
-            pub fn $op(&self, value: $value, _order: Ordering) -> $value {
-                self.access(true).$op(value, SEQ)
+            pub fn $op(&self, value: $value, order: Ordering) -> $value {
+                let (cell, handle) = self.access(true);
+                let before = cell.$op(value, SEQ);
+                let after = Some(cell.load(SEQ));
+                memory::read_modify_write(&handle, order, before, after, Location::caller());
+                before
             }
         )*
     };
@@ -286,8 +348,8 @@ impl AtomicBool {
 
     /// As `std`'s `fetch_not`: a write.
     #[track_caller]
-    pub fn fetch_not(&self, _order: Ordering) -> bool {
-        self.access(true).fetch_xor(true, SEQ)
+    pub fn fetch_not(&self, order: Ordering) -> bool {
+        self.fetch_xor(true, order)
     }
 }
 
@@ -321,55 +383,52 @@ impl<T> AtomicPtr<T> {
     /// One write replacing the pointer by `change(pointer)`: the previous
     /// pointer.
     #[track_caller]
-    fn rmw(&self, change: impl Fn(*mut T) -> *mut T) -> *mut T {
-        match self
-            .access(true)
-            .fetch_update(SEQ, SEQ, |p| Some(change(p)))
-        {
+    fn rmw(&self, order: Ordering, change: impl Fn(*mut T) -> *mut T) -> *mut T {
+        match self.fetch_update(order, failure_of(order), |p| Some(change(p))) {
             Ok(previous) | Err(previous) => previous,
         }
     }
 
     /// As `std`'s `fetch_ptr_add` (in units of `T`, wrapping): a write.
     #[track_caller]
-    pub fn fetch_ptr_add(&self, count: usize, _order: Ordering) -> *mut T {
-        self.rmw(|p| p.wrapping_add(count))
+    pub fn fetch_ptr_add(&self, count: usize, order: Ordering) -> *mut T {
+        self.rmw(order, |p| p.wrapping_add(count))
     }
 
     /// As `std`'s `fetch_ptr_sub` (in units of `T`, wrapping): a write.
     #[track_caller]
-    pub fn fetch_ptr_sub(&self, count: usize, _order: Ordering) -> *mut T {
-        self.rmw(|p| p.wrapping_sub(count))
+    pub fn fetch_ptr_sub(&self, count: usize, order: Ordering) -> *mut T {
+        self.rmw(order, |p| p.wrapping_sub(count))
     }
 
     /// As `std`'s `fetch_byte_add` (wrapping): a write.
     #[track_caller]
-    pub fn fetch_byte_add(&self, bytes: usize, _order: Ordering) -> *mut T {
-        self.rmw(|p| p.wrapping_byte_add(bytes))
+    pub fn fetch_byte_add(&self, bytes: usize, order: Ordering) -> *mut T {
+        self.rmw(order, |p| p.wrapping_byte_add(bytes))
     }
 
     /// As `std`'s `fetch_byte_sub` (wrapping): a write.
     #[track_caller]
-    pub fn fetch_byte_sub(&self, bytes: usize, _order: Ordering) -> *mut T {
-        self.rmw(|p| p.wrapping_byte_sub(bytes))
+    pub fn fetch_byte_sub(&self, bytes: usize, order: Ordering) -> *mut T {
+        self.rmw(order, |p| p.wrapping_byte_sub(bytes))
     }
 
     /// As `std`'s `fetch_and` on the address (provenance kept): a write.
     #[track_caller]
-    pub fn fetch_and(&self, bits: usize, _order: Ordering) -> *mut T {
-        self.rmw(|p| p.map_addr(|a| a & bits))
+    pub fn fetch_and(&self, bits: usize, order: Ordering) -> *mut T {
+        self.rmw(order, |p| p.map_addr(|a| a & bits))
     }
 
     /// As `std`'s `fetch_or` on the address (provenance kept): a write.
     #[track_caller]
-    pub fn fetch_or(&self, bits: usize, _order: Ordering) -> *mut T {
-        self.rmw(|p| p.map_addr(|a| a | bits))
+    pub fn fetch_or(&self, bits: usize, order: Ordering) -> *mut T {
+        self.rmw(order, |p| p.map_addr(|a| a | bits))
     }
 
     /// As `std`'s `fetch_xor` on the address (provenance kept): a write.
     #[track_caller]
-    pub fn fetch_xor(&self, bits: usize, _order: Ordering) -> *mut T {
-        self.rmw(|p| p.map_addr(|a| a ^ bits))
+    pub fn fetch_xor(&self, bits: usize, order: Ordering) -> *mut T {
+        self.rmw(order, |p| p.map_addr(|a| a ^ bits))
     }
 }
 

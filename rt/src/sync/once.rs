@@ -48,6 +48,7 @@ struct Running<'a> {
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
+        crate::memory::publish(&self.handle);
         self.once.state.store(POISONED, Relaxed);
         op::unlock(&self.handle, self.site, || {});
     }
@@ -165,6 +166,9 @@ impl Once {
             poisoned: state == POISONED,
         });
         std::mem::forget(running);
+        // Released before it is seen complete (a thread that finds it so
+        // acquires: crate::op::access).
+        crate::memory::publish(&handle);
         self.state.store(COMPLETE, Relaxed);
         op::unlock(&handle, site, || {});
         true

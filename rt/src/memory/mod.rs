@@ -1,0 +1,476 @@
+//! Weak memory: the C11 model of Rust's atomics under
+//! [`MemoryModel::Weak`] ([`model`]), and which store each load reads, a
+//! scheduling choice ([`choice`]). Under [`MemoryModel::Sc`] (the default)
+//! none of this runs: every atomic reads its latest store, as before.
+//!
+//! The atomics (`crate::sync::atomic`) call the functions here after their
+//! operation's scheduling point; the executor's synchronisation operations
+//! call [`Memory::spawn`], [`Memory::join`], [`Memory::release_into`] and
+//! [`Memory::acquire_from`] (one release at an operation's start, one
+//! acquire at its end: `crate::op`).
+
+pub mod choice;
+mod clock;
+pub mod model;
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+use rankcheck_engine::ThreadId;
+use rankcheck_stats::Probability;
+
+use crate::executor::with;
+use crate::object::Handle;
+use crate::var::short_file;
+use choice::{ReadChoices, ReadPolicy};
+use model::{Model, Site, HISTORY};
+
+/// The memory model runs explore (`Builder::memory_model`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemoryModel {
+    /// Sequentially consistent: every atomic operation acts as `SeqCst`,
+    /// whatever its `Ordering` (the default).
+    #[default]
+    Sc,
+    /// C11 weak memory as Rust's atomics have it: a load may read a store
+    /// other than the latest (one of its atomic's last 4 stores) where its
+    /// `Ordering`s allow, fences order, and `compare_exchange_weak` may fail
+    /// spuriously.
+    Weak,
+}
+
+impl MemoryModel {
+    /// What a guarantee under this model covers, as reports say it.
+    pub fn covers(self) -> String {
+        match self {
+            MemoryModel::Sc => "sequentially consistent".to_owned(),
+            MemoryModel::Weak => format!("C11 weak memory, history bound {HISTORY}"),
+        }
+    }
+}
+
+impl MemoryModel {
+    /// The per-run bound of a setting of `depth` whose sequentially
+    /// consistent bound is `bound`: under weak memory each of the `depth -
+    /// 1` change points is a stale read instead with chance 1/2, which
+    /// reads the store the bug needs with chance at least `1/(HISTORY -
+    /// 1)`; so a bug of depth `d`, its stale reads counted, is found with
+    /// at least `bound` times `(2 (HISTORY - 1))^-(d-1)`
+    /// (docs/ALGORITHMS.md, Weak memory).
+    pub fn bound(self, bound: Probability, depth: u32) -> Probability {
+        if self == MemoryModel::Sc {
+            return bound;
+        }
+        let per_change = (2.0 * (HISTORY - 1) as f64).ln();
+        let ln = bound.ln() - f64::from(depth.saturating_sub(1)) * per_change;
+        Probability::from_ln(ln).unwrap_or(bound)
+    }
+}
+
+/// A value of an atomic as the model keeps it: its bits.
+pub trait Bits: Copy {
+    /// The value's bits.
+    fn to_bits(self) -> u64;
+    /// The value of bits made by [`Bits::to_bits`].
+    fn from_bits(bits: u64) -> Self;
+    /// The value as a report shows it.
+    fn show(bits: u64) -> String;
+}
+
+macro_rules! int_bits {
+    ($($int:ty),*) => {
+        $(impl Bits for $int {
+            fn to_bits(self) -> u64 {
+                self as u64
+            }
+            fn from_bits(bits: u64) -> $int {
+                bits as $int
+            }
+            fn show(bits: u64) -> String {
+                (bits as $int).to_string()
+            }
+        })*
+    };
+}
+
+int_bits!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl Bits for bool {
+    fn to_bits(self) -> u64 {
+        u64::from(self)
+    }
+    fn from_bits(bits: u64) -> bool {
+        bits != 0
+    }
+    fn show(bits: u64) -> String {
+        (bits != 0).to_string()
+    }
+}
+
+impl<T> Bits for *mut T {
+    // A stale pointer comes back with the provenance its store exposed.
+    fn to_bits(self) -> u64 {
+        self.expose_provenance() as u64
+    }
+    fn from_bits(bits: u64) -> *mut T {
+        std::ptr::with_exposed_provenance_mut(bits as usize)
+    }
+    fn show(bits: u64) -> String {
+        format!("{:#x}", bits)
+    }
+}
+
+/// A load that read a store other than the latest, or a weak
+/// compare-exchange that failed spuriously: what a failing run's report
+/// names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleRead {
+    /// The thread that read.
+    pub thread: ThreadId,
+    /// Where.
+    pub at: Site,
+    /// Its ordering.
+    pub order: Ordering,
+    /// The value read (`None`: a spurious failure).
+    pub read: Option<String>,
+    /// Where the store read was made (`None`: the atomic's first value).
+    pub from: Option<Site>,
+    /// Where the atomic was made (its first value's place).
+    pub created: Site,
+    /// The latest value in mo.
+    pub latest: String,
+    /// Where the latest store was made.
+    pub latest_at: Option<Site>,
+}
+
+impl StaleRead {
+    /// `x.rs:30: read 0 from the store at x.rs:12 though 1 was stored at
+    /// x.rs:20 (Relaxed)`, the thread named by `thread`.
+    pub fn describe(&self, thread: &str) -> String {
+        let created = format!(
+            "{}:{}",
+            short_file(self.created.file()),
+            self.created.line()
+        );
+        let place = |site: Option<Site>| match site {
+            Some(s) => format!("the store at {}:{}", short_file(s.file()), s.line()),
+            None => format!("the initial value at {created}"),
+        };
+        let mut out = format!(
+            "{thread} at {}:{}: ",
+            short_file(self.at.file()),
+            self.at.line()
+        );
+        match &self.read {
+            Some(read) => {
+                let _ = write!(out, "read {read} from {}", place(self.from));
+                let latest = match self.latest_at {
+                    Some(s) => format!("stored at {}:{}", short_file(s.file()), s.line()),
+                    None => format!("its initial value at {created}"),
+                };
+                let _ = write!(
+                    out,
+                    " though {} was {latest} ({:?})",
+                    self.latest, self.order
+                );
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "compare_exchange_weak failed spuriously, {} being there ({:?})",
+                    self.latest, self.order
+                );
+            }
+        }
+        out
+    }
+}
+
+/// One execution's memory.
+#[derive(Debug, Default)]
+pub struct Memory {
+    /// The model, under [`MemoryModel::Weak`].
+    model: Option<Model>,
+    /// Whether the model is in use: from the run's first atomic operation
+    /// other than `SeqCst` on. Before it, the run is sequentially
+    /// consistent, and the model starts as if every thread had seen every
+    /// atomic's latest store then (which only strengthens the run, as a
+    /// SeqCst fence in every thread would): a SeqCst-only test pays for
+    /// nothing but this check.
+    engaged: bool,
+    choices: ReadChoices,
+    /// The stale reads so far.
+    pub stale: Vec<StaleRead>,
+}
+
+impl Memory {
+    /// The memory of a run under `model`, its choices by `policy`.
+    pub fn new(model: MemoryModel, policy: ReadPolicy, spare: Option<Model>) -> Memory {
+        WEAK.set(model == MemoryModel::Weak);
+        let model = (model == MemoryModel::Weak).then(|| {
+            let mut m = spare.unwrap_or_default();
+            m.clear();
+            m
+        });
+        Memory {
+            model,
+            engaged: false,
+            choices: ReadChoices::new(policy),
+            stale: Vec::new(),
+        }
+    }
+
+    /// The choices other than the latest the run made, and the loads the
+    /// history bound cut; gives back the model's memory.
+    pub fn finish(self) -> (Vec<choice::ReadChoice>, u64, Option<Model>) {
+        WEAK.set(false);
+        let cut = self.engaged().map_or(0, |m| m.cut);
+        (self.choices.made, cut, self.model)
+    }
+
+    /// The model, once in use.
+    fn engaged(&self) -> Option<&Model> {
+        self.model.as_ref().filter(|_| self.engaged)
+    }
+
+    /// The model, once in use, to change.
+    fn engaged_mut(&mut self) -> Option<&mut Model> {
+        self.model.as_mut().filter(|_| self.engaged)
+    }
+
+    /// Whether the model is in use in this run (weak memory, after the
+    /// run's first atomic operation other than `SeqCst`): the operations
+    /// look for their synchronisation object only then.
+    pub fn in_use(&self) -> bool {
+        self.engaged().is_some()
+    }
+
+    /// `parent` spawned `child`.
+    pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
+        if let Some(m) = self.engaged_mut() {
+            m.spawn(parent.index(), child.index());
+        }
+    }
+
+    /// `joiner` joined the finished `joined`.
+    pub fn join(&mut self, joiner: ThreadId, joined: ThreadId) {
+        if let Some(m) = self.engaged_mut() {
+            m.join(joiner.index(), joined.index());
+        }
+    }
+
+    /// `thread` unparks `target`.
+    pub fn unpark(&mut self, thread: ThreadId, target: ThreadId) {
+        if let Some(m) = self.engaged_mut() {
+            m.unpark(thread.index(), target.index());
+        }
+    }
+
+    /// `thread` returns from a park, having taken its token.
+    pub fn park(&mut self, thread: ThreadId) {
+        if let Some(m) = self.engaged_mut() {
+            m.park(thread.index());
+        }
+    }
+
+    /// `thread` releases its history into the synchronisation object with
+    /// index `object` (an operation on it begins).
+    pub fn release_into(&mut self, thread: ThreadId, object: usize) {
+        if let Some(m) = self.engaged_mut() {
+            m.release_into(thread.index(), object);
+        }
+    }
+
+    /// `thread` acquires what the object with index `object` released (an
+    /// operation on it ends).
+    pub fn acquire_from(&mut self, thread: ThreadId, object: usize) {
+        if let Some(m) = self.engaged_mut() {
+            m.acquire_from(thread.index(), object);
+        }
+    }
+}
+
+thread_local! {
+    /// Whether the execution on this OS thread runs under weak memory: the
+    /// atomics' one check under sequential consistency.
+    static WEAK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` on the running execution's model (`None` before it is in use)
+/// if the run is under weak memory and the operation on `handle` is live
+/// (not unwinding, not another run's); an atomic operation of ordering
+/// `order` other than `SeqCst` puts the model in use.
+fn on_model<R>(
+    handle: Option<&Handle>,
+    order: Ordering,
+    f: impl FnOnce(Option<&mut Model>, &mut ReadChoices, &mut Vec<StaleRead>, Running) -> Option<R>,
+) -> Option<R> {
+    if !WEAK.get() || std::thread::panicking() {
+        return None;
+    }
+    with(|ex| {
+        if ex.aborting {
+            return None;
+        }
+        ex.memory.model.as_ref()?;
+        let (access, created) = match handle {
+            Some(h) if h.execution != ex.id => return None,
+            Some(h) => {
+                let var = ex.objects[h.object.index()].var;
+                let created = ex.registry.vars()[var.index()].site;
+                (ex.is_tracked(h.object).then_some(ex.tracked_steps), created)
+            }
+            None => (None, std::panic::Location::caller()),
+        };
+        let memory = &mut ex.memory;
+        memory.engaged |= order != Ordering::SeqCst && handle.is_some();
+        let model = memory.model.as_mut().filter(|_| memory.engaged);
+        let running = Running {
+            thread: ex.current,
+            access,
+            created,
+        };
+        f(model, &mut memory.choices, &mut memory.stale, running)
+    })
+}
+
+/// The thread an atomic operation runs on, and its tracked-access count
+/// if its atomic is tracked.
+#[derive(Clone, Copy)]
+struct Running {
+    thread: ThreadId,
+    access: Option<u64>,
+    /// Where the atomic was made.
+    created: Site,
+}
+
+/// A load of `handle`'s atomic with `order` at `site`, whose latest value
+/// is `latest`: the value it reads, or `None` under
+/// [`MemoryModel::Sc`] (the latest).
+pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
+    let latest = latest.to_bits();
+    on_model(Some(handle), order, |model, choices, stale, run| {
+        let model = model?;
+        let (thread, object) = (run.thread.index(), handle.object.index());
+        model.behind_the_back(object, latest);
+        let options = model.readable(thread, object, order, latest);
+        let back = if options > 1 {
+            choices.decide(options, run.access)
+        } else {
+            0
+        };
+        if back > 0 {
+            let (store, newest) = (model.store_at(object, back), model.store_at(object, 0));
+            stale.push(StaleRead {
+                thread: run.thread,
+                at: site,
+                order,
+                read: Some(V::show(store.value)),
+                from: store.site,
+                created: run.created,
+                latest: V::show(newest.value),
+                latest_at: newest.site,
+            });
+        }
+        Some(V::from_bits(model.load(thread, object, order, back)))
+    })
+}
+
+/// A store of `value` into `handle`'s atomic with `order` at `site`;
+/// `before` is its value before.
+pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, site: Site) {
+    on_model(Some(handle), order, |model, _, _, run| {
+        let object = handle.object.index();
+        let model = model?;
+        model.behind_the_back(object, before.to_bits());
+        model.store(
+            run.thread.index(),
+            object,
+            value.to_bits(),
+            order,
+            site,
+            before.to_bits(),
+        );
+        Some(())
+    });
+}
+
+/// A read-modify-write of `handle`'s atomic with `order` at `site` that
+/// read `before` and stored `after` (`None`: a compare-exchange that
+/// failed, which only reads).
+pub fn read_modify_write<V: Bits>(
+    handle: &Handle,
+    order: Ordering,
+    before: V,
+    after: Option<V>,
+    site: Site,
+) {
+    on_model(Some(handle), order, |model, _, _, run| {
+        let object = handle.object.index();
+        let before = before.to_bits();
+        let model = model?;
+        model.behind_the_back(object, before);
+        let after = after.map(Bits::to_bits);
+        model.read_modify_write(run.thread.index(), object, after, order, site, before);
+        Some(())
+    });
+}
+
+/// A `compare_exchange_weak` of `handle`'s atomic at `site` that would
+/// succeed, `current` being there: whether it fails spuriously instead (a
+/// choice under [`MemoryModel::Weak`]; it then reads `current` with
+/// `failure`).
+pub fn fails_spuriously<V: Bits>(
+    handle: &Handle,
+    failure: Ordering,
+    current: V,
+    site: Site,
+) -> bool {
+    let bits = current.to_bits();
+    on_model(Some(handle), failure, |model, choices, stale, run| {
+        if choices.decide(2, run.access) == 0 {
+            return Some(false);
+        }
+        if let Some(model) = model {
+            let object = handle.object.index();
+            model.behind_the_back(object, bits);
+            model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
+        }
+        stale.push(StaleRead {
+            thread: run.thread,
+            at: site,
+            order: failure,
+            read: None,
+            from: None,
+            created: run.created,
+            latest: V::show(bits),
+            latest_at: None,
+        });
+        Some(true)
+    })
+    .unwrap_or(false)
+}
+
+/// The running thread publishes its history through `handle`'s
+/// synchronisation object before a change other threads read without a
+/// scheduling point of its own (a `Once` marked complete): what they
+/// acquire from the object then includes it.
+pub fn publish(handle: &Handle) {
+    if !WEAK.get() {
+        return;
+    }
+    with(|ex| {
+        if ex.id == handle.execution && !ex.aborting {
+            ex.memory.release_into(ex.current, handle.object.index());
+        }
+    });
+}
+
+/// A fence with `order` on the running thread.
+pub fn fence(order: Ordering) {
+    // A fence before the model is in use orders nothing more: the run is
+    // sequentially consistent so far.
+    on_model(None, order, |model, _, _, run| {
+        model.map(|m| m.fence(run.thread.index(), order))
+    });
+}

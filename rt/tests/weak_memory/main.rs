@@ -1,0 +1,11 @@
+//! Weak memory (`MemoryModel::Weak`): the litmus tests' exact outcome
+//! sets over every schedule and every read choice, and lock-free code with
+//! a wrong ordering found, with the stale read named, and passing once the
+//! orderings are right.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod litmus;
+mod programs;
+mod structures;
