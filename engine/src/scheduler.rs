@@ -263,6 +263,16 @@ pub trait Scheduler {
     fn wants_pending(&self) -> bool {
         false
     }
+
+    /// Whether asking this scheduler when a single thread can run tells it
+    /// nothing and changes nothing in it (it must return that thread). The
+    /// VM then passes such points without asking, and without leaving the
+    /// running thread: [`Point`]s it does see may follow a step of the same
+    /// thread it was not shown. Schedulers that count points or change
+    /// priorities at them must keep the default.
+    fn silent_when_alone(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Scheduler + ?Sized> Scheduler for &mut S {
@@ -272,5 +282,9 @@ impl<S: Scheduler + ?Sized> Scheduler for &mut S {
 
     fn wants_pending(&self) -> bool {
         (**self).wants_pending()
+    }
+
+    fn silent_when_alone(&self) -> bool {
+        (**self).silent_when_alone()
     }
 }

@@ -119,6 +119,7 @@ pub fn describe_wait(wait: Wait, waiting: ThreadId, ex: &Execution) -> String {
         Wait::Barrier(b) => format!("waits at {}", name(b)),
         Wait::Recv { channel, .. } => format!("waits to receive on {}", name(channel)),
         Wait::Send(c) => format!("waits to send on {}", name(c)),
+        Wait::Woken => crate::future::describe_wait(ex, waiting),
         Wait::Handoff { channel, .. } => {
             format!(
                 "waits for a receiver to take its message on {}",
@@ -128,7 +129,7 @@ pub fn describe_wait(wait: Wait, waiting: ThreadId, ex: &Execution) -> String {
     }
 }
 
-fn holder(ex: &Execution, mutex: crate::object::ObjectId, waiting: ThreadId) -> String {
+pub(crate) fn holder(ex: &Execution, mutex: crate::object::ObjectId, waiting: ThreadId) -> String {
     match ex.objects[mutex.index()].sync {
         crate::object::SyncState::Mutex { owner: Some(t) } if t == waiting => "itself".to_owned(),
         crate::object::SyncState::Mutex { owner: Some(t) } => ex.threads.name(t),

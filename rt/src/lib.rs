@@ -58,6 +58,11 @@
 //! }
 //! ```
 //!
+//! Async code runs under the same search ([`future`]): tasks are threads
+//! to the strategies, polled again only once their waker is woken, with
+//! tokio-shaped synchronisation and time; a test is
+//! `rankcheck::check(|| rankcheck::future::block_on(async { ... }))`.
+//!
 //! Every check reads `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`
 //! and `RANKCHECK_REPLAY` from the environment, over the test's own
 //! settings; and a failing run that its replay does not repeat is reported
@@ -83,6 +88,7 @@ mod environment;
 mod executor;
 mod explore;
 mod failure;
+pub mod future;
 mod lazy;
 mod local;
 mod memory;

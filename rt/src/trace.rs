@@ -58,6 +58,13 @@ pub enum Operation {
     Unpark(ThreadId),
     /// The end of the thread.
     Finish,
+    /// A task's future returned `Pending`: it waits to be woken (or goes
+    /// on at once when it was woken meanwhile).
+    Pending,
+    /// `JoinHandle::abort` of a task.
+    Abort(ThreadId),
+    /// An async timer (`sleep`, `timeout`, `interval`) fires.
+    TimerFires,
 }
 
 impl Operation {
@@ -97,7 +104,10 @@ impl Operation {
             | Operation::Yield
             | Operation::Park
             | Operation::Unpark(_)
-            | Operation::Finish => None,
+            | Operation::Finish
+            | Operation::Pending
+            | Operation::Abort(_)
+            | Operation::TimerFires => None,
         }
     }
 }

@@ -135,6 +135,23 @@ impl WakeState {
         }
     }
 
+    /// A choice of one bit, unbudgeted, even odds, recorded with the
+    /// early waits (a set bit is an ordinal of `early`): what
+    /// `future::choose` draws from, so a replay repeats it. Always 0
+    /// when replaying none (`explore`).
+    pub fn bit(&mut self) -> bool {
+        let ordinal = self.waits;
+        self.waits += 1;
+        let set = match &self.choices {
+            WakeChoices::Replay(early) => early.binary_search(&ordinal).is_ok(),
+            WakeChoices::Draw { seed, .. } => run_seed(*seed, u64::from(ordinal)) & 1 == 1,
+        };
+        if set {
+            self.early.push(ordinal);
+        }
+        set
+    }
+
     /// A timed wait timed out because no other thread could run.
     pub fn forced(&mut self) -> Woken {
         self.made.timeouts += 1;
@@ -156,6 +173,7 @@ pub fn force_timeouts(ex: &mut Execution) -> bool {
                 mutex, timed: true, ..
             } => ex.objects[mutex.index()].sync.mutex_free(),
             Wait::Park { timed: true } | Wait::Recv { timed: true, .. } => true,
+            Wait::Woken => ex.tasks.timed(ThreadId(i as u32)),
             _ => false,
         };
         if can {

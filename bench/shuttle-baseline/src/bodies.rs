@@ -1,6 +1,7 @@
 // The benchmark programs' bodies, included by `program.rs` once with
 // shuttle's types in scope and once with rankcheck-rt's (`thread`,
-// `AtomicI64`, `SeqCst`, `Mutex`, `Arc`, `black_box`).
+// `AtomicI64`, `SeqCst`, `Mutex`, `Arc`, `black_box`, and `future`: `spawn`, `block_on`,
+// `yield_now`).
 
 /// One execution of `program`.
 pub fn run(program: Program) {
@@ -10,6 +11,7 @@ pub fn run(program: Program) {
         Program::LockedCounterInner => locked_counter_inner(),
         Program::MutexCounter => mutex_counter(),
         Program::FlagHandoff => flag_handoff(),
+        Program::AsyncYields => async_yields(),
         Program::CornerVariable { hot, assertion } => corner_variable(hot, assertion),
     }
 }
@@ -192,4 +194,30 @@ fn increment_times(var: &AtomicI64, times: u32) {
         let value = var.load(SeqCst);
         var.store(value + 1, SeqCst);
     }
+}
+
+/// Issue 23's async task switches: the test blocks on three tasks, each of which increments a
+/// shared counter (a read and a write) then yields, `ASYNC_YIELDS` times; each yield is a
+/// task's `Pending` and a switch.
+fn async_yields() {
+    let counter = Arc::new(AtomicI64::new(0));
+    let total = future::block_on(async move {
+        let tasks: Vec<_> = (0..3)
+            .map(|_| {
+                let counter = Arc::clone(&counter);
+                future::spawn(async move {
+                    for _ in 0..ASYNC_YIELDS {
+                        let value = counter.load(SeqCst);
+                        counter.store(value + 1, SeqCst);
+                        future::yield_now().await;
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("a task cannot panic");
+        }
+        counter.load(SeqCst)
+    });
+    black_box(total);
 }

@@ -121,6 +121,9 @@ pub enum ThroughputProgram {
     /// Issue 20's two-thread atomic flag/data handoff.
     #[value(name = "flag-handoff")]
     FlagHandoff,
+    /// Async task switches: 3 tasks x 5 yields around a shared increment, under block_on.
+    #[value(name = "async-yields")]
+    AsyncYields,
 }
 
 /// The programs whose steps can be counted.

@@ -109,6 +109,7 @@ fn throughput(
         ThroughputProgram::LockedCounterInner => Program::LockedCounterInner,
         ThroughputProgram::MutexCounter => Program::MutexCounter,
         ThroughputProgram::FlagHandoff => Program::FlagHandoff,
+        ThroughputProgram::AsyncYields => Program::AsyncYields,
     };
     let (measured, tool) = match (tool, executions) {
         (Tool::Shuttle, None) => (throughput::measure(program, duration, seed)?, TOOL),

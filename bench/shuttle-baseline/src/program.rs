@@ -20,6 +20,9 @@ pub const LOCKED_COUNTER_TIMES: i64 = 3;
 /// Increments each of the three threads of the mutex counter makes (issue 20: 3 threads x 5).
 pub const MUTEX_COUNTER_TIMES: i64 = 5;
 
+/// Yields each of the three tasks of the async program makes (issue 23: task switches).
+pub const ASYNC_YIELDS: i64 = 5;
+
 /// Whether a program checks its assertion or only makes the reads that feed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Assertion {
@@ -45,6 +48,8 @@ pub enum Program {
     MutexCounter,
     /// Issue 20's two-thread atomic flag/data handoff.
     FlagHandoff,
+    /// Issue 23's async task switches: three tasks, each five increments then a yield.
+    AsyncYields,
     /// `corner_variable.rk` with `HOT = hot`.
     CornerVariable {
         /// The `.rk` constant `HOT`: each thread's increments of `hot`.
@@ -63,6 +68,7 @@ impl Program {
             Program::LockedCounterInner => "locked-counter-inner",
             Program::MutexCounter => "mutex-counter",
             Program::FlagHandoff => "flag-handoff",
+            Program::AsyncYields => "async-yields",
             Program::CornerVariable { .. } => "corner-variable",
         }
     }
@@ -81,8 +87,10 @@ impl Program {
 /// The bodies on shuttle's types.
 mod on_shuttle {
     use super::{
-        Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES, MUTEX_COUNTER_TIMES,
+        Assertion, Program, ASYNC_YIELDS, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES,
+        MUTEX_COUNTER_TIMES,
     };
+    use shuttle::future;
     use shuttle::sync::atomic::{AtomicI64, Ordering::SeqCst};
     use shuttle::sync::Mutex;
     use shuttle::thread;
@@ -96,8 +104,10 @@ mod on_shuttle {
 /// user would make): both tools run identical Rust programs.
 mod on_rankcheck {
     use super::{
-        Assertion, Program, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES, MUTEX_COUNTER_TIMES,
+        Assertion, Program, ASYNC_YIELDS, CORNER_VARIABLE_MESSAGE, LOCKED_COUNTER_TIMES,
+        MUTEX_COUNTER_TIMES,
     };
+    use rankcheck_rt::future;
     use rankcheck_rt::sync::atomic::{AtomicI64, Ordering::SeqCst};
     use rankcheck_rt::sync::{Arc, Mutex};
     use rankcheck_rt::thread;

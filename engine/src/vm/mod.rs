@@ -219,6 +219,11 @@ pub struct Vm<'e> {
     /// the step limit there), what ended the last thread's step: the
     /// scheduler was not asked again, so only this tells a trace.
     final_event: Option<Event>,
+    /// What ended the last step of the current execution: kept here rather
+    /// than in a local of the scheduling loop, so that the interpreter's
+    /// stop writes it in place and a scheduler that never reads
+    /// [`Point::event`] never makes the loop load it.
+    step_event: Event,
     /// Objects made so far in this execution per allocation site and call
     /// stack: the next instance's index.
     instance_counts: BTreeMap<(VarId, u64), u32>,
@@ -295,6 +300,7 @@ impl<'e> Vm<'e> {
             step: 0,
             scratch,
             final_event: None,
+            step_event: Event::START,
             instance_counts: BTreeMap::new(),
             instances_seen: None,
         }
@@ -414,21 +420,22 @@ impl<'e> Vm<'e> {
         // Read once: the interpreter's tables then stay in registers or
         // known places across steps instead of being looked up at each.
         let exe = self.exe;
+        let alone_goes_on = scheduler.silent_when_alone() && !wants_pending;
         let mut last: Option<ThreadId> = None;
-        let mut event = Event::START;
+        self.step_event = Event::START;
         loop {
             if self.enabled.is_empty() {
                 return if self.n_finished == self.n_threads {
                     Outcome::Pass { steps: self.step }
                 } else {
-                    self.final_event = Some(event);
+                    self.final_event = Some(self.step_event);
                     Outcome::Bug(self.deadlock())
                 };
             }
             if self.budget == 0 {
-                self.final_event = Some(event);
+                self.final_event = Some(self.step_event);
                 let thread = last.unwrap_or(ThreadId(0));
-                let loc = event.loc.unwrap_or(Loc {
+                let loc = self.step_event.loc.unwrap_or(Loc {
                     func: FuncId(0),
                     pc: 0,
                 });
@@ -443,7 +450,7 @@ impl<'e> Vm<'e> {
             let point = Point {
                 step: self.step,
                 last,
-                event,
+                event: self.step_event,
                 enabled: self.enabled.as_slice(),
                 newly_enabled: self.enabled.newly(),
                 accesses: self.accesses.as_deref().unwrap_or(&[]),
@@ -468,14 +475,37 @@ impl<'e> Vm<'e> {
             if let Some(fresh) = self.pending_fresh.get_mut(chosen.index()) {
                 *fresh = false;
             }
-            match self.resume(exe, held, chosen) {
+            match self.resume(exe, held, chosen, alone_goes_on) {
                 Ok(next) => {
-                    event = next;
+                    self.step_event = next;
                     last = Some(chosen);
                 }
                 Err(fault) => return Outcome::Bug(self.bug(chosen, fault)),
             }
         }
+    }
+
+    /// At a scheduling point in `thread`'s step, under a scheduler silent
+    /// when it has no choice: when `thread` is the only one that can run
+    /// and the step limit is not reached, do what the scheduling loop does
+    /// at such a point (the same schedule, steps and budget) and say so, for
+    /// the thread to go on in place.
+    #[inline(always)]
+    fn pass_alone(&mut self, thread: ThreadId) -> bool {
+        if self.enabled.as_slice() != [thread] || self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        self.enabled.clear_newly();
+        if let Some(log) = &mut self.accesses {
+            log.clear();
+        }
+        self.schedule.push(thread);
+        self.step += 1;
+        if let Some(fresh) = self.pending_fresh.get_mut(thread.index()) {
+            *fresh = false;
+        }
+        true
     }
 
     /// Put the machine in the program's initial state. Fails only when the
@@ -662,15 +692,16 @@ impl<'e> Vm<'e> {
         exe: &'e Executable,
         held: &mut Held,
         thread: ThreadId,
+        alone_goes_on: bool,
     ) -> Result<Event, Fault> {
         match self.status[thread.index()] {
-            Status::Runnable => self.execute(exe, held, thread),
+            Status::Runnable => self.execute(exe, held, thread, alone_goes_on),
             Status::Awaiting { .. } => {
                 // The frame's pc points back at the AwaitBegin: evaluate
                 // again, now true.
                 self.awaiters.retain(|&t| t != thread);
                 self.status[thread.index()] = Status::Runnable;
-                self.execute(exe, held, thread)
+                self.execute(exe, held, thread, alone_goes_on)
             }
             Status::Locking { mutex, woken } => {
                 self.status[thread.index()] = Status::Runnable;
@@ -717,9 +748,10 @@ impl<'e> Vm<'e> {
         exe: &'e Executable,
         held: &mut Held,
         thread: ThreadId,
+        alone_goes_on: bool,
     ) -> Result<Event, Fault> {
         held.take(&mut self.threads, thread);
-        let result = self.interpret(exe, thread, &mut held.regs, &mut held.frames);
+        let result = self.interpret(exe, thread, &mut held.regs, &mut held.frames, alone_goes_on);
         if let Ok(event) = &result {
             if event.kind == EventKind::Finished {
                 self.finish(thread);

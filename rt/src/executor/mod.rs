@@ -157,11 +157,14 @@ pub struct Execution {
     pub wakes: WakeState,
     /// The atomics' memory (crate::memory).
     pub memory: Memory,
+    /// The last run's weak-memory model, kept for the next run's memory.
+    spare_model: Option<Model>,
     /// Steps that ended with a tracked event so far: the count a priority
     /// scheduler's change points are drawn among.
     pub tracked_steps: u64,
-    /// The weak memory model's buffers the last run grew, for the next.
-    spare_model: Option<Model>,
+    /// The async side of each thread (crate::future): woken or not, what
+    /// it awaits, its timers.
+    pub tasks: crate::future::Tasks,
 }
 
 /// A spawned thread's panic: its result, which `join` delivers as `Err`.
@@ -236,6 +239,18 @@ pub fn with_present<R>(f: impl FnOnce(&mut Execution) -> R) -> Option<R> {
         let mut slot = cell.try_borrow_mut().ok()?;
         slot.as_deref_mut().map(f)
     })
+}
+
+/// Run `f` on the execution of this OS thread, if one is installed and
+/// not borrowed (a waker woken anywhere).
+pub fn try_with(f: impl FnOnce(&mut Execution)) {
+    EXECUTION.with(|cell| {
+        if let Ok(mut slot) = cell.try_borrow_mut() {
+            if let Some(execution) = slot.as_deref_mut() {
+                f(execution);
+            }
+        }
+    });
 }
 
 /// Whether an execution is installed on this OS thread (running or
@@ -351,6 +366,7 @@ impl Execution {
             memory: Memory::default(),
             spare_model: None,
             tracked_steps: 0,
+            tasks: crate::future::Tasks::default(),
         }
     }
 
@@ -380,6 +396,7 @@ impl Execution {
         self.trace = config.trace.then(TraceLog::default);
         self.wakes = WakeState::new(config.wakes);
         self.memory = Memory::new(config.memory, config.reads, self.spare_model.take());
+        self.tasks.clear();
         self.tracked_steps = 0;
     }
 
@@ -408,6 +425,7 @@ impl Execution {
         let mut memory = std::mem::take(&mut self.memory);
         let stale = std::mem::take(&mut memory.stale);
         let (reads, cut, model) = memory.finish();
+        self.spare_model = model;
         let result = RunResult {
             failure: self.failure.take(),
             schedule: std::mem::take(&mut self.schedule),
@@ -428,7 +446,6 @@ impl Execution {
         self.tracked.clear();
         self.first_used.clear();
         self.panics.clear();
-        self.spare_model = model;
         (result, scheduler)
     }
 
@@ -532,13 +549,14 @@ impl Execution {
         }
     }
 
-    /// Add a thread that will run `job`, named `name`, spawned by the
-    /// running thread (none: the main thread).
+    /// Add a thread (`task`: an async task) that will run `job`, named
+    /// `name`, spawned by the running thread (none: the main thread).
     pub fn add_thread(
         &mut self,
         job: Job,
         label: Option<String>,
         spawner: Option<ThreadId>,
+        task: bool,
         site: &'static Location<'static>,
     ) -> ThreadId {
         let (identity, ordinal) = match spawner {
@@ -554,12 +572,14 @@ impl Execution {
                     .iter()
                     .filter(|t| {
                         t.ordinal > 0
+                            && t.task == task
                             && t.label == label
                             && (label.is_some() || t.site.line() == site.line())
                     })
                     .count() as u32;
                 let named = || match &label {
                     Some(l) => format!("{l}#{}", same + 1),
+                    None if task => format!("task@{}#{}", site.line(), same + 1),
                     None => format!("thread@{}#{}", site.line(), same + 1),
                 };
                 let identity = self.registry.child(parent_identity, index, named);
@@ -577,6 +597,7 @@ impl Execution {
             job: Some(job),
             suspender: None,
             unparked: false,
+            task,
         });
         if self.wants_pending {
             self.pending.resize(self.threads.all.len(), Pending::LOCAL);
@@ -657,7 +678,7 @@ fn foreign_object(name: Option<&str>) -> ! {
 /// thread runs `main`, then whichever thread the scheduler picks.
 fn drive(main: Job, workers: &mut Vec<Option<Worker>>) {
     let first = with(|ex| {
-        let main_thread = ex.add_thread(main, None, None, Location::caller());
+        let main_thread = ex.add_thread(main, None, None, false, Location::caller());
         point::start(ex, main_thread)
     });
     let mut next = first;

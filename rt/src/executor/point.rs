@@ -59,8 +59,10 @@ pub fn next_to_run(ex: &mut Execution) -> Option<ThreadId> {
 /// of an execution (mutex-counter, 25,496 to 23,342 instructions).
 #[inline(always)]
 fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<ThreadId> {
-    // No thread can run: a timed wait's timeout fires.
-    if ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex) {
+    // The test's threads all finished: the tasks left are dropped, as a
+    // runtime's are when `block_on` returns. Or no thread can run: a timed
+    // wait's timeout fires.
+    if ex.threads.live == 0 || (ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex)) {
         return over(ex);
     }
     // Borrowed field by field: the scheduler, and the threads it sees.
@@ -103,7 +105,7 @@ fn over(ex: &mut Execution) -> Option<ThreadId> {
     // the thread that panicked: the panic is the cause.
     if let Some(panic) = ex.undelivered_panic() {
         ex.failure.get_or_insert(panic);
-    } else if !ex.threads.all_finished() {
+    } else if ex.threads.live > 0 {
         deadlock(ex);
     }
     ex.next = None;

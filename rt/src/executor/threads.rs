@@ -58,6 +58,9 @@ pub enum Wait {
         /// How many messages must have been taken.
         ticket: u64,
     },
+    /// A task's (or `block_on`'s) waker, after its future returned
+    /// `Pending` (crate::future).
+    Woken,
 }
 
 impl Wait {
@@ -70,7 +73,7 @@ impl Wait {
             }
             Wait::Recv { channel, .. } | Wait::Handoff { channel, .. } => [Some(channel), None],
             Wait::Condvar { condvar, mutex, .. } => [Some(condvar), Some(mutex)],
-            Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) => [None, None],
+            Wait::Join(_) | Wait::Park { .. } | Wait::Barrier(_) | Wait::Woken => [None, None],
         }
     }
 }
@@ -115,6 +118,9 @@ pub struct ThreadState {
     pub suspender: Option<Suspender>,
     /// Its park token: set by `Thread::unpark`, taken by `thread::park`.
     pub unparked: bool,
+    /// Whether it is an async task (crate::future): named `task@LINE#k`,
+    /// and dropped, not waited for, once the test's threads finished.
+    pub task: bool,
 }
 
 /// Every thread, and which can run.
@@ -133,12 +139,17 @@ pub struct Threads {
     /// looks at its own waiters only. The lists keep their memory from run
     /// to run.
     waiters: Vec<Vec<ThreadId>>,
+    /// Threads that are no task and have not finished: the run is over
+    /// when none is left (tasks still unfinished then are dropped, as a
+    /// runtime drops its tasks when `block_on` returns).
+    pub live: u32,
 }
 
 impl Threads {
     /// Add a runnable thread.
     pub fn add(&mut self, state: ThreadState) -> ThreadId {
         let id = ThreadId(self.all.len() as u32);
+        self.live += u32::from(!state.task);
         self.all.push(state);
         self.position.push(u32::MAX);
         self.enable(id);
@@ -154,6 +165,15 @@ impl Threads {
         for list in &mut self.waiters {
             list.clear();
         }
+        self.live = 0;
+    }
+
+    /// `id` finished its body.
+    pub fn finish(&mut self, id: ThreadId) {
+        let thread = &mut self.all[id.index()];
+        thread.status = Status::Finished;
+        self.live -= u32::from(!thread.task);
+        self.disable(id);
     }
 
     /// Whether a blocked thread looks again when `object` changes.
@@ -237,6 +257,7 @@ impl Threads {
         match (&thread.label, thread.ordinal) {
             (_, 0) => "main".to_owned(),
             (Some(label), k) => format!("{label}#{k}"),
+            (None, k) if thread.task => format!("task@{}#{k}", thread.site.line()),
             (None, k) => format!("thread@{}#{k}", thread.site.line()),
         }
     }
@@ -319,10 +340,5 @@ impl Threads {
                 self.enable(ThreadId(i as u32));
             }
         }
-    }
-
-    /// Whether every thread finished.
-    pub fn all_finished(&self) -> bool {
-        self.all.iter().all(|t| t.status == Status::Finished)
     }
 }

@@ -238,11 +238,11 @@ impl Memory {
         self.model.as_mut().filter(|_| self.engaged)
     }
 
-    /// Whether the model is in use in this run (weak memory, after the
-    /// run's first atomic operation other than `SeqCst`): the operations
-    /// look for their synchronisation object only then.
-    pub fn in_use(&self) -> bool {
-        self.engaged().is_some()
+    /// Whether the model is in use (the run is under weak memory and has
+    /// made an atomic operation other than `SeqCst`).
+    #[inline]
+    pub fn is_engaged(&self) -> bool {
+        self.engaged && self.model.is_some()
     }
 
     /// `parent` spawned `child`.

@@ -14,6 +14,7 @@ mod memory;
 mod mutex;
 mod rwlock;
 mod step;
+mod task;
 mod thread;
 mod waiters;
 
@@ -28,7 +29,8 @@ pub use condvar::{notify, wait};
 pub use memory::access;
 pub use mutex::{lock, try_lock, unlock};
 pub use rwlock::{rw_lock, rw_unlock, try_rw_lock};
-pub use thread::{finish, join, park, spawn, unpark, yield_now};
+pub use task::{async_step, await_wake, wake};
+pub use thread::{finish, join, park, spawn, spawn_as, unpark, yield_now};
 
 /// Where in the caller's code an operation is.
 pub type Site = &'static Location<'static>;

@@ -51,13 +51,21 @@ pub(super) fn enter_with<R>(
     }
     let entered = executor::with_active(|ex| match switch_here(ex, &pending) {
         Some(suspender) => Err((suspender, effect)),
-        None => Ok(count(ex, operation, site, &pending).map(|()| effect(ex))),
+        None => Ok(count(ex, operation, site).map(|()| {
+            release(ex, &pending);
+            effect(ex)
+        })),
     })?;
     let done = match entered {
         Ok(done) => done,
         Err((suspender, effect)) => {
             suspender.suspend();
-            with(|ex| count(ex, operation, site, &pending).map(|()| effect(ex)))
+            with(|ex| {
+                count(ex, operation, site).map(|()| {
+                    release(ex, &pending);
+                    effect(ex)
+                })
+            })
         }
     };
     match done {
@@ -73,16 +81,9 @@ pub(super) fn enter_with<R>(
 
 /// Count the running thread's operation against the step limit (past it,
 /// the run fails, and what suspends the thread for good comes back) and
-/// trace it; under weak memory, a synchronisation operation (`pending` on
-/// a synchronisation object) releases into its object as it begins
-/// (crate::memory).
+/// trace it.
 #[inline(always)]
-fn count(
-    ex: &mut Execution,
-    operation: Operation,
-    site: Site,
-    pending: &impl Fn() -> Pending,
-) -> Result<(), Suspender> {
+fn count(ex: &mut Execution, operation: Operation, site: Site) -> Result<(), Suspender> {
     ex.operations += 1;
     if ex.operations > ex.max_steps() {
         step_limit(ex, site);
@@ -91,12 +92,20 @@ fn count(
     if let Some(trace) = &mut ex.trace {
         trace.operation(ex.current, operation, site);
     }
-    if ex.memory.in_use() {
-        if let Some(Place::Mutex(object)) = pending().location {
-            ex.memory.release_into(ex.current, object as usize);
-        }
-    }
     Ok(())
+}
+
+/// Under weak memory, a synchronisation operation releases the running
+/// thread's history into its object as it begins (crate::memory); it
+/// acquires at its end ([`sync_done`]).
+#[inline(always)]
+fn release(ex: &mut Execution, pending: &impl Fn() -> Pending) {
+    if !ex.memory.is_engaged() {
+        return;
+    }
+    if let Some(Place::Mutex(object)) = pending().location {
+        ex.memory.release_into(ex.current, object as usize);
+    }
 }
 
 #[cold]

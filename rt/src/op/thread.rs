@@ -13,13 +13,18 @@ use crate::wake::Woken;
 
 /// Spawn a thread that runs `job`.
 pub fn spawn(job: Box<dyn FnOnce()>, name: Option<String>, site: Site) -> ThreadId {
+    spawn_as(job, name, false, site)
+}
+
+/// Spawn a thread (`task`: an async task, crate::future) that runs `job`.
+pub fn spawn_as(job: Box<dyn FnOnce()>, name: Option<String>, task: bool, site: Site) -> ThreadId {
     let spawned = enter_with(
         || Pending::LOCAL,
         Operation::Spawn,
         site,
         |ex| {
             let running = ex.current;
-            let child = ex.add_thread(job, name, Some(running), site);
+            let child = ex.add_thread(job, name, Some(running), task, site);
             ex.memory.spawn(running, child);
             if let Some(trace) = &mut ex.trace {
                 trace.spawned(child);
@@ -49,13 +54,12 @@ pub fn join(thread: ThreadId, site: Site) {
     );
     if finished == Some(false) {
         block_then(Wait::Join(thread), operation, site, None, |ex| {
-            joined(ex, thread);
+            joined(ex, thread)
         });
     }
 }
 
-/// The running thread's join of the finished `thread` ends its step
-/// (and, under weak memory, acquires what the thread did).
+/// The running thread's join of the finished `thread` ends its step.
 fn joined(ex: &mut Execution, thread: ThreadId) {
     ex.memory.join(ex.current, thread);
     end_step(ex, event(EventKind::Join, None, false));
@@ -147,8 +151,7 @@ pub fn finish(thread: ThreadId) {
         site,
         |ex| {
             debug_assert_eq!(ex.current, thread, "invariant: a thread finishes itself");
-            ex.threads.get_mut(thread).status = Status::Finished;
-            ex.threads.disable(thread);
+            ex.threads.finish(thread);
             ex.threads.enable_blocked_on(Wait::Join(thread));
             if let Some(trace) = &mut ex.trace {
                 trace.finished(thread);

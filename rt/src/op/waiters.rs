@@ -68,5 +68,6 @@ pub(super) fn can_go_on(ex: &Execution, thread: ThreadId, wait: Wait) -> bool {
         Wait::Park { .. } => ex.threads.get(thread).unparked,
         Wait::Join(t) => ex.threads.get(t).status == Status::Finished,
         Wait::Barrier(_) => false,
+        Wait::Woken => ex.tasks.woken(thread),
     }
 }

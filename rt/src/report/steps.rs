@@ -197,6 +197,10 @@ fn describe(op: Operation, blocked: bool, names: &Names<'_>) -> String {
         Operation::Park => "park".to_owned(),
         Operation::Unpark(t) => format!("unpark {}", names.thread(t.index())),
         Operation::Finish => "finish".to_owned(),
+        Operation::Pending if blocked => return "waits to be woken".to_owned(),
+        Operation::Pending => "woken".to_owned(),
+        Operation::Abort(t) => format!("abort {}", names.thread(t.index())),
+        Operation::TimerFires => "times out: timer".to_owned(),
     };
     if blocked {
         format!("blocks on {text}")

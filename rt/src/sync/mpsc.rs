@@ -208,6 +208,12 @@ impl<T> Receiver<T> {
     pub fn iter(&self) -> Iter<'_, T> {
         Iter { receiver: self }
     }
+
+    /// The messages waiting now, without blocking: each `next` is a
+    /// `try_recv`, and the iterator ends at the first that gets none.
+    pub fn try_iter(&self) -> TryIter<'_, T> {
+        TryIter { receiver: self }
+    }
 }
 
 impl<T> Drop for Receiver<T> {
@@ -227,6 +233,44 @@ impl<T> Iterator for Iter<'_, T> {
     #[track_caller]
     fn next(&mut self) -> Option<T> {
         self.receiver.recv().ok()
+    }
+}
+
+/// As `std::sync::mpsc::TryIter`.
+pub struct TryIter<'a, T> {
+    receiver: &'a Receiver<T>,
+}
+
+impl<T> Iterator for TryIter<'_, T> {
+    type Item = T;
+
+    #[track_caller]
+    fn next(&mut self) -> Option<T> {
+        self.receiver.try_recv().ok()
+    }
+}
+
+/// As `std::sync::mpsc::IntoIter`: the messages, until every sender is
+/// gone, the receiver owned.
+pub struct IntoIter<T> {
+    receiver: Receiver<T>,
+}
+
+impl<T> Iterator for IntoIter<T> {
+    type Item = T;
+
+    #[track_caller]
+    fn next(&mut self) -> Option<T> {
+        self.receiver.recv().ok()
+    }
+}
+
+impl<T> IntoIterator for Receiver<T> {
+    type Item = T;
+    type IntoIter = IntoIter<T>;
+
+    fn into_iter(self) -> IntoIter<T> {
+        IntoIter { receiver: self }
     }
 }
 

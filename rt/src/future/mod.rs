@@ -1,0 +1,69 @@
+//! Async Rust under the same search: tasks, `block_on`, and tokio-shaped
+//! synchronisation ([`sync`]) and time ([`time`]).
+//!
+//! Each task is a thread to the strategies: its body polls its future
+//! and, on `Pending`, waits to be woken; a wake that came while it was
+//! polled is kept. Wakers are `std::task::Waker`s, so hand-written
+//! futures work as under any executor. A thread waiting to be woken that
+//! nothing wakes is a deadlock, reported with where its future was last
+//! polled. A test is `rankcheck::check(|| rankcheck::future::block_on(async
+//! { ... }))`.
+//!
+//! The synchronisation types keep their state in themselves, under std
+//! mutexes that are never held across a scheduling point or a wake (a
+//! switch there would find them locked on the same OS thread); each of
+//! their operations is a scheduling point on the instance's object, so
+//! each instance is a variable, as the thread types' are.
+
+pub mod sync;
+mod task;
+mod tasks;
+pub mod time;
+
+pub use task::{block_on, spawn, yield_now, JoinError, JoinHandle};
+
+pub(crate) use tasks::{describe_wait, Tasks};
+
+use crate::executor::{self, with};
+use crate::object::Handle;
+use crate::op::Site;
+use tasks::Awaited;
+
+/// One of `n` alternatives (`0..n`), chosen by the search as a runtime
+/// chooses at random: which ready branch a `select!` takes first, say.
+/// Drawn from the run's seed and kept in the replay string, so a replay
+/// makes the same choice; always 0 under `rankcheck::explore`, which
+/// draws nothing. Not a scheduling point.
+///
+/// # Panics
+/// When `n` is 0, or outside a test run.
+pub fn choose(n: usize) -> usize {
+    assert!(n > 0, "rankcheck: choose among no alternatives");
+    if n == 1 {
+        return 0;
+    }
+    let bits = usize::BITS - (n - 1).leading_zeros();
+    let drawn = with(|ex| (0..bits).fold(0, |value, _| value << 1 | usize::from(ex.wakes.bit())));
+    drawn % n
+}
+
+/// A std mutex of the async runtime's, never poisoned: nothing panics
+/// while holding one.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The running thread's future awaits `what` of `handle`'s object (for a
+/// deadlock's report), polled at `site`.
+pub(crate) fn awaits(handle: &Handle, what: &'static str, site: Site) {
+    if !executor::active() {
+        return;
+    }
+    with(|ex| {
+        let running = ex.current;
+        ex.tasks
+            .awaits(running, Awaited::Object(handle.object, what), site);
+    });
+}

@@ -1,0 +1,317 @@
+//! Tasks: each a thread of the test to the strategies, whose body polls its
+//! future in a loop and, on `Pending`, waits to be woken (a wake that came
+//! first is kept). `block_on` runs the same loop on the calling thread.
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, Location};
+use std::pin::{pin, Pin};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::task::{Context, Poll, Wake, Waker};
+
+use rankcheck_engine::{EventKind, ThreadId};
+
+use crate::executor::{self, with};
+use crate::op::{self, Site};
+use crate::trace::Operation;
+
+use super::lock;
+use super::tasks::Awaited;
+
+/// A thread's waker: waking it lets the thread's future be polled again.
+struct ThreadWaker {
+    execution: u64,
+    thread: ThreadId,
+}
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        op::wake(self.execution, self.thread);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        op::wake(self.execution, self.thread);
+    }
+}
+
+/// Poll `future` on the running thread until it is ready, waiting to be
+/// woken after every `Pending` (`site`: where it is polled, for reports);
+/// `None` once `aborted` says so, before a poll (the future is dropped).
+fn poll_loop<F: Future>(future: F, site: Site, aborted: impl Fn() -> bool) -> Option<F::Output> {
+    let mut future = pin!(future);
+    let (execution, thread) = executor::running();
+    let waker = Waker::from(Arc::new(ThreadWaker { execution, thread }));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        if aborted() {
+            return None;
+        }
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return Some(output);
+        }
+        op::await_wake(site);
+    }
+}
+
+/// Run `future` to completion on the running thread (the test's, or any
+/// thread of it), as `futures::executor::block_on`: between polls the
+/// thread waits to be woken, and the other threads and tasks run.
+#[track_caller]
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    poll_loop(future, Location::caller(), || false)
+        .unwrap_or_else(|| unreachable!("invariant: block_on is never aborted"))
+}
+
+/// Spawn a task that runs `future`, as `tokio::spawn`: a thread to the
+/// strategies (named `task@LINE#k`), polled only when its waker is woken.
+/// A synchronisation operation, a scheduling point. The task runs whether
+/// or not the handle is kept; it is dropped unfinished when the test's
+/// threads have all finished, as a runtime drops its tasks.
+#[track_caller]
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let site = Location::caller();
+    let slot: Slot<F::Output> = Arc::new(StdMutex::new(TaskSlot::default()));
+    let body = {
+        let slot = slot.clone();
+        move || {
+            let aborted = || lock(&slot).aborted;
+            let outcome =
+                std::panic::catch_unwind(AssertUnwindSafe(|| poll_loop(future, site, aborted)));
+            let result = match outcome {
+                Ok(Some(output)) => Ok(output),
+                Ok(None) => Err(JoinError::cancelled()),
+                Err(payload) => Err(JoinError::panicked(executor::thread_panicked(payload))),
+            };
+            let joiner = {
+                let mut slot = lock(&slot);
+                slot.result = Some(result);
+                slot.joiner.take()
+            };
+            if let Some(joiner) = joiner {
+                joiner.wake();
+            }
+        }
+    };
+    let thread = op::spawn_as(Box::new(body), None, true, site);
+    JoinHandle {
+        thread,
+        execution: executor::running().0,
+        site,
+        slot,
+    }
+}
+
+/// Let the other tasks and threads run, as `tokio::task::yield_now`: the
+/// task wakes itself and returns `Pending` once, a scheduling point (a
+/// yield, which the priority strategies treat as a thread's yield).
+pub async fn yield_now() {
+    YieldNow { yielded: false }.await;
+}
+
+struct YieldNow {
+    yielded: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if std::mem::replace(&mut self.yielded, true) {
+            return Poll::Ready(());
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// What a task leaves for its handle.
+struct TaskSlot<T> {
+    /// Its result, until the handle takes it.
+    result: Option<Result<T, JoinError>>,
+    /// Whether the handle took it.
+    taken: bool,
+    /// Whether `abort` was called.
+    aborted: bool,
+    /// The waker of the handle's last poll.
+    joiner: Option<Waker>,
+}
+
+impl<T> Default for TaskSlot<T> {
+    fn default() -> TaskSlot<T> {
+        TaskSlot {
+            result: None,
+            taken: false,
+            aborted: false,
+            joiner: None,
+        }
+    }
+}
+
+type Slot<T> = Arc<StdMutex<TaskSlot<T>>>;
+
+/// An owned permission to await a task's result, as
+/// `tokio::task::JoinHandle`: a future of `Result<T, JoinError>`.
+/// Dropping it detaches the task, which still runs.
+pub struct JoinHandle<T> {
+    thread: ThreadId,
+    execution: u64,
+    site: Site,
+    slot: Slot<T>,
+}
+
+impl<T> JoinHandle<T> {
+    /// Cancel the task, as tokio's: it stops at its next `Pending` (or
+    /// before its first poll), its future is dropped, and awaiting the
+    /// handle gives a [`JoinError`] that `is_cancelled`. No effect on a
+    /// finished task. A synchronisation operation, a scheduling point.
+    #[track_caller]
+    pub fn abort(&self) {
+        let operation = Operation::Abort(self.thread);
+        op::async_step(None, EventKind::Signal, operation, Location::caller());
+        let finished = {
+            let mut slot = lock(&self.slot);
+            slot.aborted = true;
+            slot.result.is_some() || slot.taken
+        };
+        if !finished {
+            op::wake(self.execution, self.thread);
+        }
+    }
+
+    /// Whether the task finished (returned, panicked or was cancelled),
+    /// as tokio's; not a scheduling point.
+    pub fn is_finished(&self) -> bool {
+        let slot = lock(&self.slot);
+        slot.result.is_some() || slot.taken
+    }
+}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    /// A join: a synchronisation operation, a scheduling point (reported
+    /// at the task's spawn site: a poll has no caller location).
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let operation = Operation::Join(self.thread);
+        if !op::async_step(None, EventKind::Join, operation, self.site) {
+            return Poll::Pending;
+        }
+        let mut slot = lock(&self.slot);
+        if let Some(result) = slot.result.take() {
+            slot.taken = true;
+            drop(slot);
+            if result.as_ref().is_err_and(JoinError::is_panic) {
+                executor::panic_delivered(self.thread);
+            }
+            return Poll::Ready(result);
+        }
+        assert!(
+            !slot.taken,
+            "rankcheck: a JoinHandle polled after it completed"
+        );
+        slot.joiner = Some(cx.waker().clone());
+        drop(slot);
+        with(|ex| {
+            let running = ex.current;
+            ex.tasks
+                .awaits(running, Awaited::Task(self.thread), self.site);
+        });
+        Poll::Pending
+    }
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("task", &self.thread)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a task gave no result, as `tokio::task::JoinError`: it panicked
+/// (the run fails with that panic unless the test takes the error from
+/// the handle and goes on without panicking) or it was cancelled.
+pub struct JoinError {
+    repr: Repr,
+}
+
+enum Repr {
+    Cancelled,
+    Panic(Box<dyn Any + Send>),
+}
+
+impl JoinError {
+    fn cancelled() -> JoinError {
+        JoinError {
+            repr: Repr::Cancelled,
+        }
+    }
+
+    fn panicked(payload: Box<dyn Any + Send>) -> JoinError {
+        JoinError {
+            repr: Repr::Panic(payload),
+        }
+    }
+
+    /// Whether the task was cancelled (`JoinHandle::abort`).
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.repr, Repr::Cancelled)
+    }
+
+    /// Whether the task panicked.
+    pub fn is_panic(&self) -> bool {
+        matches!(self.repr, Repr::Panic(_))
+    }
+
+    /// The panic's payload.
+    ///
+    /// # Panics
+    /// When the task was cancelled, as tokio's.
+    #[track_caller]
+    pub fn into_panic(self) -> Box<dyn Any + Send> {
+        self.try_into_panic()
+            .unwrap_or_else(|_| panic!("`JoinError` reason is not a panic."))
+    }
+
+    /// The panic's payload, or the error back when the task was cancelled.
+    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send>, JoinError> {
+        match self.repr {
+            Repr::Panic(payload) => Ok(payload),
+            Repr::Cancelled => Err(self),
+        }
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Cancelled => write!(f, "task was cancelled"),
+            Repr::Panic(payload) => {
+                let message = payload
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| payload.downcast_ref::<&str>().copied());
+                match message {
+                    Some(message) => write!(f, "task panicked with message {message:?}"),
+                    None => write!(f, "task panicked"),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Cancelled => write!(f, "JoinError::Cancelled"),
+            Repr::Panic(_) => write!(f, "JoinError::Panic(..)"),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}

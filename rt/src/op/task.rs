@@ -1,0 +1,103 @@
+//! The async runtime's operations (crate::future): a task's operation on
+//! one of the async types, a future returning `Pending`, and a waker
+//! woken.
+
+use rankcheck_engine::{EventKind, Pending, ThreadId};
+
+use super::step::{enter, pending_on, sleep, sync_done};
+use super::Site;
+use crate::executor::point::event;
+use crate::executor::threads::{Status, Wait};
+use crate::executor::{self, end_step, with};
+use crate::object::Handle;
+use crate::trace::Operation;
+use crate::wake::Woken;
+
+/// An operation of the async runtime on `handle`'s object (`None`: on a
+/// task): a scheduling point before it, its step ended with `kind`.
+/// `false` when the execution is over: do only the local effect.
+pub fn async_step(
+    handle: Option<&Handle>,
+    kind: EventKind,
+    operation: Operation,
+    site: Site,
+) -> bool {
+    let pending = || handle.map_or(Pending::LOCAL, |h| pending_on(h, true, true));
+    if !enter(pending, operation, site) {
+        return false;
+    }
+    with(|ex| match handle {
+        Some(handle) => {
+            ex.check(handle);
+            sync_done(ex, kind, handle);
+        }
+        None => end_step(ex, event(kind, None, false)),
+    });
+    true
+}
+
+/// The running thread's future returned `Pending` (polled at `site`): it
+/// goes on at once when its waker was woken meanwhile, else blocks until
+/// it is, or, with a timer armed, until no other thread can run (time
+/// passes: its timers fire). How it woke. What the future awaited is
+/// forgotten then: the next poll registers it again.
+pub fn await_wake(site: Site) -> Woken {
+    if !enter(|| Pending::LOCAL, Operation::Pending, site) {
+        return Woken::Event;
+    }
+    let blocked_at = with(|ex| {
+        let running = ex.current;
+        if ex.tasks.take_woken(running) {
+            ex.tasks.polled(running);
+            end_step(ex, event(EventKind::Yield, None, false));
+            return None;
+        }
+        // Reported where the future last awaited one of the runtime's
+        // types, when it did.
+        let at = ex.tasks.polled_at(running).unwrap_or(site);
+        if let Some(trace) = &mut ex.trace {
+            trace.operation(running, Operation::Pending, at);
+        }
+        Some(at)
+    });
+    let Some(at) = blocked_at else {
+        return Woken::Event;
+    };
+    sleep(Wait::Woken, EventKind::Blocked, at, None);
+    with(|ex| {
+        let running = ex.current;
+        let (woken, operation) = if ex.tasks.take_woken(running) {
+            (Woken::Event, Operation::Pending)
+        } else {
+            ex.tasks.time_passes(running);
+            (ex.wakes.forced(), Operation::TimerFires)
+        };
+        ex.tasks.polled(running);
+        if let Some(trace) = &mut ex.trace {
+            trace.operation(running, operation, at);
+        }
+        end_step(ex, event(EventKind::Woken, None, false));
+        woken
+    })
+}
+
+/// Wake `thread`'s waker (made in execution `execution`): bookkeeping, no
+/// scheduling point, so that a waker may be woken anywhere (in a drop, by
+/// a waker kept past its run, which does nothing).
+pub fn wake(execution: u64, thread: ThreadId) {
+    executor::try_with(|ex| {
+        if ex.id != execution || ex.aborting {
+            return;
+        }
+        ex.tasks.wake(thread);
+        if matches!(
+            ex.threads.get(thread).status,
+            Status::Blocked {
+                wait: Wait::Woken,
+                ..
+            }
+        ) {
+            ex.threads.enable(thread);
+        }
+    });
+}
