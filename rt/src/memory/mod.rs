@@ -242,7 +242,7 @@ impl Memory {
     /// made an atomic operation other than `SeqCst`).
     #[inline]
     pub fn is_engaged(&self) -> bool {
-        self.engaged && self.model.is_some()
+        self.engaged().is_some()
     }
 
     /// `parent` spawned `child`.
