@@ -269,7 +269,11 @@ impl<'s> Lowerer<'s> {
                 _ => {}
             }
         }
-        if self.program.threads.is_empty() && self.errors.is_empty() {
+        // A replicated thread of no copies is still a `thread` item: such a
+        // program is valid, and ends at once.
+        let thread_item =
+            (module.items.iter()).any(|item| matches!(item.kind, ItemKind::Thread(_)));
+        if main.is_none() && !thread_item && self.errors.is_empty() {
             self.error(
                 Diagnostic::error(Span::new(0, 0), "the program has no `main` function and no `thread` item")
                     .with_note("a program starts with `fn main() { ... }` or one or more `thread NAME { ... }` items"),

@@ -397,6 +397,19 @@ impl<'a> Parser<'a> {
         None
     }
 
+    /// Expects a field name: an identifier or a keyword. A field name only
+    /// ever follows `.` or stands before `:` in a record literal, where no
+    /// keyword could mean anything else, so `p.lock` and `new { len: 0 }`
+    /// read as a C or Rust programmer means them.
+    fn expect_field_name(&mut self, what: &str) -> Option<Ident> {
+        if let TokenKind::Keyword(keyword) = self.peek_kind() {
+            let name = keyword.as_str().to_string();
+            let span = self.bump();
+            return Some(Ident { name, span });
+        }
+        self.expect_name(what)
+    }
+
     /// Adds a nesting level; false (after reporting, once per parse) if that
     /// passes [`MAX_NESTING`]. The caller restores the depth.
     fn deepen(&mut self) -> bool {
@@ -1214,7 +1227,7 @@ impl<'a> Parser<'a> {
     /// `base.field`, `base` already parsed.
     fn field_access(&mut self, base: Expr) -> Option<Expr> {
         self.bump();
-        let field = self.expect_name("field name after '.'")?;
+        let field = self.expect_field_name("field name after '.'")?;
         Some(Expr {
             span: base.span.to(field.span),
             kind: ExprKind::Field {
@@ -1402,7 +1415,7 @@ impl<'a> Parser<'a> {
     fn new_record(&mut self, start: Span) -> Option<Expr> {
         self.bump();
         let (fields, close) = self.list(TokenKind::RBrace, "field", |parser| {
-            let name = parser.expect_name("field name")?;
+            let name = parser.expect_field_name("field name")?;
             parser.expect(&TokenKind::Colon, "':' after the field name")?;
             let value = parser.expr()?;
             Some(FieldInit { name, value })

@@ -134,8 +134,8 @@ impl fmt::Display for TokenKind {
 /// cannot disagree.
 macro_rules! keywords {
     ($($variant:ident => $text:literal,)*) => {
-        /// A reserved word: none of these can name a variable, function,
-        /// thread, field or parameter.
+        /// A reserved word: none of these can name an item, a local or a
+        /// parameter; any can name a record field (see `Parser::expect_field_name`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Keyword {
             $(

@@ -792,11 +792,42 @@ fn keywords_are_not_names() {
         diagnostic.message,
         "expected function name after 'fn', found 'self'"
     );
-    let (diagnostic, _) = single_error("thread t { x = p.len; }");
+    let (diagnostic, _) = single_error("thread t { x = p.; }");
     assert_eq!(
         diagnostic.message,
-        "expected field name after '.', found 'len'"
+        "expected field name after '.', found ';'"
     );
+}
+
+/// A field name stands only after `.` or before `:` in a record literal,
+/// where a keyword cannot mean anything else: every keyword may name a
+/// field (`p.lock`, `new { len: 0 }`).
+#[test]
+fn any_keyword_can_name_a_field() {
+    for keyword in Keyword::ALL {
+        let source =
+            format!("thread t {{ let r = new {{ {keyword}: 1 }}; r.{keyword} = r.{keyword}; }}");
+        let module = parse_ok(&source);
+        let stmts = body(&module);
+        let StmtKind::Let { value, .. } = &stmts[0].kind else {
+            panic!("a let: {source}");
+        };
+        let ExprKind::NewRecord(fields) = &value.kind else {
+            panic!("a record: {source}");
+        };
+        assert_eq!(fields[0].name.name, keyword.as_str());
+        let StmtKind::Assign { target, value } = &stmts[1].kind else {
+            panic!("an assignment: {source}");
+        };
+        let PlaceKind::Field { field, .. } = &target.kind else {
+            panic!("a field store: {source}");
+        };
+        assert_eq!(field.name, keyword.as_str());
+        let ExprKind::Field { field, .. } = &value.kind else {
+            panic!("a field read: {source}");
+        };
+        assert_eq!(field.name, keyword.as_str());
+    }
 }
 
 #[test]

@@ -273,14 +273,21 @@ fn resolve_bodies(cx: &mut Context<'_>, module: &Module) -> Result<(), RefError>
     Ok(())
 }
 
-/// `main` (a function `main` without parameters) first, then every thread
-/// item in source order, replicated copies in index order.
+/// `main` (a function `main`, which takes no parameters) first, then every
+/// thread item in source order, replicated copies in index order.
 fn initial_threads<'a>(
     cx: &Context<'_>,
     module: &'a Module,
     constants: &mut Constants<'a>,
 ) -> Result<Vec<ThreadStart>, RefError> {
     let mut threads = Vec::new();
+    let main = module.items.iter().find_map(|item| match &item.kind {
+        ItemKind::Fn(function) if function.name.name == "main" => Some(function),
+        _ => None,
+    });
+    if let Some(main) = main.filter(|main| !main.params.is_empty()) {
+        return Err(cx.invalid(main.name.span.start, "`main` takes no parameters"));
+    }
     if let Some(Global::Function(function, 0)) = cx.globals.get("main") {
         threads.push(ThreadStart {
             function: *function,

@@ -579,6 +579,24 @@ fn exhaustive_schedule_counts() {
     );
 }
 
+/// A program whose variables are fewer than `--vars` asks for (here none):
+/// explore tracks them all, which answers for every smaller set, and finds
+/// the failure; the replay file it writes fails the same way.
+#[test]
+fn explore_with_fewer_variables_than_vars() {
+    let path = root().join("tests/explore/no_variables.rk");
+    for vars in [None, Some("3")] {
+        let mut args = vec!["explore"];
+        args.extend(vars.iter().flat_map(|v| ["--vars", v]));
+        let (code, report) = exhaustive(&args, &path);
+        assert_eq!(code, Some(1), "{vars:?}: {report}");
+        assert_eq!(report["kind"], "assert", "{report}");
+        assert_eq!(report["line"], 6, "{report}");
+        let replay = report["replay"].as_str().expect("replay file");
+        assert_eq!(rankcheck(&["replay", replay]).status.code(), Some(1));
+    }
+}
+
 /// Pruning never loses a bug: on every example, classify with and without
 /// it reports the same (c, v, t) and kind, and with it fewer schedules run.
 #[test]

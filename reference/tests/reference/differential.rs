@@ -572,6 +572,48 @@ fn the_engine_agrees_with_the_reference_on_generated_programs() {
     );
 }
 
+/// The project's hand-written programs (`tests/programs`, `tests/errors`
+/// but those refused at compile time, `tests/bugs`, `tests/explore`), each
+/// a rule of docs/LANGUAGE.md pinned down: (a), (b), (c) and (d) as for the
+/// generated programs. None may be skipped, but for the step limit a
+/// program reports on purpose. `RANKCHECK_DIFFERENTIAL_DIR` names one more
+/// directory of `.rk` files to compare (any header, or none).
+#[test]
+fn the_engine_agrees_with_the_reference_on_the_project_programs() {
+    let mut paths: Vec<std::path::PathBuf> = [
+        "tests/programs",
+        "tests/errors",
+        "tests/bugs",
+        "tests/explore",
+    ]
+    .iter()
+    .flat_map(|dir| super::rk_files(dir))
+    .filter(|path| {
+        let source = std::fs::read_to_string(path).expect("readable program");
+        super::header(&source)[0] != "compile"
+    })
+    .collect();
+    if let Ok(dir) = std::env::var("RANKCHECK_DIFFERENTIAL_DIR") {
+        paths.extend(super::rk_files_in(std::path::Path::new(&dir)));
+    }
+    for path in paths {
+        let source = std::fs::read_to_string(&path).expect("readable program");
+        let mut tally = Tally::default();
+        compare(source.clone(), &mut tally);
+        let skipped: Vec<_> = tally
+            .skipped
+            .keys()
+            .filter(|why| **why != "unpruned comparison only")
+            .collect();
+        let step_limit = source.starts_with("// expect: step-limit");
+        assert!(
+            skipped.is_empty() || (step_limit && skipped == [&"step limit"]),
+            "{}: skipped {skipped:?}",
+            path.display()
+        );
+    }
+}
+
 /// The orders helpers agree with the engine's choice (keeps the imports
 /// honest when the sample size changes).
 #[test]

@@ -38,8 +38,12 @@ fn kinds(failures: &BTreeSet<Failure>) -> BTreeSet<Kind> {
 }
 
 fn rk_files(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
-    let mut paths: Vec<PathBuf> = fs::read_dir(&dir)
+    rk_files_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir))
+}
+
+/// The `.rk` files of `dir`, sorted.
+fn rk_files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "rk"))
