@@ -690,6 +690,11 @@ impl<'a> Parser<'a> {
             match self.peek_kind() {
                 TokenKind::RBrace => break self.bump().end,
                 TokenKind::Eof => break self.unclosed_block(),
+                // An empty statement, as in C and Rust: `;;`, or `};` after
+                // a block.
+                TokenKind::Semi => {
+                    self.bump();
+                }
                 _ if self.at_item_start() => match self.item_keyword_in_block() {
                     ItemKeywordInBlock::CloseBlock => break self.unclosed_block(),
                     ItemKeywordInBlock::Skipped => {}

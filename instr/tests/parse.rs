@@ -799,6 +799,26 @@ fn keywords_are_not_names() {
     );
 }
 
+/// A `;` alone is an empty statement, as in C and Rust: `;;` and `};`
+/// after a block parse, to nothing; at the top level it is no item.
+#[test]
+fn a_lone_semicolon_is_an_empty_statement() {
+    let module = parse_ok("thread t { ; x = 1;; sync m { }; atomic { ; } ; }");
+    let stmts = body(&module);
+    assert_eq!(stmts.len(), 3, "{stmts:?}");
+    assert!(matches!(stmts[0].kind, StmtKind::Assign { .. }));
+    assert!(matches!(stmts[1].kind, StmtKind::Sync { .. }));
+    let StmtKind::Atomic(block) = &stmts[2].kind else {
+        panic!("an atomic block: {stmts:?}");
+    };
+    assert!(block.stmts.is_empty());
+    let (diagnostic, _) = single_error("thread t { };");
+    assert_eq!(
+        diagnostic.message,
+        "expected item (const, global, mutex, cond, fn or thread), found ';'"
+    );
+}
+
 /// A field name stands only after `.` or before `:` in a record literal,
 /// where a keyword cannot mean anything else: every keyword may name a
 /// field (`p.lock`, `new { len: 0 }`).
