@@ -155,7 +155,8 @@ impl VarKind {
 #[derive(Clone, Debug)]
 pub struct Variable {
     /// The declared name, or for an allocation site a name made from the
-    /// enclosing function and the line, such as `push:new@8`.
+    /// enclosing function and the line, such as `push:new@8` (and the
+    /// column, `push:new@8:13`, where the line has several).
     pub name: String,
     /// What it is.
     pub kind: VarKind,

@@ -51,6 +51,7 @@ pub fn lower(
     let mut lowerer = Lowerer::new(source);
     lowerer.declare_items(module, defines);
     lowerer.lower_bodies(module);
+    lowerer.name_sites_apart();
     if lowerer.errors.is_empty() {
         lowerer.errors = check_await_conditions(&lowerer.program);
     }
@@ -119,6 +120,27 @@ impl<'s> Lowerer<'s> {
     fn line_of(&self, span: Span) -> usize {
         self.line_starts
             .partition_point(|&start| start <= span.start as usize)
+    }
+
+    /// Allocation sites are named `f:new@LINE`; where one line of a
+    /// function has several, each gets its column too (`f:new@LINE:COL`,
+    /// counted in characters from 1), so that every variable a report or
+    /// `--track` names is one.
+    fn name_sites_apart(&mut self) {
+        let mut count: BTreeMap<String, usize> = BTreeMap::new();
+        let sites = || (self.program.vars.iter()).filter(|v| v.kind.is_allocation_site());
+        for var in sites() {
+            *count.entry(var.name.clone()).or_default() += 1;
+        }
+        for var in &mut self.program.vars {
+            if var.kind.is_allocation_site() && count[&var.name] > 1 {
+                let start = var.span.start as usize;
+                let line_start =
+                    self.line_starts[self.line_starts.partition_point(|&s| s <= start) - 1];
+                let column = self.source[line_start..start].chars().count() + 1;
+                var.name = format!("{}:{column}", var.name);
+            }
+        }
     }
 
     fn add_var(&mut self, name: String, kind: VarKind, span: Span) -> VarId {
