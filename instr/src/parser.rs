@@ -1232,6 +1232,13 @@ impl<'a> Parser<'a> {
     /// `base.field`, `base` already parsed.
     fn field_access(&mut self, base: Expr) -> Option<Expr> {
         self.bump();
+        if matches!(base.kind, ExprKind::Int(_)) && matches!(self.peek_kind(), TokenKind::Int(_)) {
+            let diagnostic = self.expected("field name after '.'").map(|diagnostic| {
+                diagnostic.with_note("there are no fractions: every number is a 64-bit integer")
+            });
+            self.report(diagnostic);
+            return None;
+        }
         let field = self.expect_field_name("field name after '.'")?;
         Some(Expr {
             span: base.span.to(field.span),
@@ -1375,20 +1382,41 @@ impl<'a> Parser<'a> {
     }
 
     fn not_an_expr(&mut self) -> Option<Expr> {
-        let statement = match self.peek_kind() {
-            TokenKind::Keyword(keyword) if is_statement_keyword(*keyword) => Some(*keyword),
-            _ => None,
+        let note = match self.peek_kind() {
+            TokenKind::Keyword(keyword) if is_statement_keyword(*keyword) => Some(format!(
+                "'{keyword}' begins a statement, which has no value"
+            )),
+            kind => self.compound_assignment(kind),
         };
-        let diagnostic = self
-            .expected("expression")
-            .map(|diagnostic| match statement {
-                Some(keyword) => diagnostic.with_note(format!(
-                    "'{keyword}' begins a statement, which has no value"
-                )),
-                None => diagnostic,
-            });
+        let diagnostic = self.expected("expression").map(|diagnostic| match note {
+            Some(note) => diagnostic.with_note(note),
+            None => diagnostic,
+        });
         self.report(diagnostic);
         None
+    }
+
+    /// A note for C's `x += 1`, `x++` or `x--` (an arithmetic operator
+    /// right before `=`, or `++`, `--`, with no space): the language has
+    /// none of them. `x--;` fails at the `;`, after both `-`.
+    fn compound_assignment(&self, kind: &TokenKind) -> Option<String> {
+        let token = |back: usize| self.pos.checked_sub(back).map(|at| &self.tokens[at]);
+        let touching = |a: &Token, b: &Token| a.span.end == b.span.start;
+        let previous = token(1)?;
+        let op = binary_op(&previous.kind)?;
+        let arithmetic = matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem
+        );
+        let step = matches!(op, BinaryOp::Add | BinaryOp::Sub);
+        let assign = *kind == TokenKind::Assign && touching(previous, self.peek());
+        let doubled = step && *kind == previous.kind && touching(previous, self.peek());
+        let after_doubled = step
+            && token(2)
+                .is_some_and(|before| before.kind == previous.kind && touching(before, previous));
+        (arithmetic && (assign || doubled || after_doubled)).then(|| {
+            format!("there is no '{op}=', '++' or '--': assign the result, 'x = x {op} y'")
+        })
     }
 
     /// `new { f: e, ... }`, `new [n]`, `new [n] = e`, `new mutex`, `new cond`.

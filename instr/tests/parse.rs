@@ -799,6 +799,43 @@ fn keywords_are_not_names() {
     );
 }
 
+/// C's compound assignments, `++` and `--`, and fractions are not in the
+/// language: the error says so.
+#[test]
+fn c_operators_and_fractions_are_explained() {
+    for (statement, op) in [
+        ("x++;", "+"),
+        ("x--;", "-"),
+        ("x += 1;", "+"),
+        ("x *= 2;", "*"),
+    ] {
+        let source = format!("thread t {{ {statement} }}");
+        let (diagnostic, _) = single_error(&source);
+        assert_eq!(
+            diagnostic.notes,
+            [format!(
+                "there is no '{op}=', '++' or '--': assign the result, 'x = x {op} y'"
+            )],
+            "{source}"
+        );
+    }
+    // A space between the operators, or `==` before `=`, is another mistake.
+    let (diagnostic, _) = single_error("thread t { x = 1 + + 2; }");
+    assert!(diagnostic.notes.is_empty(), "{diagnostic:?}");
+    let (diagnostic, _) = single_error("thread t { y = x === 1; }");
+    assert!(diagnostic.notes.is_empty(), "{diagnostic:?}");
+    let (diagnostic, under) = single_error("thread t { x = 1.5; }");
+    assert_eq!(
+        diagnostic.message,
+        "expected field name after '.', found '5'"
+    );
+    assert_eq!(under, "5");
+    assert_eq!(
+        diagnostic.notes,
+        ["there are no fractions: every number is a 64-bit integer"]
+    );
+}
+
 /// A `;` alone is an empty statement, as in C and Rust: `;;` and `};`
 /// after a block parse, to nothing; at the top level it is no item.
 #[test]
