@@ -60,6 +60,9 @@
 //!   parenthesis.
 //! - **A `new [n]`** of more than 2^24 elements is the heap-limit error; the
 //!   other resource limits (threads, calls) are not modelled.
+//! - **`main`** takes no parameters: `fn main(x)` is refused (the initial
+//!   thread is started with none). A replicated `thread` item of no copies
+//!   is still a `thread` item: the program is valid and has no thread.
 //! - **Unknown [`VarKey`]s** in a tracked set are ignored (see
 //!   [`Reference::variables`] for the program's variables).
 //!
