@@ -81,6 +81,10 @@ struct ThreadView {
     /// What its relaxed loads read from releases: an acquire fence takes it
     /// in.
     fence_acquire: VectorClock,
+    /// Its own stamp when it last gave way (`thread::give_way`; 0: never):
+    /// a store it observed at or before it is read again only if it is
+    /// its atomic's latest (loom's rule, which lets a spin loop advance).
+    gave_way: u32,
 }
 
 /// The memory of one execution.
@@ -202,7 +206,23 @@ impl Model {
             unreachable!("invariant: the atomic was just made")
         };
         let observed = |store: &Store| store.seen.entries().any(|(t, s)| s <= sees(t));
-        let oldest = atomic.stores.iter().rposition(observed).unwrap_or(0);
+        let gave_way = self.threads[thread].gave_way;
+        let seen_before_giving_way = |store: &Store| {
+            let seen = store.seen.get(thread);
+            seen != 0 && seen <= gave_way
+        };
+        let last = atomic.stores.len() - 1;
+        let past_giving_way = atomic
+            .stores
+            .iter()
+            .rposition(seen_before_giving_way)
+            .map_or(0, |i| (i + 1).min(last));
+        let oldest = atomic
+            .stores
+            .iter()
+            .rposition(observed)
+            .unwrap_or(0)
+            .max(past_giving_way);
         if oldest == 0 && atomic.dropped > 0 {
             self.cut += 1;
         }
@@ -339,6 +359,20 @@ impl Model {
         if releases(order) {
             view.fence_release = view.clock.clone();
         }
+    }
+
+    /// `thread`'s clock at a new event of its own (an access to a cell's
+    /// data, crate::memory::race).
+    pub fn event_clock(&mut self, thread: usize) -> &VectorClock {
+        let view = self.thread(thread);
+        view.clock.tick(thread);
+        &view.clock
+    }
+
+    /// `thread` gives way: what it observed so far is behind it.
+    pub fn gave_way(&mut self, thread: usize) {
+        let view = self.thread(thread);
+        view.gave_way = view.clock.get(thread);
     }
 
     /// `parent` starts `child`: everything before happens before the
