@@ -38,7 +38,7 @@ use std::sync::atomic::Ordering;
 use super::clock::VectorClock;
 
 /// The stores kept per atomic, the latest in mo included: a load chooses
-/// among at most this many (loom keeps 4 too). Older ones are dropped, and
+/// among at most this many (loom 0.7 keeps 7). Older ones are dropped, and
 /// a load that might have read one is counted ([`Model::cut`]).
 pub const HISTORY: usize = 4;
 
