@@ -26,7 +26,7 @@
 //! });
 //! ```
 //!
-//! [`model`] runs rankcheck-rt's exhaustive exploration
+//! [`model()`] runs rankcheck-rt's exhaustive exploration
 //! (`rankcheck::explore_memory`) under its C11 weak memory model: every
 //! schedule and every store each load may read, as loom's `model`
 //! explores them. When the exploration reaches a failure, a seeded
@@ -42,8 +42,8 @@
 //! [`thread::spawn`] without `Send` bounds (loom's), [`sync::Notify`],
 //! [`cell::UnsafeCell`] with loom's `get`/`get_mut` pointers and its data
 //! race checks, [`cell::Cell`], [`future::AtomicWaker`]. Not here:
-//! `alloc`, `hint::unreachable_unchecked`, the atomics' `unsync_load` and
-//! `with_mut`, `Arc::from_std` and loom's leak checks (`sync::Arc` is
+//! `alloc`, `hint::unreachable_unchecked`, the atomics' `unsync_load`,
+//! `Arc::from_std` and loom's leak checks (`sync::Arc` is
 //! std's).
 
 pub mod cell;

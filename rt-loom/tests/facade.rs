@@ -161,3 +161,12 @@ fn an_atomic_waker_wakes_the_task_registered_in_it() {
         setter.join().unwrap();
     });
 }
+
+#[test]
+fn an_atomic_is_changed_in_place_through_exclusive_access() {
+    loom::model(|| {
+        let mut count = AtomicUsize::new(1);
+        assert_eq!(count.with_mut(|value| std::mem::replace(value, 5)), 1);
+        assert_eq!(count.load(Relaxed), 5);
+    });
+}

@@ -226,6 +226,12 @@ macro_rules! atomic_common {
                 self.value.get_mut()
             }
 
+            /// Run `f` on the value through exclusive access, as loom's
+            /// `with_mut`: no scheduling point.
+            pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut $value) -> R) -> R {
+                f(self.get_mut())
+            }
+
             /// The value, consuming the atomic.
             pub fn into_inner(self) -> $value {
                 self.value.into_inner()
