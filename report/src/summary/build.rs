@@ -121,6 +121,10 @@ impl SummaryJson {
             hit_rate_low: None,
             hit_rate_high: None,
             first_failure: None,
+            memory_model: "sc".to_owned(),
+            loads_cut: 0,
+            spurious_wakeups: 0,
+            timeouts: 0,
         }
     }
 }

@@ -162,4 +162,15 @@ pub struct SummaryJson {
     pub hit_rate_high: Option<f64>,
     /// The first failure, if any.
     pub first_failure: Option<FailureJson>,
+    /// The memory model the runs explored: `sc` (sequentially consistent,
+    /// every `.rk` program and a Rust test by default) or `weak` (a Rust
+    /// test under `MemoryModel::Weak`).
+    pub memory_model: String,
+    /// Under weak memory, the loads whose choice among older stores the
+    /// history bound cut; 0 otherwise.
+    pub loads_cut: u64,
+    /// The spurious wake-ups the runs made (Rust tests; 0 for `.rk`).
+    pub spurious_wakeups: u64,
+    /// The timeouts the runs' timed waits made (Rust tests; 0 for `.rk`).
+    pub timeouts: u64,
 }

@@ -42,6 +42,15 @@ pub enum MemoryModel {
 }
 
 impl MemoryModel {
+    /// Its name in the JSON summary's `memory_model`: `sc` or `weak`, as
+    /// the test attribute's `memory_model` reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryModel::Sc => "sc",
+            MemoryModel::Weak => "weak",
+        }
+    }
+
     /// What a guarantee under this model covers, as reports say it.
     pub fn covers(self) -> String {
         match self {

@@ -145,6 +145,8 @@ impl Reported {
     /// (`made`) within their budgets (`most`, per run) stated in the
     /// guarantee.
     pub fn with_wakes(mut self, made: WakeCount, most: Wakes) -> Reported {
+        self.summary.spurious_wakeups = made.spurious;
+        self.summary.timeouts = made.timeouts;
         self.verdict = self.verdict.map(|g| g.with_wakes(made, most));
         self
     }
@@ -152,6 +154,7 @@ impl Reported {
     /// The report, with the memory model its guarantee covers, and how
     /// many loads' choices the history bound cut (`cut`).
     pub fn with_memory(mut self, model: MemoryModel, cut: u64) -> Reported {
+        self.summary.loads_cut = cut;
         self.verdict = self.verdict.map(|g| g.with_memory(model, cut));
         self
     }

@@ -100,6 +100,7 @@ impl<'a> Searched<'a> {
             vars_asked: builder.vars.map(vars_name),
             runs_capped: self.runs_capped,
             first_failure: failure,
+            memory_model: builder.memory.name().to_owned(),
             ..search
         }
     }

@@ -156,3 +156,32 @@ fn the_guarantee_says_when_the_history_bound_cut_a_choice() {
         "{text}"
     );
 }
+
+/// The JSON summary (`Builder::json`) names the memory model the runs
+/// explored, as the guarantee does, and states its bounds weakened as
+/// the guarantee's are: a stale read counts toward the depth.
+#[test]
+fn the_json_summary_names_the_memory_model_and_its_weakened_bounds() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for (model, name) in [(MemoryModel::Sc, "sc"), (MemoryModel::Weak, "weak")] {
+        let path = dir.join(format!("rt-memory-model-{name}.json"));
+        let guarantee = Builder::new()
+            .seed(5)
+            .runs(1_000)
+            .memory_model(model)
+            .json(&path)
+            .check(|| flag_handoff(Release, Acquire));
+        let text = std::fs::read_to_string(&path).expect("the JSON was written");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("it parses");
+        assert_eq!(json["memory_model"], name, "{json}");
+        assert_eq!(json["loads_cut"], 0, "{json}");
+        for (setting, stated) in json["settings"]
+            .as_array()
+            .expect("settings")
+            .iter()
+            .zip(&guarantee.settings)
+        {
+            assert_eq!(setting["bound"].as_f64(), stated.bound, "{json}");
+        }
+    }
+}
