@@ -88,10 +88,11 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     ex.points += 1;
     ex.schedule.push(chosen);
     if let Some(hidden) = hidden {
-        if hidden.is(chosen) {
+        let chose_hidden = hidden.is(chosen);
+        super::give_way::restore(&mut ex.threads, hidden);
+        if chose_hidden {
             return diverged(ex, chosen);
         }
-        super::give_way::restore(&mut ex.threads, hidden);
     }
     if chosen.index() >= ex.threads.all.len() || !ex.threads.is_enabled(chosen) {
         return diverged(ex, chosen);

@@ -53,11 +53,18 @@ impl CellState {
         }
     }
 
-    /// Where thread `index` last made an access of kind `access`.
-    fn site_of(&self, index: usize, access: Access) -> Option<(ThreadId, Site)> {
+    /// A thread whose last access of kind `access` an access with clock
+    /// `now` has not seen, and where that access was: the other side of a
+    /// race. (The joined clocks say that there is a race; a thread they
+    /// name may be one whose events only the racing access had seen.)
+    fn unseen(&self, access: Access, now: &VectorClock) -> Option<(ThreadId, Site)> {
+        let clocks = match access {
+            Access::Read => &self.reads,
+            Access::Write => &self.writes,
+        };
         self.sites
             .iter()
-            .find(|(t, a, _)| t.index() == index && *a == access)
+            .find(|(t, a, _)| *a == access && clocks.get(t.index()) > now.get(t.index()))
             .map(|(t, _, s)| (*t, *s))
     }
 }
@@ -133,11 +140,9 @@ impl Races {
             Access::Write => &[(Access::Write, &cell.writes), (Access::Read, &cell.reads)],
         };
         let race = conflicting.iter().find_map(|(earlier, clocks)| {
-            let thread = ahead(clocks, clock)?;
+            ahead(clocks, clock)?;
             Some(Race {
-                earlier: cell
-                    .site_of(thread, *earlier)
-                    .map(|(t, s)| (*earlier, t, s)),
+                earlier: cell.unseen(*earlier, clock).map(|(t, s)| (*earlier, t, s)),
                 access,
                 overlapping: false,
             })
