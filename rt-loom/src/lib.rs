@@ -42,8 +42,7 @@
 //! [`thread::spawn`] without `Send` bounds (loom's), [`sync::Notify`],
 //! [`cell::UnsafeCell`] with loom's `get`/`get_mut` pointers and its data
 //! race checks, [`cell::Cell`], [`future::AtomicWaker`]. Not here:
-//! `alloc`, `hint::unreachable_unchecked`, the atomics' `unsync_load`,
-//! `Arc::from_std` and loom's leak checks (`sync::Arc` is
+//! `alloc`, `hint::unreachable_unchecked`, `Arc::from_std` and loom's leak checks (`sync::Arc` is
 //! std's).
 
 pub mod cell;

@@ -182,10 +182,15 @@ impl Builder {
         self.fall_back(&test, cap);
     }
 
-    /// The rankcheck search both the report and the fallback run.
+    /// The rankcheck search both the report and the fallback run: the
+    /// exploration's semantics (weak memory, no wait ending early: no
+    /// spurious wake-up, a timed wait times out only when no other thread
+    /// can run).
     fn search(&self) -> rankcheck_rt::Builder {
         rankcheck_rt::Builder::new()
             .memory_model(MemoryModel::Weak)
+            .spurious_wakeups(0)
+            .timeouts(0)
             .seed(SEED)
             .max_steps(self.max_branches as u64)
     }

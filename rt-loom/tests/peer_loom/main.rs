@@ -9,13 +9,14 @@
 //! std's); the ignored tests below say why.
 //!
 //! Every `loom::model` is rankcheck's exhaustive exploration under C11
-//! weak memory (rt-loom's `model`); 144 tests pass in about 3.5 s, the
+//! weak memory (rt-loom's `model`); 145 tests pass in 3.5 to 7 s, the
 //! largest exploring 3,977 schedules (`fence::w_rwc`), 20,454 over the
 //! suite. Ported and passing (every test of every file, but those below):
 //! `arc` (basic_usage, sync_in_drop, try_unwrap_succeeds,
 //! try_unwrap_fails, try_unwrap_multithreaded), `atomic`
 //! (lazy_static_arc_race, lazy_static_arc_doesnt_leak,
-//! legal_load_after_lazy_static, fetch_add_atomic, update_atomic),
+//! legal_load_after_lazy_static, invalid_unsync_load_relaxed, which must
+//! fail with the race and does, fetch_add_atomic, update_atomic),
 //! `atomic_int` (xor, max, min, compare_exchange, try_update, update,
 //! fetch_update, for each of the ten widths), `atomic_relaxed`
 //! (compare_and_swap, check_ordering_valid, and check_ordering_invalid_1
@@ -45,8 +46,7 @@
 //! `arc::detect_mem_leak` (no leak check: `sync::Arc` is std's),
 //! `atomic::lazy_static_arc_shutdown` (a lazy static lives until every
 //! thread finished; loom drops it when the model closure returns),
-//! `atomic::invalid_unsync_load_relaxed` (the atomics have no
-//! `unsync_load`), `futures::spurious_poll` (`block_on` polls again only
+//! `futures::spurious_poll` (`block_on` polls again only
 //! after a wake; loom's may once without), `thread_local::drop` (it counts
 //! drops in a std static over every execution, and the exploration runs
 //! it more than once).

@@ -13,6 +13,7 @@ pub mod choice;
 mod clock;
 pub mod model;
 pub mod race;
+pub mod unsync;
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
@@ -401,7 +402,7 @@ pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) ->
 /// A store of `value` into `handle`'s atomic with `order` at `site`;
 /// `before` is its value before.
 pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, site: Site) {
-    on_model(Some(handle), order, |model, _, _, run| {
+    let raced = on_model(Some(handle), order, |model, _, _, run| {
         let object = handle.object.index();
         let model = model?;
         model.behind_the_back(object, before.to_bits());
@@ -413,8 +414,11 @@ pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, sit
             site,
             before.to_bits(),
         );
-        Some(())
+        model.unsync_race.take()
     });
+    if let Some(raced) = raced {
+        unsync::store_raced(handle, raced);
+    }
 }
 
 /// A read-modify-write of `handle`'s atomic with `order` at `site` that
@@ -427,15 +431,18 @@ pub fn read_modify_write<V: Bits>(
     after: Option<V>,
     site: Site,
 ) {
-    on_model(Some(handle), order, |model, _, _, run| {
+    let raced = on_model(Some(handle), order, |model, _, _, run| {
         let object = handle.object.index();
         let before = before.to_bits();
         let model = model?;
         model.behind_the_back(object, before);
         let after = after.map(Bits::to_bits);
         model.read_modify_write(run.thread.index(), object, after, order, site, before);
-        Some(())
+        model.unsync_race.take()
     });
+    if let Some(raced) = raced {
+        unsync::store_raced(handle, raced);
+    }
 }
 
 /// A `compare_exchange_weak` of `handle`'s atomic at `site` that would

@@ -60,6 +60,9 @@ pub struct Store {
     /// For each thread, the stamp at which it first observed the store
     /// (wrote or read it); 0: never.
     seen: VectorClock,
+    /// The thread that made it and its stamp then (`None`: the value
+    /// before the model saw the atomic).
+    writer: Option<(usize, u32)>,
 }
 
 /// One atomic: its kept stores, oldest first in mo.
@@ -68,6 +71,9 @@ struct Atomic {
     stores: VecDeque<Store>,
     /// Stores dropped from the front by the history bound.
     dropped: u64,
+    /// Each thread's last load without synchronisation (loom's
+    /// `unsync_load`): its stamp and site. A later store must see them.
+    unsync: Vec<(usize, u32, Site)>,
 }
 
 /// One thread's view.
@@ -104,6 +110,9 @@ pub struct Model {
     /// Loads whose choice the history bound cut: a store older than the
     /// kept ones might have been readable.
     pub cut: u64,
+    /// A store that raced with a load without synchronisation made before
+    /// it: that load's thread and site (taken by `crate::memory`).
+    pub unsync_race: Option<(usize, Site)>,
     /// Atomics of earlier runs, emptied, for this run's to reuse.
     spare: Vec<Atomic>,
 }
@@ -136,6 +145,7 @@ impl Model {
         self.tokens.clear();
         self.seq_cst.clear();
         self.cut = 0;
+        self.unsync_race = None;
     }
 
     fn thread(&mut self, thread: usize) -> &mut ThreadView {
@@ -156,13 +166,16 @@ impl Model {
             let mut atomic = spare.pop().unwrap_or(Atomic {
                 stores: VecDeque::with_capacity(HISTORY + 1),
                 dropped: 0,
+                unsync: Vec::new(),
             });
             atomic.dropped = 0;
+            atomic.unsync.clear();
             atomic.stores.push_back(Store {
                 value: initial,
                 site: None,
                 sync: VectorClock::default(),
                 seen: VectorClock::default(),
+                writer: None,
             });
             atomic
         })
@@ -182,6 +195,7 @@ impl Model {
                 site: None,
                 sync: VectorClock::default(),
                 seen: VectorClock::default(),
+                writer: None,
             });
         }
     }
@@ -322,6 +336,7 @@ impl Model {
         sync: VectorClock,
     ) {
         let stamp = self.threads[thread].clock.get(thread);
+        self.unsync_race = self.unsync_unseen(thread, object);
         if order == Ordering::SeqCst {
             self.seq_cst.join(&self.threads[thread].clock);
         }
@@ -335,11 +350,51 @@ impl Model {
             site: Some(site),
             sync,
             seen,
+            writer: Some((thread, stamp)),
         });
         if atomic.stores.len() > HISTORY {
             atomic.stores.pop_front();
             atomic.dropped += 1;
         }
+    }
+
+    /// `thread` loads `object` without synchronisation at `site` (loom's
+    /// `unsync_load`; `initial`: its value if the model has not seen it):
+    /// a kept store that does not happen before the load, its thread and
+    /// site, if there is one (a race).
+    pub fn unsync_load(
+        &mut self,
+        thread: usize,
+        object: usize,
+        initial: u64,
+        site: Site,
+    ) -> Option<(usize, Site)> {
+        self.atomic(object, initial);
+        let stamp = self.thread(thread).clock.tick(thread);
+        let clock = &self.threads[thread].clock;
+        let Some(atomic) = self.atomics[object].as_mut() else {
+            unreachable!("invariant: the atomic was just made")
+        };
+        match atomic.unsync.iter_mut().find(|(t, _, _)| *t == thread) {
+            Some(last) => *last = (thread, stamp, site),
+            None => atomic.unsync.push((thread, stamp, site)),
+        }
+        atomic.stores.iter().find_map(|store| {
+            let (writer, stamp) = store.writer?;
+            (clock.get(writer) < stamp).then_some((writer, store.site?))
+        })
+    }
+
+    /// A load without synchronisation of `object` that `thread`'s next
+    /// store does not see: its thread and site.
+    fn unsync_unseen(&self, thread: usize, object: usize) -> Option<(usize, Site)> {
+        let atomic = self.atomics[object].as_ref()?;
+        let clock = &self.threads[thread].clock;
+        atomic
+            .unsync
+            .iter()
+            .find(|(t, stamp, _)| *t != thread && clock.get(*t) < *stamp)
+            .map(|(t, _, site)| (*t, *site))
     }
 
     /// `thread` runs a fence with `order`.

@@ -1,4 +1,5 @@
-//! Data races on `UnsafeCell` under weak memory (loom's causality checks),
+//! Data races on `UnsafeCell` and loads without synchronisation
+//! (`unsync_load`) under weak memory (loom's causality checks),
 //! a cell access held open by `get`/`get_mut_ptr`, `Cell`, and a task
 //! woken by a thread seeing what the thread did before the wake; each
 //! explored in full, so a race any schedule makes is found.
@@ -164,4 +165,41 @@ fn a_task_woken_by_a_thread_sees_what_it_did_before_the_wake() {
         }));
     };
     assert!(failures(woken).is_empty());
+}
+
+/// A thread stores 1; the main thread loads without synchronisation,
+/// after joining it when `joined`, else while it may run.
+fn unsync_after_store(joined: bool) -> impl Fn() + Send + Sync + 'static {
+    move || {
+        let value = Arc::new(AtomicUsize::new(0));
+        let mut writer = Some({
+            let value = value.clone();
+            thread::spawn(move || value.store(1, Relaxed))
+        });
+        if joined {
+            if let Some(w) = writer.take() {
+                w.join().unwrap();
+            }
+        }
+        // Tests only: the racy case is what the check must find.
+        #[allow(unsafe_code)]
+        let seen = unsafe { value.unsync_load() };
+        assert!(seen <= 1);
+        if let Some(w) = writer {
+            w.join().unwrap();
+        }
+    }
+}
+
+#[test]
+fn an_unsync_load_ordered_after_every_store_passes_and_a_racing_one_fails() {
+    assert!(failures(unsync_after_store(true)).is_empty());
+    let raced = failures(unsync_after_store(false));
+    assert!(!raced.is_empty());
+    assert!(
+        raced
+            .iter()
+            .all(|m| m.starts_with("Causality violation: Concurrent") && m.contains("unsync_load")),
+        "{raced:?}"
+    );
 }
