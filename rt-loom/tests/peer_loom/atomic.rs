@@ -83,7 +83,7 @@ fn invalid_unsync_load_relaxed() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "loom's ignore, kept: a failed compare-exchange reading an older store is not explored (nor in rankcheck)"]
 #[should_panic]
 fn compare_and_swap_reads_old_values() {
     loom::model(|| {

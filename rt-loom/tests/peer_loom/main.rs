@@ -35,7 +35,8 @@
 //! as loom's), `yield` (yield_completes; the module is `yield_now`,
 //! `yield` being a keyword).
 //!
-//! Ignored by loom itself, and still ignored (loom's reasons hold here):
+//! Ignored by loom itself, and still ignored (loom's reasons hold here;
+//! its bare `#[ignore]`s now give them):
 //! `atomic::compare_and_swap_reads_old_values` (a failed compare-exchange
 //! reading an old value is not explored), `atomic_int::*::
 //! compare_exchange_weak` (it may fail spuriously, which the test does not
