@@ -3,13 +3,25 @@
 //! [`UnsafeCell::with_mut`] (a write), so that each access is an access to
 //! the cell's variable, a scheduling point when it is tracked. The raw
 //! pointers are std's `UnsafeCell::get`; dereferencing them is the
-//! caller's unsafe code, as with std's cell.
+//! caller's unsafe code, as with std's cell. Under weak memory an access
+//! that races with another thread's (neither happens before the other, one
+//! writes) fails the run with loom's `Causality violation` (crate::memory::
+//! race); [`UnsafeCell::get`] and [`UnsafeCell::get_mut_ptr`] hold an
+//! access open across scheduling points, as loom's `ConstPtr`/`MutPtr`.
 
 use std::fmt;
 use std::panic::Location;
 
+use crate::memory::race::Access;
 use crate::object::{Handle, SyncState};
 use crate::op;
+
+mod ptr;
+mod value;
+
+use ptr::Span;
+pub use ptr::{ConstPtr, MutPtr};
+pub use value::Cell;
 
 /// As loom's `UnsafeCell`.
 pub struct UnsafeCell<T: ?Sized> {
@@ -37,15 +49,36 @@ impl<T: ?Sized> UnsafeCell<T> {
     /// Read through a const pointer to the data: a read of the cell.
     #[track_caller]
     pub fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
-        op::access(&self.handle, false, Location::caller());
+        let _read = Span::begin(self.handle, Access::Read, Location::caller());
         f(self.data.get())
     }
 
     /// Write through a mutable pointer to the data: a write of the cell.
     #[track_caller]
     pub fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
-        op::access(&self.handle, true, Location::caller());
+        let _write = Span::begin(self.handle, Access::Write, Location::caller());
         f(self.data.get())
+    }
+
+    /// A const pointer to the data that holds a read of the cell open
+    /// until it is dropped, as loom's `UnsafeCell::get`.
+    #[track_caller]
+    pub fn get(&self) -> ConstPtr<T> {
+        ConstPtr {
+            _span: Span::begin(self.handle, Access::Read, Location::caller()),
+            ptr: self.data.get(),
+        }
+    }
+
+    /// A mutable pointer to the data that holds a write of the cell open
+    /// until it is dropped, as loom's `UnsafeCell::get_mut` (which takes
+    /// `&self`; this crate's `get_mut` is std's).
+    #[track_caller]
+    pub fn get_mut_ptr(&self) -> MutPtr<T> {
+        MutPtr {
+            _span: Span::begin(self.handle, Access::Write, Location::caller()),
+            ptr: self.data.get(),
+        }
     }
 
     /// The data, through exclusive access: no scheduling point.

@@ -58,6 +58,14 @@
 //! }
 //! ```
 //!
+//! What loom's tests need beyond std's API is here too (the
+//! `rankcheck-loom` facade is built on it): [`thread::spawn_local`] (no
+//! `Send` bounds), [`thread::give_way`] (loom's yield, with which a spin
+//! loop ends under [`explore`]), [`cell::Cell`] and the access-holding
+//! pointers [`cell::UnsafeCell::get`] and [`cell::UnsafeCell::get_mut_ptr`];
+//! under weak memory, an access to an `UnsafeCell`'s data that races with
+//! another thread's fails the run with loom's `Causality violation`.
+//!
 //! Async code runs under the same search ([`future`]): tasks are threads
 //! to the strategies, polled again only once their waker is woken, with
 //! tokio-shaped synchronisation and time; a test is

@@ -9,6 +9,11 @@ use crate::executor::{self, with};
 pub use crate::local::{AccessError, LocalKey};
 use crate::op;
 pub use crate::scope::{scope, Scope, ScopedJoinHandle};
+pub use give_way::give_way;
+pub use spawn_local::spawn_local;
+
+mod give_way;
+mod spawn_local;
 
 /// A thread's result, as `std::thread::Result`: `join` returns `Err` with
 /// the panic's payload when the thread panicked, as std's. The run fails
@@ -148,11 +153,13 @@ pub(crate) type Slot<T> = Arc<StdMutex<Option<Result<T>>>>;
 
 /// The body a thread runs for `f`, and where it leaves `f`'s result: a
 /// panic is the result, for `join` to deliver. (`'a`: a scoped thread's
-/// body borrows.)
+/// body borrows. Nothing here needs `Send`: every thread of a test runs on
+/// its one OS thread; the public spawns ask for it as std's do, but
+/// [`spawn_local`].)
 pub(crate) fn body<'a, F, T>(f: F) -> (Box<dyn FnOnce() + 'a>, Slot<T>)
 where
-    F: FnOnce() -> T + Send + 'a,
-    T: Send + 'a,
+    F: FnOnce() -> T + 'a,
+    T: 'a,
 {
     let result: Slot<T> = Arc::new(StdMutex::new(None));
     let slot = result.clone();

@@ -10,6 +10,7 @@
 //! point whose choice is the running thread costs no context switch.
 
 mod coroutine;
+mod give_way;
 pub mod point;
 mod suspend;
 pub mod threads;

@@ -65,6 +65,7 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     if ex.threads.live == 0 || (ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex)) {
         return over(ex);
     }
+    let hidden = super::give_way::hide(&mut ex.threads);
     // Borrowed field by field: the scheduler, and the threads it sees.
     let Some(scheduler) = ex.scheduler.as_deref_mut() else {
         unreachable!("invariant: the scheduler is here between points")
@@ -86,6 +87,13 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     ex.threads.newly_enabled.clear();
     ex.points += 1;
     ex.schedule.push(chosen);
+    if let Some(hidden) = hidden {
+        let chose_hidden = hidden.is(chosen);
+        super::give_way::restore(&mut ex.threads, hidden);
+        if chose_hidden {
+            return diverged(ex, chosen);
+        }
+    }
     if chosen.index() >= ex.threads.all.len() || !ex.threads.is_enabled(chosen) {
         return diverged(ex, chosen);
     }

@@ -147,6 +147,9 @@ pub struct Threads {
     /// when none is left (tasks still unfinished then are dropped, as a
     /// runtime drops its tasks when `block_on` returns).
     pub live: u32,
+    /// The thread that gave way since the last point
+    /// (crate::executor::give_way).
+    pub gave_way: Option<ThreadId>,
 }
 
 impl Threads {
@@ -170,6 +173,7 @@ impl Threads {
             list.clear();
         }
         self.live = 0;
+        self.gave_way = None;
     }
 
     /// `id` finished its body.

@@ -12,6 +12,8 @@
 pub mod choice;
 mod clock;
 pub mod model;
+pub mod race;
+pub mod unsync;
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
@@ -24,6 +26,7 @@ use crate::object::Handle;
 use crate::var::short_file;
 use choice::{ReadChoices, ReadPolicy};
 use model::{Model, Site, HISTORY};
+use race::{Access, Race, Races};
 
 /// The memory model runs explore (`Builder::memory_model`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -210,6 +213,8 @@ pub struct Memory {
     choices: ReadChoices,
     /// The stale reads so far.
     pub stale: Vec<StaleRead>,
+    /// The cells' accesses, for their data races.
+    races: Races,
 }
 
 impl Memory {
@@ -226,6 +231,7 @@ impl Memory {
             engaged: false,
             choices: ReadChoices::new(policy),
             stale: Vec::new(),
+            races: Races::default(),
         }
     }
 
@@ -279,6 +285,14 @@ impl Memory {
     pub fn park(&mut self, thread: ThreadId) {
         if let Some(m) = self.engaged_mut() {
             m.park(thread.index());
+        }
+    }
+
+    /// `thread` gives way (`thread::give_way`): the stores it read so far
+    /// are not read again by it where a newer one exists.
+    pub fn gave_way(&mut self, thread: ThreadId) {
+        if let Some(m) = self.engaged_mut() {
+            m.gave_way(thread.index());
         }
     }
 
@@ -388,7 +402,7 @@ pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) ->
 /// A store of `value` into `handle`'s atomic with `order` at `site`;
 /// `before` is its value before.
 pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, site: Site) {
-    on_model(Some(handle), order, |model, _, _, run| {
+    let raced = on_model(Some(handle), order, |model, _, _, run| {
         let object = handle.object.index();
         let model = model?;
         model.behind_the_back(object, before.to_bits());
@@ -400,8 +414,11 @@ pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, sit
             site,
             before.to_bits(),
         );
-        Some(())
+        model.unsync_race.take()
     });
+    if let Some(raced) = raced {
+        unsync::store_raced(handle, raced);
+    }
 }
 
 /// A read-modify-write of `handle`'s atomic with `order` at `site` that
@@ -414,15 +431,18 @@ pub fn read_modify_write<V: Bits>(
     after: Option<V>,
     site: Site,
 ) {
-    on_model(Some(handle), order, |model, _, _, run| {
+    let raced = on_model(Some(handle), order, |model, _, _, run| {
         let object = handle.object.index();
         let before = before.to_bits();
         let model = model?;
         model.behind_the_back(object, before);
         let after = after.map(Bits::to_bits);
         model.read_modify_write(run.thread.index(), object, after, order, site, before);
-        Some(())
+        model.unsync_race.take()
     });
+    if let Some(raced) = raced {
+        unsync::store_raced(handle, raced);
+    }
 }
 
 /// A `compare_exchange_weak` of `handle`'s atomic at `site` that would
@@ -482,4 +502,89 @@ pub fn fence(order: Ordering) {
     on_model(None, order, |model, _, _, run| {
         model.map(|m| m.fence(run.thread.index(), order))
     });
+}
+
+/// An access of kind `access` to `handle`'s cell begins at `site` (after
+/// its scheduling point): under weak memory, the data race it makes, in
+/// words (crate::memory::race). It puts the model in use.
+pub fn cell_begin(handle: &Handle, access: Access, site: Site) -> Option<String> {
+    on_cell(handle, |memory, thread| {
+        let model = memory.model.as_mut()?;
+        let clock = model.event_clock(thread.index());
+        memory
+            .races
+            .begin(handle.object.index(), access, (thread, clock), site)
+    })
+}
+
+/// The access begun by [`cell_begin`] ends: the race it makes, in words.
+pub fn cell_end(handle: &Handle, access: Access) -> Option<String> {
+    on_cell(handle, |memory, thread| {
+        let model = memory.model.as_mut()?;
+        let clock = model.event_clock(thread.index());
+        memory.races.end(handle.object.index(), access, clock)
+    })
+}
+
+/// Run `f` on the memory of the execution `handle`'s cell belongs to, under
+/// weak memory, live (not unwinding): the race it found, in words.
+fn on_cell(
+    handle: &Handle,
+    f: impl FnOnce(&mut Memory, ThreadId) -> Option<Race>,
+) -> Option<String> {
+    if !WEAK.get() || std::thread::panicking() {
+        return None;
+    }
+    with(|ex| {
+        if ex.aborting || handle.execution != ex.id {
+            return None;
+        }
+        ex.memory.engaged = true;
+        let race = f(&mut ex.memory, ex.current)?;
+        let cell = ex.registry.name_of(handle.var).to_owned();
+        let name = |t: ThreadId| ex.threads.name(t);
+        Some(describe_race(&race, &cell, &name(ex.current), name))
+    })
+}
+
+/// `Causality violation: ...`, loom's words, naming the cell, the two
+/// threads and where the earlier access was.
+fn describe_race(
+    race: &Race,
+    cell: &str,
+    thread: &str,
+    name: impl Fn(ThreadId) -> String,
+) -> String {
+    let verb = |access: Access| match access {
+        Access::Read => "read",
+        Access::Write => "write",
+    };
+    if race.overlapping {
+        return format!(
+            "Causality violation: {thread} begins to {} {cell} while another access to it is open",
+            verb(race.access)
+        );
+    }
+    let kinds = match race.earlier.map(|e| e.0) {
+        Some(Access::Write) if race.access == Access::Write => "Concurrent write accesses",
+        _ => "Concurrent read and write accesses",
+    };
+    let mut out = format!(
+        "Causality violation: {kinds} to `UnsafeCell` {cell}: {thread} {}s it",
+        verb(race.access)
+    );
+    if let Some((access, other, site)) = race.earlier {
+        let _ = write!(
+            out,
+            ", and {} {} it at {}:{} with no happens-before between them",
+            name(other),
+            match access {
+                Access::Read => "read",
+                Access::Write => "wrote",
+            },
+            short_file(site.file()),
+            site.line()
+        );
+    }
+    out
 }

@@ -38,7 +38,7 @@ use std::sync::atomic::Ordering;
 use super::clock::VectorClock;
 
 /// The stores kept per atomic, the latest in mo included: a load chooses
-/// among at most this many (loom keeps 4 too). Older ones are dropped, and
+/// among at most this many (loom 0.7 keeps 7). Older ones are dropped, and
 /// a load that might have read one is counted ([`Model::cut`]).
 pub const HISTORY: usize = 4;
 
@@ -60,6 +60,9 @@ pub struct Store {
     /// For each thread, the stamp at which it first observed the store
     /// (wrote or read it); 0: never.
     seen: VectorClock,
+    /// The thread that made it and its stamp then (`None`: the value
+    /// before the model saw the atomic).
+    writer: Option<(usize, u32)>,
 }
 
 /// One atomic: its kept stores, oldest first in mo.
@@ -68,6 +71,9 @@ struct Atomic {
     stores: VecDeque<Store>,
     /// Stores dropped from the front by the history bound.
     dropped: u64,
+    /// Each thread's last load without synchronisation (loom's
+    /// `unsync_load`): its stamp and site. A later store must see them.
+    unsync: Vec<(usize, u32, Site)>,
 }
 
 /// One thread's view.
@@ -81,6 +87,10 @@ struct ThreadView {
     /// What its relaxed loads read from releases: an acquire fence takes it
     /// in.
     fence_acquire: VectorClock,
+    /// Its own stamp when it last gave way (`thread::give_way`; 0: never):
+    /// a store it observed at or before it is read again only if it is
+    /// its atomic's latest (loom's rule, which lets a spin loop advance).
+    gave_way: u32,
 }
 
 /// The memory of one execution.
@@ -100,6 +110,9 @@ pub struct Model {
     /// Loads whose choice the history bound cut: a store older than the
     /// kept ones might have been readable.
     pub cut: u64,
+    /// A store that raced with a load without synchronisation made before
+    /// it: that load's thread and site (taken by `crate::memory`).
+    pub unsync_race: Option<(usize, Site)>,
     /// Atomics of earlier runs, emptied, for this run's to reuse.
     spare: Vec<Atomic>,
 }
@@ -132,6 +145,7 @@ impl Model {
         self.tokens.clear();
         self.seq_cst.clear();
         self.cut = 0;
+        self.unsync_race = None;
     }
 
     fn thread(&mut self, thread: usize) -> &mut ThreadView {
@@ -152,13 +166,16 @@ impl Model {
             let mut atomic = spare.pop().unwrap_or(Atomic {
                 stores: VecDeque::with_capacity(HISTORY + 1),
                 dropped: 0,
+                unsync: Vec::new(),
             });
             atomic.dropped = 0;
+            atomic.unsync.clear();
             atomic.stores.push_back(Store {
                 value: initial,
                 site: None,
                 sync: VectorClock::default(),
                 seen: VectorClock::default(),
+                writer: None,
             });
             atomic
         })
@@ -178,6 +195,7 @@ impl Model {
                 site: None,
                 sync: VectorClock::default(),
                 seen: VectorClock::default(),
+                writer: None,
             });
         }
     }
@@ -202,7 +220,23 @@ impl Model {
             unreachable!("invariant: the atomic was just made")
         };
         let observed = |store: &Store| store.seen.entries().any(|(t, s)| s <= sees(t));
-        let oldest = atomic.stores.iter().rposition(observed).unwrap_or(0);
+        let gave_way = self.threads[thread].gave_way;
+        let seen_before_giving_way = |store: &Store| {
+            let seen = store.seen.get(thread);
+            seen != 0 && seen <= gave_way
+        };
+        let last = atomic.stores.len() - 1;
+        let past_giving_way = atomic
+            .stores
+            .iter()
+            .rposition(seen_before_giving_way)
+            .map_or(0, |i| (i + 1).min(last));
+        let oldest = atomic
+            .stores
+            .iter()
+            .rposition(observed)
+            .unwrap_or(0)
+            .max(past_giving_way);
         if oldest == 0 && atomic.dropped > 0 {
             self.cut += 1;
         }
@@ -302,6 +336,7 @@ impl Model {
         sync: VectorClock,
     ) {
         let stamp = self.threads[thread].clock.get(thread);
+        self.unsync_race = self.unsync_unseen(thread, object);
         if order == Ordering::SeqCst {
             self.seq_cst.join(&self.threads[thread].clock);
         }
@@ -315,11 +350,51 @@ impl Model {
             site: Some(site),
             sync,
             seen,
+            writer: Some((thread, stamp)),
         });
         if atomic.stores.len() > HISTORY {
             atomic.stores.pop_front();
             atomic.dropped += 1;
         }
+    }
+
+    /// `thread` loads `object` without synchronisation at `site` (loom's
+    /// `unsync_load`; `initial`: its value if the model has not seen it):
+    /// a kept store that does not happen before the load, its thread and
+    /// site, if there is one (a race).
+    pub fn unsync_load(
+        &mut self,
+        thread: usize,
+        object: usize,
+        initial: u64,
+        site: Site,
+    ) -> Option<(usize, Site)> {
+        self.atomic(object, initial);
+        let stamp = self.thread(thread).clock.tick(thread);
+        let clock = &self.threads[thread].clock;
+        let Some(atomic) = self.atomics[object].as_mut() else {
+            unreachable!("invariant: the atomic was just made")
+        };
+        match atomic.unsync.iter_mut().find(|(t, _, _)| *t == thread) {
+            Some(last) => *last = (thread, stamp, site),
+            None => atomic.unsync.push((thread, stamp, site)),
+        }
+        atomic.stores.iter().find_map(|store| {
+            let (writer, stamp) = store.writer?;
+            (clock.get(writer) < stamp).then_some((writer, store.site?))
+        })
+    }
+
+    /// A load without synchronisation of `object` that `thread`'s next
+    /// store does not see: its thread and site.
+    fn unsync_unseen(&self, thread: usize, object: usize) -> Option<(usize, Site)> {
+        let atomic = self.atomics[object].as_ref()?;
+        let clock = &self.threads[thread].clock;
+        atomic
+            .unsync
+            .iter()
+            .find(|(t, stamp, _)| *t != thread && clock.get(*t) < *stamp)
+            .map(|(t, _, site)| (*t, *site))
     }
 
     /// `thread` runs a fence with `order`.
@@ -339,6 +414,20 @@ impl Model {
         if releases(order) {
             view.fence_release = view.clock.clone();
         }
+    }
+
+    /// `thread`'s clock at a new event of its own (an access to a cell's
+    /// data, crate::memory::race).
+    pub fn event_clock(&mut self, thread: usize) -> &VectorClock {
+        let view = self.thread(thread);
+        view.clock.tick(thread);
+        &view.clock
+    }
+
+    /// `thread` gives way: what it observed so far is behind it.
+    pub fn gave_way(&mut self, thread: usize) {
+        let view = self.thread(thread);
+        view.gave_way = view.clock.get(thread);
     }
 
     /// `parent` starts `child`: everything before happens before the

@@ -30,7 +30,7 @@ pub use memory::access;
 pub use mutex::{lock, try_lock, unlock};
 pub use rwlock::{rw_lock, rw_unlock, try_rw_lock};
 pub use task::{async_step, await_wake, wake};
-pub use thread::{finish, join, park, spawn, spawn_as, unpark, yield_now};
+pub use thread::{finish, give_way, join, park, spawn, spawn_as, unpark, yield_now};
 
 /// Where in the caller's code an operation is.
 pub type Site = &'static Location<'static>;

@@ -48,6 +48,7 @@ pub fn await_wake(site: Site) -> Woken {
     let blocked_at = with(|ex| {
         let running = ex.current;
         if ex.tasks.take_woken(running) {
+            ex.memory.park(running);
             ex.tasks.polled(running);
             end_step(ex, event(EventKind::Yield, None, false));
             return None;
@@ -67,6 +68,7 @@ pub fn await_wake(site: Site) -> Woken {
     with(|ex| {
         let running = ex.current;
         let (woken, operation) = if ex.tasks.take_woken(running) {
+            ex.memory.park(running);
             (Woken::Event, Operation::Pending)
         } else {
             ex.tasks.time_passes(running);
@@ -83,13 +85,17 @@ pub fn await_wake(site: Site) -> Woken {
 
 /// Wake `thread`'s waker (made in execution `execution`): bookkeeping, no
 /// scheduling point, so that a waker may be woken anywhere (in a drop, by
-/// a waker kept past its run, which does nothing).
+/// a waker kept past its run, which does nothing). Under weak memory the
+/// wake releases what the waking thread did, and the woken task acquires
+/// it as it is polled again (as an executor's queue synchronises them):
+/// the same token as an unpark's.
 pub fn wake(execution: u64, thread: ThreadId) {
     executor::try_with(|ex| {
         if ex.id != execution || ex.aborting {
             return;
         }
         ex.tasks.wake(thread);
+        ex.memory.unpark(ex.current, thread);
         if matches!(
             ex.threads.get(thread).status,
             Status::Blocked {

@@ -81,6 +81,24 @@ pub fn yield_now(site: Site) {
     );
 }
 
+/// Let another thread run and give way to it (`thread::give_way`): a
+/// point at which the running thread does not run while another can
+/// (crate::executor::give_way), after which its loads no longer read the
+/// stores it read before (crate::memory::model).
+pub fn give_way(site: Site) {
+    enter_with(
+        || Pending::LOCAL,
+        Operation::Yield,
+        site,
+        |ex| {
+            let running = ex.current;
+            ex.threads.gave_way = Some(running);
+            ex.memory.gave_way(running);
+            end_step(ex, event(EventKind::Yield, None, false));
+        },
+    );
+}
+
 /// Park the running thread until its token is set (`thread::park`), or
 /// with `timed` (`park_timeout`) until the timeout fires: it returns at
 /// once, taking the token, if an unpark came first. It may also wake

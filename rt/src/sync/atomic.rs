@@ -226,6 +226,32 @@ macro_rules! atomic_common {
                 self.value.get_mut()
             }
 
+            /// Load the value without synchronisation, as loom's
+            /// `unsync_load`: no scheduling point; under weak memory a
+            /// store of another thread that does not happen before it, or
+            /// after it, fails the run (crate::memory::unsync).
+            ///
+            /// # Safety
+            /// As loom's: no store may race with it (a plain read of a
+            /// value another thread writes is undefined behaviour).
+            #[track_caller]
+            #[allow(unsafe_code)]
+            pub unsafe fn unsync_load(&self) -> $value {
+                let (handle, registration) = self.handle.resolve();
+                if registration == Registration::CarriedOver {
+                    self.value.store(self.init, SEQ);
+                }
+                let value = self.value.load(SEQ);
+                memory::unsync::load(&handle, value, Location::caller());
+                value
+            }
+
+            /// Run `f` on the value through exclusive access, as loom's
+            /// `with_mut`: no scheduling point.
+            pub fn with_mut<R>(&mut self, f: impl FnOnce(&mut $value) -> R) -> R {
+                f(self.get_mut())
+            }
+
             /// The value, consuming the atomic.
             pub fn into_inner(self) -> $value {
                 self.value.into_inner()

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cells;
 mod litmus;
 mod programs;
 mod structures;

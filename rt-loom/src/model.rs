@@ -1,0 +1,272 @@
+//! loom's `model`: every execution of a closure, explored by rankcheck-rt
+//! under C11 weak memory; a failure panics with rankcheck's report.
+//!
+//! The phases of [`Builder::check`]: rankcheck's exhaustive exploration
+//! (`rankcheck::explore_memory` under `MemoryModel::Weak`: every schedule
+//! and every store each load may read, up to reordering independent
+//! steps), capped at `max_permutations` schedules. Then one of:
+//!
+//! - **every schedule ran, none failed**: the model passes;
+//! - **a failure was reached**: a seeded rankcheck search under the same
+//!   memory model ([`REPORT_RUNS`] runs at most) finds a failing run and
+//!   panics with its report and replay string; if it meets none, the model
+//!   panics with the failures the exploration reached (kind, message,
+//!   place) and says that no replay string was found;
+//! - **the cap stopped it**: with `exhaustive` (`RANKCHECK_LOOM_EXHAUSTIVE`)
+//!   the model fails, naming the cap and how to raise it; otherwise
+//!   rankcheck's randomized search runs instead ([`FALLBACK_RUNS`] runs,
+//!   or `max_duration`), fails as any rankcheck search when it finds a
+//!   bug, and prints the guarantee it earned to stderr.
+
+use std::fmt::Write as _;
+use std::panic::Location;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rankcheck_rt::{explore_memory, Explored, MemoryModel};
+
+use crate::{run, MAX_THREADS};
+
+/// The schedules explored before the exploration counts as too big, when
+/// neither `max_permutations` nor `LOOM_MAX_PERMUTATIONS` says.
+pub const DEFAULT_MAX_PERMUTATIONS: usize = 100_000;
+
+/// The runs of the search that looks for a failing run to report, once
+/// the exploration reached a failure.
+pub const REPORT_RUNS: u64 = 100_000;
+
+/// The runs of the randomized search that stands in for an exploration
+/// the cap stopped, unless `max_duration` gives a time instead.
+pub const FALLBACK_RUNS: u64 = 20_000;
+
+/// The seed of both searches (`RANKCHECK_SEED` replaces it).
+pub const SEED: u64 = 1;
+
+/// loom's default `max_branches`.
+const DEFAULT_MAX_BRANCHES: usize = 1_000;
+
+/// The model's settings, as loom's `model::Builder`: its fields, read from
+/// loom's environment variables by [`Builder::new`], and what each does
+/// here.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Builder {
+    /// The most threads an execution runs, main included (default
+    /// [`MAX_THREADS`]): spawning more panics, as loom's.
+    pub max_threads: usize,
+
+    /// `LOOM_MAX_BRANCHES` (default 1,000): the most operations of one
+    /// execution (rankcheck-rt's step limit; loom counts only its branch
+    /// points, so the same number is a tighter limit here). An execution
+    /// past it fails as `step-limit`.
+    pub max_branches: usize,
+
+    /// `LOOM_MAX_PERMUTATIONS`: the most schedules the exploration runs
+    /// (default [`DEFAULT_MAX_PERMUTATIONS`]); past it the exploration
+    /// counts as incomplete (see `exhaustive`). loom stops there silently.
+    pub max_permutations: Option<usize>,
+
+    /// `LOOM_MAX_DURATION` (seconds): the time the fallback search runs
+    /// for, in place of [`FALLBACK_RUNS`] runs. The exploration itself is
+    /// bounded by `max_permutations` only.
+    pub max_duration: Option<Duration>,
+
+    /// `LOOM_MAX_PREEMPTIONS`: loom explores only the schedules with at
+    /// most this many preemptions. The exploration here bounds none (it
+    /// covers those schedules and the others); the fallback search runs
+    /// PCTVB at depth `bound + 1`, whose guarantee is then for bugs of that
+    /// many preemptions.
+    pub preemption_bound: Option<usize>,
+
+    /// `LOOM_CHECKPOINT_FILE`: accepted, unused; a failure's replay string
+    /// reruns it (`RANKCHECK_REPLAY`).
+    pub checkpoint_file: Option<PathBuf>,
+
+    /// `LOOM_CHECKPOINT_INTERVAL`: accepted, unused.
+    pub checkpoint_interval: usize,
+
+    /// Accepted; [`crate::explore`] and [`crate::stop_exploring`] do
+    /// nothing: every schedule is explored throughout.
+    pub expect_explicit_explore: bool,
+
+    /// `LOOM_LOCATION`: accepted; rankcheck's reports always say where
+    /// each operation is.
+    pub location: bool,
+
+    /// `LOOM_LOG`: print what the model did to stdout (the schedules
+    /// explored).
+    pub log: bool,
+
+    /// `RANKCHECK_LOOM_EXHAUSTIVE` (rankcheck's, not loom's): fail, rather
+    /// than fall back to the randomized search, when the exploration does
+    /// not finish within `max_permutations`.
+    pub exhaustive: bool,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// The settings loom's environment variables give, else the defaults.
+    ///
+    /// # Panics
+    /// When a variable's value does not parse, naming it, as loom's.
+    pub fn new() -> Builder {
+        Builder {
+            max_threads: MAX_THREADS,
+            max_branches: env("LOOM_MAX_BRANCHES").unwrap_or(DEFAULT_MAX_BRANCHES),
+            max_permutations: env("LOOM_MAX_PERMUTATIONS"),
+            max_duration: env("LOOM_MAX_DURATION").map(Duration::from_secs),
+            preemption_bound: env("LOOM_MAX_PREEMPTIONS"),
+            checkpoint_file: env("LOOM_CHECKPOINT_FILE"),
+            checkpoint_interval: env("LOOM_CHECKPOINT_INTERVAL").unwrap_or(20_000),
+            expect_explicit_explore: false,
+            location: std::env::var_os("LOOM_LOCATION").is_some(),
+            log: std::env::var_os("LOOM_LOG").is_some(),
+            exhaustive: std::env::var_os("RANKCHECK_LOOM_EXHAUSTIVE").is_some(),
+        }
+    }
+
+    /// Set the checkpoint file (accepted, unused).
+    pub fn checkpoint_file(&mut self, file: &str) -> &mut Self {
+        self.checkpoint_file = Some(file.into());
+        self
+    }
+
+    /// Check every execution of `f` (module doc: the phases): returns when
+    /// none fails, panics with rankcheck's report when one does.
+    ///
+    /// With `RANKCHECK_REPLAY` set, reruns that failing run instead and
+    /// panics with its report.
+    #[track_caller]
+    pub fn check<F>(&self, f: F)
+    where
+        F: Fn() + Sync + Send + 'static,
+    {
+        let max_threads = self.max_threads;
+        let test: Test = Arc::new(move || {
+            run::begin(max_threads);
+            f();
+        });
+        if std::env::var_os("RANKCHECK_REPLAY").is_some() {
+            self.search().check(closure(&test));
+            return;
+        }
+        let cap = self.max_permutations.unwrap_or(DEFAULT_MAX_PERMUTATIONS) as u64;
+        let steps = self.max_branches as u64;
+        let explored = explore_memory(closure(&test), cap, steps, MemoryModel::Weak);
+        let place = Location::caller();
+        if !explored.failures.is_empty() {
+            self.report(&test, &explored);
+        }
+        if explored.complete {
+            if self.log {
+                println!(
+                    "loom model at {place}: every schedule explored, {} schedules (C11 weak memory)",
+                    explored.schedules
+                );
+            }
+            return;
+        }
+        if self.exhaustive {
+            panic!(
+                "loom model at {place}: the exploration did not finish within {cap} schedules \
+                 (model::Builder::max_permutations; raise LOOM_MAX_PERMUTATIONS, or unset \
+                 RANKCHECK_LOOM_EXHAUSTIVE to fall back to rankcheck's randomized search)"
+            );
+        }
+        self.fall_back(&test, cap);
+    }
+
+    /// The rankcheck search both the report and the fallback run: the
+    /// exploration's semantics (weak memory, no wait ending early: no
+    /// spurious wake-up, a timed wait times out only when no other thread
+    /// can run).
+    fn search(&self) -> rankcheck_rt::Builder {
+        rankcheck_rt::Builder::new()
+            .memory_model(MemoryModel::Weak)
+            .spurious_wakeups(0)
+            .timeouts(0)
+            .seed(SEED)
+            .max_steps(self.max_branches as u64)
+    }
+
+    /// The exploration reached a failure: panic with the report of a
+    /// failing run a search finds, else with what the exploration saw.
+    #[track_caller]
+    fn report(&self, test: &Test, explored: &Explored) -> ! {
+        self.search().runs(REPORT_RUNS).check(closure(test));
+        let mut found = String::new();
+        for failure in &explored.failures {
+            let place = match (&failure.file, failure.line) {
+                (Some(file), Some(line)) => format!(" at {file}:{line}"),
+                _ => String::new(),
+            };
+            let _ = write!(found, "\n  {}{place}: {}", failure.kind, failure.message);
+            for (file, line) in &failure.blocked {
+                let _ = write!(found, "\n    blocked at {file}:{line}");
+            }
+        }
+        panic!(
+            "loom model at {}: the exploration of {} schedules reached these failures:{found}\n\
+             but a rankcheck search of {REPORT_RUNS} runs (seed {SEED}) met none of them, so \
+             there is no replay string",
+            Location::caller(),
+            explored.schedules
+        );
+    }
+
+    /// The exploration stopped at `cap`: rankcheck's randomized search
+    /// stands in, its guarantee printed.
+    #[track_caller]
+    fn fall_back(&self, test: &Test, cap: u64) {
+        let mut search = match self.max_duration {
+            Some(time) => self.search().time(time),
+            None => self.search().runs(FALLBACK_RUNS),
+        };
+        if let Some(bound) = self.preemption_bound {
+            search = search.depth(bound as u32 + 1);
+        }
+        let guarantee = search.check(closure(test));
+        eprintln!(
+            "loom model at {}: the exploration did not finish within {cap} schedules \
+             (model::Builder::max_permutations, LOOM_MAX_PERMUTATIONS); rankcheck's randomized \
+             search ran instead:\n{guarantee}",
+            Location::caller()
+        );
+    }
+}
+
+/// The model's closure, as each execution runs it.
+type Test = Arc<dyn Fn() + Send + Sync>;
+
+fn closure(test: &Test) -> impl Fn() + Send + Sync + 'static {
+    let test = test.clone();
+    move || test()
+}
+
+/// Environment variable `name`, parsed.
+///
+/// # Panics
+/// When it is set and does not parse, naming it and its value.
+fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
+    let value = std::env::var(name).ok()?;
+    match value.trim().parse() {
+        Ok(parsed) => Some(parsed),
+        Err(_) => panic!("invalid value for `{name}`: {value:?}"),
+    }
+}
+
+/// Run every execution of `f` with the default [`Builder`] (loom's
+/// environment variables read), as loom's `model`.
+#[track_caller]
+pub fn model<F>(f: F)
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    Builder::new().check(f);
+}

@@ -1,0 +1,172 @@
+//! The loom facade's own behaviour: a failure the exploration reaches
+//! panics with rankcheck's report and a replay string that replays it; a
+//! test too big for the schedule cap falls back to the randomized search
+//! (which still finds a bug) or, asked to be exhaustive, fails naming the
+//! cap; loom's thread limit, unnamed main thread, `Notify` and
+//! `AtomicWaker` behave as loom's.
+
+#[path = "../../rt/tests/support/mod.rs"]
+mod support;
+
+use rankcheck_loom as loom;
+
+use std::future::poll_fn;
+use std::task::Poll;
+
+use loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use loom::sync::{Arc, Notify};
+use loom::thread;
+use support::panic_message;
+
+/// Two threads increment with a load and a store: one update can be lost.
+fn lost_update() {
+    let count = Arc::new(AtomicUsize::new(0));
+    let other = {
+        let count = count.clone();
+        thread::spawn(move || {
+            let seen = count.load(Relaxed);
+            count.store(seen + 1, Relaxed);
+        })
+    };
+    let seen = count.load(Relaxed);
+    count.store(seen + 1, Relaxed);
+    other.join().unwrap();
+    assert_eq!(count.load(Relaxed), 2, "lost update");
+}
+
+/// The replay string a report ends with.
+fn replay_string(report: &str) -> &str {
+    let start = report.find("\"rc").expect("a replay string") + 1;
+    let end = start + report[start..].find('"').expect("its end");
+    &report[start..end]
+}
+
+#[test]
+fn a_failure_panics_with_the_report_and_a_replay_string_that_replays_it() {
+    let report = panic_message(|| loom::model(lost_update)).expect("the model fails");
+    assert!(report.starts_with("error[panic]: assertion"), "{report}");
+    assert!(report.contains("lost update"), "{report}");
+    let replay = replay_string(&report).to_owned();
+    let replayed = panic_message(|| rankcheck_rt::replay(lost_update, &replay));
+    assert!(replayed.is_some_and(|r| r.contains("lost update")));
+}
+
+/// Four threads each bump a counter twice: more schedules than a cap of 10.
+fn four_counters() {
+    let count = Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let count = count.clone();
+            thread::spawn(move || {
+                count.fetch_add(1, Relaxed);
+                count.fetch_add(1, Relaxed);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(count.load(Relaxed), 8);
+}
+
+#[test]
+fn past_the_cap_the_randomized_search_stands_in_or_an_exhaustive_model_fails() {
+    let mut builder = loom::model::Builder::new();
+    builder.max_permutations = Some(10);
+    builder.check(four_counters);
+    builder.exhaustive = true;
+    let message = panic_message(|| builder.check(four_counters)).expect("exhaustive fails");
+    assert!(
+        message.contains("did not finish within 10 schedules"),
+        "{message}"
+    );
+    assert!(message.contains("LOOM_MAX_PERMUTATIONS"), "{message}");
+}
+
+#[test]
+fn the_fallback_search_still_finds_a_bug() {
+    let mut builder = loom::model::Builder::new();
+    builder.max_permutations = Some(1);
+    builder.preemption_bound = Some(2);
+    let report = panic_message(|| builder.check(lost_update)).expect("the search fails");
+    assert!(
+        report.contains("lost update") && report.contains("replay:"),
+        "{report}"
+    );
+}
+
+#[test]
+fn spawning_past_max_threads_fails_as_loom_s() {
+    let mut builder = loom::model::Builder::new();
+    builder.max_threads = 2;
+    let report = panic_message(|| {
+        builder.check(|| {
+            let first = thread::spawn(|| ());
+            let second = thread::spawn(|| ());
+            first.join().unwrap();
+            second.join().unwrap();
+        })
+    })
+    .expect("a third thread fails");
+    assert!(report.contains("more than 2 threads"), "{report}");
+}
+
+#[test]
+fn the_main_thread_is_unnamed_and_named_threads_keep_their_names() {
+    loom::model(|| {
+        assert_eq!(thread::current().name(), None);
+        let named = thread::Builder::new()
+            .name("worker".to_owned())
+            .spawn(|| thread::current().name().map(str::to_owned))
+            .unwrap();
+        assert_eq!(named.thread().name(), Some("worker"));
+        assert_eq!(named.join().unwrap().as_deref(), Some("worker"));
+    });
+}
+
+#[test]
+fn a_notify_is_kept_for_the_next_wait_and_wakes_a_waiter() {
+    loom::model(|| {
+        let notify = Arc::new(Notify::new());
+        notify.notify();
+        notify.wait();
+        let waiter = {
+            let notify = notify.clone();
+            thread::spawn(move || notify.wait())
+        };
+        notify.notify();
+        waiter.join().unwrap();
+    });
+}
+
+#[test]
+fn an_atomic_waker_wakes_the_task_registered_in_it() {
+    loom::model(|| {
+        let waker = Arc::new(loom::future::AtomicWaker::new());
+        let done = Arc::new(AtomicUsize::new(0));
+        let setter = {
+            let (waker, done) = (waker.clone(), done.clone());
+            thread::spawn(move || {
+                done.store(1, Relaxed);
+                waker.wake();
+            })
+        };
+        loom::future::block_on(poll_fn(|cx| {
+            waker.register_by_ref(cx.waker());
+            match done.load(Relaxed) {
+                1 => Poll::Ready(()),
+                _ => Poll::Pending,
+            }
+        }));
+        setter.join().unwrap();
+    });
+}
+
+#[test]
+fn an_atomic_is_changed_in_place_through_exclusive_access() {
+    loom::model(|| {
+        let mut count = AtomicUsize::new(1);
+        assert_eq!(count.with_mut(|value| std::mem::replace(value, 5)), 1);
+        assert_eq!(count.load(Relaxed), 5);
+    });
+}
