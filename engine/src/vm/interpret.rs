@@ -289,9 +289,11 @@ impl<'e> Vm<'e> {
                     }};
                 }
 
-                let op = code[pc];
+                // Matched in place rather than copied out, so that each
+                // arm loads only the operands it uses.
+                let at = pc;
                 pc += 1;
-                match op {
+                match code[at] {
                     Op::Const { dst, value } => reg!(dst) = program.consts[value.index()],
                     Op::Move { dst, src } => reg!(dst) = reg!(src),
                     Op::Neg { dst, src } => {
