@@ -9,6 +9,7 @@ use crate::random::RandomScheduler;
 use crate::scheduler::{Event, EventKind, Loc, Location, Pending, Scheduler};
 use crate::value::Value;
 
+use super::stack::Stack;
 use super::{Fault, Frame, PrintLine, Status, Vm};
 
 impl<'e> Vm<'e> {
@@ -20,14 +21,13 @@ impl<'e> Vm<'e> {
         &mut self,
         exe: &'e Executable,
         thread: ThreadId,
-        regs: &mut Vec<Value>,
-        frames: &mut Vec<Frame>,
+        stacks: &mut Vec<Stack>,
     ) -> Result<Event, Fault> {
-        self.interpret(exe, thread, regs, frames, None::<&mut RandomScheduler>)
+        self.interpret(exe, thread, stacks, None::<&mut RandomScheduler>)
     }
 
-    /// The interpreter loop proper. `regs` and `frames` are the running
-    /// thread's, taken out of its state for the duration.
+    /// The interpreter loop proper, on the running thread's registers and
+    /// frames in `stacks` (every thread's, held out of the machine).
     ///
     /// When `self.speculating`, the thread only evaluates an `await`
     /// condition to see whether it could run: the loop returns at the
@@ -48,11 +48,21 @@ impl<'e> Vm<'e> {
         &mut self,
         exe: &'e Executable,
         thread: ThreadId,
-        regs: &mut Vec<Value>,
-        frames: &mut Vec<Frame>,
+        stacks: &mut Vec<Stack>,
         mut in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
         let program = exe.program();
+        // The running thread's registers and frames, borrowed again after a
+        // call that needs every thread's (a spawn, an `await` condition).
+        let stack = &mut stacks[thread.index()];
+        let (mut regs, mut frames) = (&mut stack.regs, &mut stack.frames);
+        macro_rules! borrow_stack {
+            () => {{
+                let stack = &mut stacks[thread.index()];
+                regs = &mut stack.regs;
+                frames = &mut stack.frames;
+            }};
+        }
         let n_fields = program.fields.len();
         let Some(top) = frames.last() else {
             unreachable!("invariant: a runnable thread has a frame")
@@ -193,9 +203,11 @@ impl<'e> Vm<'e> {
                     ($var:expr, $tracked:expr, $site:expr) => {{
                         let var: VarId = $var;
                         self.log(Some(var), true);
-                        let woke = !self.awaiters.is_empty()
-                            && exe.awaited[var.index()]
-                            && self.refresh_awaiters();
+                        let woke = !self.awaiters.is_empty() && exe.awaited[var.index()] && {
+                            let woke = self.refresh_awaiters(stacks);
+                            borrow_stack!();
+                            woke
+                        };
                         if $tracked {
                             tracked_access!(EventKind::Write, var, Some($site));
                         } else if woke {
@@ -728,9 +740,10 @@ impl<'e> Vm<'e> {
                         self.scratch.clear();
                         self.scratch
                             .extend_from_slice(&regs[first..first + argc as usize]);
-                        let child = self.add_thread(callee, super::Origin::Spawned(callee));
-                        let child_regs = &mut self.threads[child.index()].regs;
+                        let child = self.add_thread(callee, super::Origin::Spawned(callee), stacks);
+                        let child_regs = &mut stacks[child.index()].regs;
                         child_regs[..argc as usize].copy_from_slice(&self.scratch);
+                        borrow_stack!();
                         reg!(dst) = Value::Thread(child);
                         self.log(None, true);
                         thread_sync!(EventKind::Spawn);
