@@ -47,7 +47,7 @@ impl<'e> Vm<'e> {
     pub(super) fn interpret<S: Scheduler>(
         &mut self,
         exe: &'e Executable,
-        thread: ThreadId,
+        mut thread: ThreadId,
         stacks: &mut Vec<Stack>,
         mut in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
@@ -883,10 +883,27 @@ impl<'e> Vm<'e> {
                     Op::SelfId { dst } => reg!(dst) = Value::Int(i64::from(thread.0)),
                 }
             };
-            // A scheduling point: pass it here when the thread is chosen to go
-            // on, else save the pc and report.
+            // A scheduling point: pass it here when the thread or another
+            // runnable one is chosen to go on, else save the pc and report.
             if let Some(scheduler) = &mut in_place {
-                if self.pass_in_place(thread, point, &mut **scheduler) {
+                if let Some(next) = self.pass_in_place(thread, point, &mut **scheduler) {
+                    if next != thread {
+                        // Switch in place: the next thread goes on from its
+                        // own top frame.
+                        if let Some(frame) = frames.last_mut() {
+                            frame.pc = pc as u32;
+                        }
+                        thread = next;
+                        self.running = next;
+                        borrow_stack!();
+                        let Some(top) = frames.last() else {
+                            unreachable!("invariant: a runnable thread has a frame")
+                        };
+                        func = top.func;
+                        code = &exe.code[func.index()];
+                        pc = top.pc as usize;
+                        base = top.base as usize;
+                    }
                     continue;
                 }
             }

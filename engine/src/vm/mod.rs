@@ -228,6 +228,9 @@ pub struct Vm<'e> {
     /// step, when the interpreter asked it in place and it chose another
     /// thread: the scheduling loop resumes that one without asking again.
     chosen_ahead: Option<ThreadId>,
+    /// The thread whose step runs: the one the scheduling loop resumed, or
+    /// the one the interpreter switched to in place since.
+    running: ThreadId,
     /// Objects made so far in this execution per allocation site and call
     /// stack: the next instance's index.
     instance_counts: BTreeMap<(VarId, u64), u32>,
@@ -309,6 +312,7 @@ impl<'e> Vm<'e> {
             final_event: None,
             step_event: Event::START,
             chosen_ahead: None,
+            running: ThreadId(0),
             instance_counts: BTreeMap::new(),
             instances_seen: None,
         }
@@ -439,7 +443,7 @@ impl<'e> Vm<'e> {
             if let Some(chosen) = self.chosen_ahead.take() {
                 // Asked in place, at the same point with the same question.
                 match self.take_step(exe, stacks, chosen, Some(&mut *scheduler)) {
-                    Ok(()) => last = Some(chosen),
+                    Ok(ran) => last = Some(ran),
                     Err(stop) => return stop,
                 }
                 continue;
@@ -473,7 +477,7 @@ impl<'e> Vm<'e> {
                 None
             };
             match self.take_step(exe, stacks, chosen, in_place) {
-                Ok(()) => last = Some(chosen),
+                Ok(ran) => last = Some(ran),
                 Err(stop) => return stop,
             }
         }
@@ -496,8 +500,10 @@ impl<'e> Vm<'e> {
         }
     }
 
-    /// Let `chosen`, the scheduler's choice, take the next step; the end of
-    /// the execution when it cannot (not enabled, or failing).
+    /// Let `chosen`, the scheduler's choice, take the next step, and say
+    /// which thread took the last one (another when the interpreter
+    /// switched in place); the end of the execution when it cannot (not
+    /// enabled, or failing).
     #[inline(always)]
     fn take_step<S: Scheduler>(
         &mut self,
@@ -505,7 +511,7 @@ impl<'e> Vm<'e> {
         stacks: &mut Vec<Stack>,
         chosen: ThreadId,
         in_place: Option<&mut S>,
-    ) -> Result<(), Outcome> {
+    ) -> Result<ThreadId, Outcome> {
         if !self.enabled.contains(chosen) {
             return Err(Outcome::Diverged {
                 step: self.step,
@@ -514,12 +520,13 @@ impl<'e> Vm<'e> {
             });
         }
         self.record_choice(chosen);
+        self.running = chosen;
         match self.resume(exe, stacks, chosen, in_place) {
             Ok(next) => {
                 self.step_event = next;
-                Ok(())
+                Ok(self.running)
             }
-            Err(fault) => Err(Outcome::Bug(self.bug(chosen, fault))),
+            Err(fault) => Err(Outcome::Bug(self.bug(self.running, fault))),
         }
     }
 
@@ -540,30 +547,32 @@ impl<'e> Vm<'e> {
     /// At the scheduling point ending `thread`'s step with `event`, under a
     /// scheduler silent when it has no choice and looking at no pending
     /// operation: do what the scheduling loop does there (the same checks,
-    /// budget, question and record) and say whether `thread` goes on in
-    /// place. A lone `thread` goes on without asking; when the scheduler
-    /// chooses another thread, the loop resumes that one
-    /// (`chosen_ahead`).
+    /// budget, question and record) and say which thread goes on in place.
+    /// A lone `thread` goes on without asking; so does another runnable
+    /// thread the scheduler chooses (the interpreter switches to it). A
+    /// choice that must first leave a blocked state (relock a mutex, end a
+    /// join or an `await`) is resumed by the loop (`chosen_ahead`).
     #[inline(always)]
     fn pass_in_place<S: Scheduler>(
         &mut self,
         thread: ThreadId,
         event: Event,
         scheduler: &mut S,
-    ) -> bool {
+    ) -> Option<ThreadId> {
         if self.enabled.is_empty() || self.budget == 0 {
-            return false;
+            return None;
         }
         self.budget -= 1;
+        let mut next = thread;
         if self.enabled.as_slice() != [thread] {
-            let chosen = scheduler.choose(&self.point(Some(thread), event, false));
-            if chosen != thread {
-                self.chosen_ahead = Some(chosen);
-                return false;
+            next = scheduler.choose(&self.point(Some(thread), event, false));
+            if next != thread && self.status[next.index()] != Status::Runnable {
+                self.chosen_ahead = Some(next);
+                return None;
             }
         }
-        self.record_choice(thread);
-        true
+        self.record_choice(next);
+        Some(next)
     }
 
     /// Put the machine in the program's initial state. Fails only when the
@@ -806,7 +815,7 @@ impl<'e> Vm<'e> {
         let result = self.interpret(exe, thread, stacks, in_place);
         if let Ok(event) = &result {
             if event.kind == EventKind::Finished {
-                self.finish(thread);
+                self.finish(self.running);
             }
         }
         result
