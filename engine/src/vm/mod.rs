@@ -266,6 +266,10 @@ impl<'e> Vm<'e> {
     }
 
     /// A machine for `exe` that reuses the memory another one grew.
+    /// Inlined, like [`Vm::into_buffers`]: the search hands the buffers
+    /// on at every execution, and a call there costs a copy of the
+    /// machine more.
+    #[inline(always)]
     pub fn with_buffers(exe: &'e Executable, limits: Limits, buffers: VmBuffers) -> Vm<'e> {
         let VmBuffers {
             threads,
@@ -319,6 +323,7 @@ impl<'e> Vm<'e> {
     }
 
     /// Give up the executable, keeping the memory for the next machine.
+    #[inline(always)]
     pub fn into_buffers(self) -> VmBuffers {
         VmBuffers {
             threads: self.threads,
