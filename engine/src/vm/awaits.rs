@@ -7,6 +7,7 @@
 
 use crate::scheduler::EventKind;
 
+use super::stack::Stack;
 use super::{Status, Vm};
 use crate::id::ThreadId;
 
@@ -15,11 +16,11 @@ impl Vm<'_> {
     /// awaited variable, and update which of those threads can run. True
     /// when one that could not run now can: the write ends the writer's
     /// step.
-    pub(super) fn refresh_awaiters(&mut self) -> bool {
+    pub(super) fn refresh_awaiters(&mut self, stacks: &mut Vec<Stack>) -> bool {
         let mut woke = false;
         for index in 0..self.awaiters.len() {
             let thread = self.awaiters[index];
-            let ready = self.condition_holds(thread);
+            let ready = self.condition_holds(thread, stacks);
             let Status::Awaiting { ready: was } = self.status[thread.index()] else {
                 unreachable!("invariant: awaiters are in Status::Awaiting")
             };
@@ -42,13 +43,12 @@ impl Vm<'_> {
     /// the failure when it runs). The thread's state is left as it was: the
     /// frame stays at the `AwaitBegin`, and steps spent evaluating do not
     /// count against the step limit.
-    fn condition_holds(&mut self, thread: ThreadId) -> bool {
+    fn condition_holds(&mut self, thread: ThreadId, stacks: &mut Vec<Stack>) -> bool {
         let exe = self.exe;
-        let state = &mut self.threads[thread.index()];
-        let mut regs = std::mem::take(&mut state.regs);
-        let mut frames = std::mem::take(&mut state.frames);
-        let (n_regs, n_frames) = (regs.len(), frames.len());
-        let top = frames.last().copied();
+        let stack = &stacks[thread.index()];
+        let (n_regs, n_frames) = (stack.regs.len(), stack.frames.len());
+        let top = stack.frames.last().copied();
+        let state = &self.threads[thread.index()];
         let saved = (
             state.atomic_depth,
             state.atomic_touched,
@@ -57,20 +57,19 @@ impl Vm<'_> {
         let budget = self.budget;
         let log = self.accesses.take();
         self.speculating = true;
-        let result = self.interpret_outlined(exe, thread, &mut regs, &mut frames);
+        let result = self.interpret_outlined(exe, thread, stacks);
         self.speculating = false;
         self.accesses = log;
         self.budget = budget;
         // A condition writes only temporaries above the live registers and
         // frames it pushes for calls: cut them back.
-        regs.truncate(n_regs);
-        frames.truncate(n_frames);
-        if let (Some(frame), Some(top)) = (frames.last_mut(), top) {
+        let stack = &mut stacks[thread.index()];
+        stack.regs.truncate(n_regs);
+        stack.frames.truncate(n_frames);
+        if let (Some(frame), Some(top)) = (stack.frames.last_mut(), top) {
             *frame = top;
         }
         let state = &mut self.threads[thread.index()];
-        state.regs = regs;
-        state.frames = frames;
         (
             state.atomic_depth,
             state.atomic_touched,

@@ -9,6 +9,7 @@ use crate::random::RandomScheduler;
 use crate::scheduler::{Event, EventKind, Loc, Location, Pending, Scheduler};
 use crate::value::Value;
 
+use super::stack::Stack;
 use super::{Fault, Frame, PrintLine, Status, Vm};
 
 impl<'e> Vm<'e> {
@@ -20,14 +21,13 @@ impl<'e> Vm<'e> {
         &mut self,
         exe: &'e Executable,
         thread: ThreadId,
-        regs: &mut Vec<Value>,
-        frames: &mut Vec<Frame>,
+        stacks: &mut Vec<Stack>,
     ) -> Result<Event, Fault> {
-        self.interpret(exe, thread, regs, frames, None::<&mut RandomScheduler>)
+        self.interpret(exe, thread, stacks, None::<&mut RandomScheduler>)
     }
 
-    /// The interpreter loop proper. `regs` and `frames` are the running
-    /// thread's, taken out of its state for the duration.
+    /// The interpreter loop proper, on the running thread's registers and
+    /// frames in `stacks` (every thread's, held out of the machine).
     ///
     /// When `self.speculating`, the thread only evaluates an `await`
     /// condition to see whether it could run: the loop returns at the
@@ -47,12 +47,22 @@ impl<'e> Vm<'e> {
     pub(super) fn interpret<S: Scheduler>(
         &mut self,
         exe: &'e Executable,
-        thread: ThreadId,
-        regs: &mut Vec<Value>,
-        frames: &mut Vec<Frame>,
+        mut thread: ThreadId,
+        stacks: &mut Vec<Stack>,
         mut in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
         let program = exe.program();
+        // The running thread's registers and frames, borrowed again after a
+        // call that needs every thread's (a spawn, an `await` condition).
+        let stack = &mut stacks[thread.index()];
+        let (mut regs, mut frames) = (&mut stack.regs, &mut stack.frames);
+        macro_rules! borrow_stack {
+            () => {{
+                let stack = &mut stacks[thread.index()];
+                regs = &mut stack.regs;
+                frames = &mut stack.frames;
+            }};
+        }
         let n_fields = program.fields.len();
         let Some(top) = frames.last() else {
             unreachable!("invariant: a runnable thread has a frame")
@@ -193,9 +203,11 @@ impl<'e> Vm<'e> {
                     ($var:expr, $tracked:expr, $site:expr) => {{
                         let var: VarId = $var;
                         self.log(Some(var), true);
-                        let woke = !self.awaiters.is_empty()
-                            && exe.awaited[var.index()]
-                            && self.refresh_awaiters();
+                        let woke = !self.awaiters.is_empty() && exe.awaited[var.index()] && {
+                            let woke = self.refresh_awaiters(stacks);
+                            borrow_stack!();
+                            woke
+                        };
                         if $tracked {
                             tracked_access!(EventKind::Write, var, Some($site));
                         } else if woke {
@@ -289,9 +301,11 @@ impl<'e> Vm<'e> {
                     }};
                 }
 
-                let op = code[pc];
+                // Matched in place rather than copied out, so that each
+                // arm loads only the operands it uses.
+                let at = pc;
                 pc += 1;
-                match op {
+                match code[at] {
                     Op::Const { dst, value } => reg!(dst) = program.consts[value.index()],
                     Op::Move { dst, src } => reg!(dst) = reg!(src),
                     Op::Neg { dst, src } => {
@@ -726,9 +740,10 @@ impl<'e> Vm<'e> {
                         self.scratch.clear();
                         self.scratch
                             .extend_from_slice(&regs[first..first + argc as usize]);
-                        let child = self.add_thread(callee, super::Origin::Spawned(callee));
-                        let child_regs = &mut self.threads[child.index()].regs;
+                        let child = self.add_thread(callee, super::Origin::Spawned(callee), stacks);
+                        let child_regs = &mut stacks[child.index()].regs;
                         child_regs[..argc as usize].copy_from_slice(&self.scratch);
+                        borrow_stack!();
                         reg!(dst) = Value::Thread(child);
                         self.log(None, true);
                         thread_sync!(EventKind::Spawn);
@@ -868,10 +883,27 @@ impl<'e> Vm<'e> {
                     Op::SelfId { dst } => reg!(dst) = Value::Int(i64::from(thread.0)),
                 }
             };
-            // A scheduling point: pass it here when the thread is chosen to go
-            // on, else save the pc and report.
+            // A scheduling point: pass it here when the thread or another
+            // runnable one is chosen to go on, else save the pc and report.
             if let Some(scheduler) = &mut in_place {
-                if self.pass_in_place(thread, point, &mut **scheduler) {
+                if let Some(next) = self.pass_in_place(thread, point, &mut **scheduler) {
+                    if next != thread {
+                        // Switch in place: the next thread goes on from its
+                        // own top frame.
+                        if let Some(frame) = frames.last_mut() {
+                            frame.pc = pc as u32;
+                        }
+                        thread = next;
+                        self.running = next;
+                        borrow_stack!();
+                        let Some(top) = frames.last() else {
+                            unreachable!("invariant: a runnable thread has a frame")
+                        };
+                        func = top.func;
+                        code = &exe.code[func.index()];
+                        pc = top.pc as usize;
+                        base = top.base as usize;
+                    }
                     continue;
                 }
             }

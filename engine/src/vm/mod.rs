@@ -14,9 +14,9 @@
 
 mod awaits;
 mod enabled;
-mod held;
 mod interpret;
 mod pending;
+mod stack;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -29,7 +29,7 @@ use crate::span::Span;
 use crate::value::Value;
 
 use self::enabled::EnabledSet;
-use self::held::Held;
+use self::stack::Stack;
 
 /// Bounds that turn a runaway execution into a report instead of a hang.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,11 +107,10 @@ enum Origin {
     Spawned(FuncId),
 }
 
-/// One thread's state.
+/// One thread's state, apart from its registers and frames (its
+/// [`Stack`]).
 #[derive(Clone, Debug)]
 struct Thread {
-    frames: Vec<Frame>,
-    regs: Vec<Value>,
     /// Nesting depth of `atomic` blocks and `await` conditions.
     atomic_depth: u32,
     /// The first tracked variable touched inside the current atomic region,
@@ -130,8 +129,6 @@ struct Thread {
 impl Thread {
     fn new() -> Thread {
         Thread {
-            frames: Vec::new(),
-            regs: Vec::new(),
             atomic_depth: 0,
             atomic_touched: None,
             atomic_synced: false,
@@ -176,6 +173,9 @@ pub struct Vm<'e> {
     exe: &'e Executable,
     limits: Limits,
     threads: Vec<Thread>,
+    /// `stacks[t]`: thread `t`'s registers and frames (out of the machine
+    /// while [`Vm::run`] runs, which hands them down).
+    stacks: Vec<Stack>,
     /// `status[t]` of every thread of the current execution, apart from the
     /// rest of its state.
     status: Vec<Status>,
@@ -228,6 +228,9 @@ pub struct Vm<'e> {
     /// step, when the interpreter asked it in place and it chose another
     /// thread: the scheduling loop resumes that one without asking again.
     chosen_ahead: Option<ThreadId>,
+    /// The thread whose step runs: the one the scheduling loop resumed, or
+    /// the one the interpreter switched to in place since.
+    running: ThreadId,
     /// Objects made so far in this execution per allocation site and call
     /// stack: the next instance's index.
     instance_counts: BTreeMap<(VarId, u64), u32>,
@@ -241,6 +244,7 @@ pub struct Vm<'e> {
 #[derive(Default)]
 pub struct VmBuffers {
     threads: Vec<Thread>,
+    stacks: Vec<Stack>,
     status: Vec<Status>,
     globals: Vec<Value>,
     heap: Heap,
@@ -262,9 +266,14 @@ impl<'e> Vm<'e> {
     }
 
     /// A machine for `exe` that reuses the memory another one grew.
+    /// Inlined, like [`Vm::into_buffers`]: the search hands the buffers
+    /// on at every execution, and a call there costs a copy of the
+    /// machine more.
+    #[inline(always)]
     pub fn with_buffers(exe: &'e Executable, limits: Limits, buffers: VmBuffers) -> Vm<'e> {
         let VmBuffers {
             threads,
+            stacks,
             status,
             globals,
             heap,
@@ -282,6 +291,7 @@ impl<'e> Vm<'e> {
             exe,
             limits,
             threads,
+            stacks,
             status,
             n_threads: 0,
             n_finished: 0,
@@ -306,15 +316,18 @@ impl<'e> Vm<'e> {
             final_event: None,
             step_event: Event::START,
             chosen_ahead: None,
+            running: ThreadId(0),
             instance_counts: BTreeMap::new(),
             instances_seen: None,
         }
     }
 
     /// Give up the executable, keeping the memory for the next machine.
+    #[inline(always)]
     pub fn into_buffers(self) -> VmBuffers {
         VmBuffers {
             threads: self.threads,
+            stacks: self.stacks,
             status: self.status,
             globals: self.globals,
             heap: self.heap,
@@ -398,29 +411,31 @@ impl<'e> Vm<'e> {
     /// Run one execution from the initial state, asking `scheduler` at every
     /// scheduling point.
     pub fn run<S: Scheduler>(&mut self, scheduler: &mut S) -> Outcome {
-        if let Err(fault) = self.reset() {
-            return Outcome::Bug(self.bug(ThreadId(0), fault));
-        }
-        self.final_event = None;
-        let wants_pending = scheduler.wants_pending();
-        assert!(
-            !wants_pending || self.exe.observes_all,
-            "invariant: schedulers that look at pending operations run an executable observing every site"
-        );
-        let mut held = Held::default();
-        let outcome = self.steps(scheduler, wants_pending, &mut held);
-        held.put_back(&mut self.threads);
+        let mut stacks = std::mem::take(&mut self.stacks);
+        let outcome = match self.reset(&mut stacks) {
+            Ok(()) => {
+                self.final_event = None;
+                let wants_pending = scheduler.wants_pending();
+                assert!(
+                    !wants_pending || self.exe.observes_all,
+                    "invariant: schedulers that look at pending operations run an executable observing every site"
+                );
+                self.steps(scheduler, wants_pending, &mut stacks)
+            }
+            Err(fault) => Outcome::Bug(self.bug(ThreadId(0), fault)),
+        };
+        self.stacks = stacks;
         outcome
     }
 
     /// The scheduling loop of [`Vm::run`], from the initial state to the
-    /// end; `held` has the running thread's registers and frames.
+    /// end, on the threads' `stacks`.
     #[inline(always)]
     fn steps<S: Scheduler>(
         &mut self,
         scheduler: &mut S,
         wants_pending: bool,
-        held: &mut Held,
+        stacks: &mut Vec<Stack>,
     ) -> Outcome {
         // Read once: the interpreter's tables then stay in registers or
         // known places across steps instead of being looked up at each.
@@ -432,8 +447,8 @@ impl<'e> Vm<'e> {
         loop {
             if let Some(chosen) = self.chosen_ahead.take() {
                 // Asked in place, at the same point with the same question.
-                match self.take_step(exe, held, chosen, Some(&mut *scheduler)) {
-                    Ok(()) => last = Some(chosen),
+                match self.take_step(exe, stacks, chosen, Some(&mut *scheduler)) {
+                    Ok(ran) => last = Some(ran),
                     Err(stop) => return stop,
                 }
                 continue;
@@ -457,9 +472,7 @@ impl<'e> Vm<'e> {
             }
             self.budget -= 1;
             if wants_pending {
-                // Looking ahead runs every thread on its own registers.
-                held.put_back(&mut self.threads);
-                self.refresh_pending();
+                self.refresh_pending(stacks);
             }
             let point = self.point(last, self.step_event, wants_pending);
             let chosen = scheduler.choose(&point);
@@ -468,8 +481,8 @@ impl<'e> Vm<'e> {
             } else {
                 None
             };
-            match self.take_step(exe, held, chosen, in_place) {
-                Ok(()) => last = Some(chosen),
+            match self.take_step(exe, stacks, chosen, in_place) {
+                Ok(ran) => last = Some(ran),
                 Err(stop) => return stop,
             }
         }
@@ -492,16 +505,18 @@ impl<'e> Vm<'e> {
         }
     }
 
-    /// Let `chosen`, the scheduler's choice, take the next step; the end of
-    /// the execution when it cannot (not enabled, or failing).
+    /// Let `chosen`, the scheduler's choice, take the next step, and say
+    /// which thread took the last one (another when the interpreter
+    /// switched in place); the end of the execution when it cannot (not
+    /// enabled, or failing).
     #[inline(always)]
     fn take_step<S: Scheduler>(
         &mut self,
         exe: &'e Executable,
-        held: &mut Held,
+        stacks: &mut Vec<Stack>,
         chosen: ThreadId,
         in_place: Option<&mut S>,
-    ) -> Result<(), Outcome> {
+    ) -> Result<ThreadId, Outcome> {
         if !self.enabled.contains(chosen) {
             return Err(Outcome::Diverged {
                 step: self.step,
@@ -510,12 +525,13 @@ impl<'e> Vm<'e> {
             });
         }
         self.record_choice(chosen);
-        match self.resume(exe, held, chosen, in_place) {
+        self.running = chosen;
+        match self.resume(exe, stacks, chosen, in_place) {
             Ok(next) => {
                 self.step_event = next;
-                Ok(())
+                Ok(self.running)
             }
-            Err(fault) => Err(Outcome::Bug(self.bug(chosen, fault))),
+            Err(fault) => Err(Outcome::Bug(self.bug(self.running, fault))),
         }
     }
 
@@ -536,35 +552,37 @@ impl<'e> Vm<'e> {
     /// At the scheduling point ending `thread`'s step with `event`, under a
     /// scheduler silent when it has no choice and looking at no pending
     /// operation: do what the scheduling loop does there (the same checks,
-    /// budget, question and record) and say whether `thread` goes on in
-    /// place. A lone `thread` goes on without asking; when the scheduler
-    /// chooses another thread, the loop resumes that one
-    /// (`chosen_ahead`).
+    /// budget, question and record) and say which thread goes on in place.
+    /// A lone `thread` goes on without asking; so does another runnable
+    /// thread the scheduler chooses (the interpreter switches to it). A
+    /// choice that must first leave a blocked state (relock a mutex, end a
+    /// join or an `await`) is resumed by the loop (`chosen_ahead`).
     #[inline(always)]
     fn pass_in_place<S: Scheduler>(
         &mut self,
         thread: ThreadId,
         event: Event,
         scheduler: &mut S,
-    ) -> bool {
+    ) -> Option<ThreadId> {
         if self.enabled.is_empty() || self.budget == 0 {
-            return false;
+            return None;
         }
         self.budget -= 1;
+        let mut next = thread;
         if self.enabled.as_slice() != [thread] {
-            let chosen = scheduler.choose(&self.point(Some(thread), event, false));
-            if chosen != thread {
-                self.chosen_ahead = Some(chosen);
-                return false;
+            next = scheduler.choose(&self.point(Some(thread), event, false));
+            if next != thread && self.status[next.index()] != Status::Runnable {
+                self.chosen_ahead = Some(next);
+                return None;
             }
         }
-        self.record_choice(thread);
-        true
+        self.record_choice(next);
+        Some(next)
     }
 
     /// Put the machine in the program's initial state. Fails only when the
     /// program starts more threads than the limit allows.
-    fn reset(&mut self) -> Result<(), Fault> {
+    fn reset(&mut self, stacks: &mut Vec<Stack>) -> Result<(), Fault> {
         let exe = self.exe;
         let program = exe.program();
         let exe_tracked = &exe.tracked;
@@ -620,8 +638,8 @@ impl<'e> Vm<'e> {
             });
         }
         for (index, spec) in program.threads.iter().enumerate() {
-            let thread = self.add_thread(spec.func, Origin::Initial(index));
-            let regs = &mut self.threads[thread.index()].regs;
+            let thread = self.add_thread(spec.func, Origin::Initial(index), stacks);
+            let regs = &mut stacks[thread.index()].regs;
             regs[..spec.args.len()].copy_from_slice(&spec.args);
         }
         self.schedule.clear();
@@ -652,26 +670,21 @@ impl<'e> Vm<'e> {
     }
 
     /// Create a runnable thread at the start of `func`, with its registers
-    /// cleared; the caller fills in the arguments.
-    fn add_thread(&mut self, func: FuncId, origin: Origin) -> ThreadId {
+    /// (in `stacks`) cleared; the caller fills in the arguments.
+    fn add_thread(&mut self, func: FuncId, origin: Origin, stacks: &mut Vec<Stack>) -> ThreadId {
         let id = ThreadId(self.n_threads as u32);
         if self.n_threads == self.threads.len() {
             self.threads.push(Thread::new());
+        }
+        if self.n_threads == stacks.len() {
+            stacks.push(Stack::default());
         }
         let registers = self.exe.program().functions[func.index()].registers as usize;
         self.status.push(Status::Runnable);
         self.enabled.add_thread();
         self.enabled.insert(id);
+        stacks[self.n_threads].start(func, registers);
         let thread = &mut self.threads[self.n_threads];
-        thread.frames.clear();
-        thread.frames.push(Frame {
-            func,
-            pc: 0,
-            base: 0,
-            ret: Reg(0),
-        });
-        thread.regs.clear();
-        thread.regs.resize(registers, Value::Null);
         thread.atomic_depth = 0;
         thread.atomic_touched = None;
         thread.atomic_synced = false;
@@ -744,18 +757,18 @@ impl<'e> Vm<'e> {
     fn resume<S: Scheduler>(
         &mut self,
         exe: &'e Executable,
-        held: &mut Held,
+        stacks: &mut Vec<Stack>,
         thread: ThreadId,
         in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
         match self.status[thread.index()] {
-            Status::Runnable => self.execute(exe, held, thread, in_place),
+            Status::Runnable => self.execute(exe, stacks, thread, in_place),
             Status::Awaiting { .. } => {
                 // The frame's pc points back at the AwaitBegin: evaluate
                 // again, now true.
                 self.awaiters.retain(|&t| t != thread);
                 self.status[thread.index()] = Status::Runnable;
-                self.execute(exe, held, thread, in_place)
+                self.execute(exe, stacks, thread, in_place)
             }
             Status::Locking { mutex, woken } => {
                 self.status[thread.index()] = Status::Runnable;
@@ -800,15 +813,14 @@ impl<'e> Vm<'e> {
     fn execute<S: Scheduler>(
         &mut self,
         exe: &'e Executable,
-        held: &mut Held,
+        stacks: &mut Vec<Stack>,
         thread: ThreadId,
         in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
-        held.take(&mut self.threads, thread);
-        let result = self.interpret(exe, thread, &mut held.regs, &mut held.frames, in_place);
+        let result = self.interpret(exe, thread, stacks, in_place);
         if let Ok(event) = &result {
             if event.kind == EventKind::Finished {
-                self.finish(thread);
+                self.finish(self.running);
             }
         }
         result

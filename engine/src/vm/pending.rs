@@ -9,11 +9,12 @@
 use crate::id::ThreadId;
 use crate::scheduler::{Location, Pending};
 
+use super::stack::Stack;
 use super::{Status, Vm};
 
 impl Vm<'_> {
     /// Bring `pending` up to date for every enabled thread.
-    pub(super) fn refresh_pending(&mut self) {
+    pub(super) fn refresh_pending(&mut self, stacks: &mut Vec<Stack>) {
         let threads = self.n_threads;
         self.pending.resize(threads, Pending::LOCAL);
         self.pending_fresh.resize(threads, false);
@@ -23,7 +24,7 @@ impl Vm<'_> {
                 Status::Runnable if self.pending_fresh[thread.index()] => continue,
                 Status::Runnable => {
                     self.pending_fresh[thread.index()] = true;
-                    self.look_ahead(thread)
+                    self.look_ahead(thread, stacks)
                 }
                 Status::Locking { mutex, .. } => Pending {
                     location: Some(Location::Mutex(mutex.0)),
@@ -42,13 +43,13 @@ impl Vm<'_> {
     /// Run `thread` ahead to just before its next visible operation and
     /// put it back: the operation, or [`Pending::LOCAL`] when none (the
     /// thread will fail, or reach a synchronisation on no location).
-    fn look_ahead(&mut self, thread: ThreadId) -> Pending {
+    fn look_ahead(&mut self, thread: ThreadId, stacks: &mut Vec<Stack>) -> Pending {
         let exe = self.exe;
-        let state = &mut self.threads[thread.index()];
         // Local code writes live registers and may return into callers:
-        // keep copies of the whole thread to put back.
-        let mut regs = state.regs.clone();
-        let mut frames = state.frames.clone();
+        // the thread runs ahead on copies, and the originals go back.
+        let copy = stacks[thread.index()].clone();
+        let original = std::mem::replace(&mut stacks[thread.index()], copy);
+        let state = &self.threads[thread.index()];
         let saved = (
             state.atomic_depth,
             state.atomic_touched,
@@ -65,7 +66,8 @@ impl Vm<'_> {
         let prints = self.prints.take();
         let log = self.accesses.take();
         self.peeking = true;
-        let result = self.interpret_outlined(exe, thread, &mut regs, &mut frames);
+        let result = self.interpret_outlined(exe, thread, stacks);
+        stacks[thread.index()] = original;
         self.peeking = false;
         self.accesses = log;
         self.prints = prints;
