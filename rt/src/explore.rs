@@ -30,10 +30,11 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use rankcheck_engine::{Location as Place, Pending, Point, Scheduler, ThreadId};
+use rankcheck_engine::{Point, Scheduler, ThreadId};
 
 use crate::executor::{RunConfig, Session, Tracking};
 use crate::failure::{Failure, FailureKind};
+use crate::footprint::{Place, StepLog, Touch};
 use crate::memory::choice::{ReadOracle, ReadPolicy};
 use crate::memory::MemoryModel;
 use crate::wake::WakeChoices;
@@ -105,10 +106,41 @@ pub fn explore_memory<F>(
 where
     F: Fn() + Send + Sync + 'static,
 {
-    let test: crate::executor::Test = Arc::new(test);
+    search(Arc::new(test), max_schedules, max_steps, model, true)
+}
+
+/// As [`explore_memory`] with no thread ever asleep: every schedule, for
+/// the tests that compare what the reduction reaches with what the full
+/// search does. Not API.
+#[doc(hidden)]
+pub fn explore_unreduced<F>(
+    test: F,
+    max_schedules: u64,
+    max_steps: u64,
+    model: MemoryModel,
+) -> Explored
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    search(Arc::new(test), max_schedules, max_steps, model, false)
+}
+
+/// The depth-first search (`reduce`: with sleep sets).
+fn search(
+    test: crate::executor::Test,
+    max_schedules: u64,
+    max_steps: u64,
+    model: MemoryModel,
+    reduce: bool,
+) -> Explored {
     let mut session = Session::new();
     let mut failures = BTreeSet::new();
-    let walk = Rc::new(RefCell::new(Walk::default()));
+    let walk = Rc::new(RefCell::new(Walk {
+        reduce,
+        ..Walk::default()
+    }));
+    let log = StepLog::default();
+    let weak = model == MemoryModel::Weak;
     let mut schedules = 0;
     loop {
         if schedules == max_schedules {
@@ -126,16 +158,24 @@ where
             wakes: WakeChoices::Replay(Vec::new()),
             memory: model,
             reads: ReadPolicy::Oracle(Rc::new(RefCell::new(Reads(walk.clone())))),
+            footprint: Some(log.clone()),
         };
         walk.borrow_mut().start();
-        let depth = Depth::new(walk.clone(), model == MemoryModel::Weak);
+        log.borrow_mut().touches.clear();
+        let depth = Depth {
+            walk: walk.clone(),
+            log: log.clone(),
+            weak,
+        };
         session
             .run(&test, depth, config)
             .0
             .failure
             .map(|f| failures.insert(reached(&f)));
+        // The last step ends the run with no point after it.
+        walk.borrow_mut().stepped(&log.borrow().touches, weak);
         schedules += 1;
-        if !backtrack(&mut walk.borrow_mut().path) {
+        if !backtrack(&mut walk.borrow_mut().path, reduce) {
             return Explored {
                 failures,
                 schedules,
@@ -183,123 +223,123 @@ enum Node {
 
 /// A scheduling point on the path of the depth-first search.
 struct ThreadNode {
-    /// The threads that could run, sorted, with what each was about to do.
-    enabled: Vec<(ThreadId, Next)>,
-    /// The threads asleep here: exploring them would only reorder
-    /// independent steps of schedules already run.
-    asleep: Vec<(ThreadId, Next)>,
-    /// The threads already explored from here.
-    done: Vec<ThreadId>,
+    /// The threads that could run, sorted.
+    enabled: Vec<ThreadId>,
+    /// The threads asleep here, with what their step touches: exploring
+    /// them would only reorder independent steps of schedules already run.
+    asleep: Vec<(ThreadId, Footprint)>,
+    /// The threads already explored from here, with what their step
+    /// touched.
+    done: Vec<(ThreadId, Footprint)>,
     /// The thread the current run takes here.
     chosen: ThreadId,
+    /// What its step touched, once the run went past it.
+    step: Option<Footprint>,
 }
 
 impl ThreadNode {
     /// The first thread that can run here, is not asleep and was not
     /// explored yet.
     fn untried(&self) -> Option<ThreadId> {
-        self.enabled
-            .iter()
-            .map(|(t, _)| *t)
-            .find(|t| !self.done.contains(t) && !self.asleep.iter().any(|(a, _)| a == t))
-    }
-
-    fn next(&self, thread: ThreadId) -> Next {
-        self.enabled
-            .iter()
-            .find(|(t, _)| *t == thread)
-            .map_or(Next::Unknown, |(_, n)| *n)
+        let seen = |t: &ThreadId| self.done.iter().chain(&self.asleep).any(|(d, _)| d == t);
+        self.enabled.iter().copied().find(|t| !seen(t))
     }
 
     /// The sleep set after this node's choice: the threads asleep or
-    /// explored here whose next step is independent of the choice's.
-    fn asleep_after(&self) -> Vec<(ThreadId, Next)> {
-        let step = self.next(self.chosen);
-        let explored = self.done.iter().map(|t| (*t, self.next(*t)));
+    /// explored here whose step is independent of the choice's.
+    fn asleep_after(&self) -> Vec<(ThreadId, Footprint)> {
+        let Some(step) = &self.step else {
+            return Vec::new();
+        };
         self.asleep
             .iter()
-            .copied()
-            .chain(explored)
-            .filter(|(t, n)| *t != self.chosen && n.commutes_with(step))
+            .chain(&self.done)
+            .filter(|(t, f)| *t != self.chosen && f.commutes_with(step))
+            .cloned()
             .collect()
     }
 }
 
-/// What a thread's next step touches, as far as the search knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Next {
-    /// Not known: it conflicts with every step.
-    Unknown,
-    /// A synchronisation operation on an object (a mutex, a condition
-    /// variable...).
-    Sync,
-    /// A synchronisation operation on no object of the registry (spawn,
-    /// join, yield, park, a thread's end).
-    Thread,
-    /// An access to this object's memory.
-    Memory {
-        /// The object.
-        object: u32,
-        /// Whether it writes.
-        write: bool,
-    },
+/// What a step touched, as the search compares steps: the places of its
+/// touches, each once (written if any touch wrote it), sorted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Footprint(Vec<(Key, bool)>);
+
+/// A place as the search tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    /// A place of the executor's; an object's memory and its
+    /// synchronisation are one place.
+    Place(Place),
+    /// Every atomic at once, under weak memory: which stores a load may
+    /// read depends on what ran before it on every atomic, through
+    /// happens-before and the SeqCst order, so that only two loads
+    /// commute.
+    Atomics,
 }
 
-impl Next {
-    /// What `pending` says a thread is about to do (`weak`: under weak
-    /// memory, where which stores a load may read depends on what ran
-    /// before it on every atomic, through happens-before and the SeqCst
-    /// order: every access is taken to touch one object, so that only two
-    /// loads commute).
-    fn of(pending: &Pending, weak: bool) -> Next {
-        match pending.location {
-            Some(Place::Slot(_)) if weak => Next::Memory {
-                object: u32::MAX,
-                write: pending.write,
-            },
-            Some(Place::Slot(object)) => Next::Memory {
-                object,
-                write: pending.write,
-            },
-            Some(Place::Mutex(_) | Place::Cond(_)) => Next::Sync,
-            // Not an object of the runtime's.
-            Some(Place::Global(_)) => Next::Unknown,
-            None => Next::Thread,
+impl Footprint {
+    /// The footprint of a step that made `touches` (`weak`: under weak
+    /// memory).
+    fn of(touches: &[Touch], weak: bool) -> Footprint {
+        let mut keys: Vec<(Key, bool)> = Vec::with_capacity(touches.len() + 1);
+        for touch in touches {
+            match touch.place {
+                Place::Memory(object) => {
+                    keys.push((Key::Place(Place::Object(object)), touch.write));
+                    if weak {
+                        keys.push((Key::Atomics, touch.write));
+                    }
+                }
+                place => keys.push((Key::Place(place), touch.write)),
+            }
         }
+        // Sorted by place, writes last: the last of each place says
+        // whether any touch wrote it.
+        keys.sort_unstable();
+        keys.reverse();
+        keys.dedup_by_key(|(key, _)| *key);
+        Footprint(keys)
     }
 
-    /// Whether two threads' steps doing `self` and `other` commute (and
-    /// neither enables or disables the other).
-    fn commutes_with(self, other: Next) -> bool {
-        match (self, other) {
-            (Next::Unknown, _) | (_, Next::Unknown) => false,
-            (
-                Next::Memory {
-                    object: a,
-                    write: x,
-                },
-                Next::Memory {
-                    object: b,
-                    write: y,
-                },
-            ) => a != b || !(x || y),
-            (Next::Memory { .. }, _) | (_, Next::Memory { .. }) => true,
-            // A wait names its condition variable, not the mutex it
-            // releases: synchronisation operations never commute.
-            (Next::Sync, Next::Sync) | (Next::Thread, Next::Thread) => false,
-            (Next::Sync, Next::Thread) | (Next::Thread, Next::Sync) => true,
+    /// A step that may have touched anything.
+    fn everything() -> Footprint {
+        Footprint(vec![(Key::Place(Place::Everything), true)])
+    }
+
+    fn touches_everything(&self) -> bool {
+        self.0
+            .iter()
+            .any(|(key, _)| *key == Key::Place(Place::Everything))
+    }
+
+    /// Whether two threads' steps touching `self` and `other` commute
+    /// (and neither enables or disables the other): no place both touch
+    /// and one writes.
+    fn commutes_with(&self, other: &Footprint) -> bool {
+        if self.touches_everything() || other.touches_everything() {
+            return false;
         }
+        !self
+            .0
+            .iter()
+            .any(|(key, write)| other.0.iter().any(|(k, w)| k == key && (*write || *w)))
     }
 }
 
 /// Move the path to the next schedule: the last node with an untried
 /// thread takes it, the nodes below it go. `false` when none is left.
-fn backtrack(path: &mut Vec<Node>) -> bool {
+/// With `reduce`, a node whose first choice touched nothing (it yielded,
+/// or found that it must wait) has no other: that step only moved its
+/// thread to where it waits, which every schedule from there reaches too.
+fn backtrack(path: &mut Vec<Node>, reduce: bool) -> bool {
     while let Some(last) = path.last_mut() {
         match last {
             Node::Thread(node) => {
-                node.done.push(node.chosen);
-                if let Some(next) = node.untried() {
+                let step = node.step.take().unwrap_or_else(Footprint::everything);
+                let stutters = reduce && step.0.is_empty();
+                node.done.push((node.chosen, step));
+                if let Some(next) = node.untried().filter(|_| !stutters) {
                     node.chosen = next;
                     return true;
                 }
@@ -324,6 +364,11 @@ struct Walk {
     at: usize,
     /// Whether the run went past a point where every thread was asleep.
     redundant: bool,
+    /// Whether threads sleep (off: every schedule is run).
+    reduce: bool,
+    /// The node of the run's last scheduling point, while the run adds
+    /// to the path: its choice's step is the one running.
+    last: Option<usize>,
 }
 
 impl Walk {
@@ -331,6 +376,14 @@ impl Walk {
     fn start(&mut self) {
         self.at = 0;
         self.redundant = false;
+        self.last = None;
+    }
+
+    /// The step of the last point's choice made `touches`.
+    fn stepped(&mut self, touches: &[Touch], weak: bool) {
+        if let Some(Node::Thread(node)) = self.last.and_then(|i| self.path.get_mut(i)) {
+            node.step = Some(Footprint::of(touches, weak));
+        }
     }
 }
 
@@ -361,22 +414,11 @@ impl ReadOracle for Reads {
 /// ran already: it takes the first thread, and adds no node).
 struct Depth {
     walk: Rc<RefCell<Walk>>,
-    /// The threads whose pending operation is trusted: chosen before, and
-    /// able to run at every point since.
-    trusted: Vec<ThreadId>,
+    /// What the executor logs the running step's touches into.
+    log: StepLog,
     /// Whether memory is weak: memory accesses then conflict with every
-    /// step.
+    /// access but a load.
     weak: bool,
-}
-
-impl Depth {
-    fn new(walk: Rc<RefCell<Walk>>, weak: bool) -> Depth {
-        Depth {
-            walk,
-            trusted: Vec::new(),
-            weak,
-        }
-    }
 }
 
 impl Depth {
@@ -388,7 +430,11 @@ impl Depth {
         match walk.path.get(index) {
             // A thread the point does not offer makes the run diverge,
             // which `reached` reports.
-            Some(Node::Thread(node)) => return node.chosen,
+            Some(Node::Thread(node)) => {
+                let chosen = node.chosen;
+                walk.last = Some(index);
+                return chosen;
+            }
             // A read choice where the run schedules: it diverged.
             Some(Node::Read { .. }) => return ThreadId(u32::MAX),
             None => {}
@@ -396,37 +442,32 @@ impl Depth {
         if walk.redundant {
             return point.enabled[0];
         }
-        let mut enabled: Vec<(ThreadId, Next)> = point
-            .enabled
-            .iter()
-            .map(|t| match (self.trusted.contains(t), point.pending(*t)) {
-                (true, Some(pending)) => (*t, Next::of(pending, self.weak)),
-                _ => (*t, Next::Unknown),
-            })
-            .collect();
-        enabled.sort_unstable_by_key(|(t, _)| *t);
+        let mut enabled = point.enabled.to_vec();
+        enabled.sort_unstable();
         let parent = walk.path.iter().rev().find_map(|n| match n {
             Node::Thread(node) => Some(node),
             Node::Read { .. } => None,
         });
-        let asleep: Vec<(ThreadId, Next)> = match parent {
-            None => Vec::new(),
-            Some(parent) => parent
+        let asleep: Vec<(ThreadId, Footprint)> = match parent {
+            Some(parent) if walk.reduce => parent
                 .asleep_after()
                 .into_iter()
                 .filter(|(t, _)| point.is_enabled(*t))
                 .collect(),
+            _ => Vec::new(),
         };
         let mut node = ThreadNode {
             enabled,
             asleep,
             done: Vec::new(),
             chosen: ThreadId(0),
+            step: None,
         };
         match node.untried() {
             Some(chosen) => {
                 node.chosen = chosen;
                 walk.path.push(Node::Thread(node));
+                walk.last = Some(walk.path.len() - 1);
                 chosen
             }
             None => {
@@ -434,7 +475,8 @@ impl Depth {
                 // run only reorders what ran already (ending it here would
                 // cost more, in unwinding its threads, than finishing it).
                 walk.redundant = true;
-                node.enabled[0].0
+                walk.last = None;
+                node.enabled[0]
             }
         }
     }
@@ -442,15 +484,8 @@ impl Depth {
 
 impl Scheduler for Depth {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
-        self.trusted.retain(|t| point.is_enabled(*t));
-        let chosen = self.choice(point);
-        if !self.trusted.contains(&chosen) {
-            self.trusted.push(chosen);
-        }
-        chosen
-    }
-
-    fn wants_pending(&self) -> bool {
-        true
+        let touches = std::mem::take(&mut self.log.borrow_mut().touches);
+        self.walk.borrow_mut().stepped(&touches, self.weak);
+        self.choice(point)
     }
 }

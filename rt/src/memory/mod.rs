@@ -454,13 +454,15 @@ pub fn fails_spuriously<V: Bits>(
 /// The running thread publishes its history through `handle`'s
 /// synchronisation object before a change other threads read without a
 /// scheduling point of its own (a `Once` marked complete): what they
-/// acquire from the object then includes it.
+/// acquire from the object then includes it. The running step touches
+/// the object (for [`crate::explore`], under every model).
 pub fn publish(handle: &Handle) {
-    if !WEAK.get() {
-        return;
-    }
-    with(|ex| {
-        if ex.id == handle.execution && !ex.aborting {
+    crate::executor::try_with(|ex| {
+        if ex.id != handle.execution || ex.aborting {
+            return;
+        }
+        ex.touch(crate::footprint::Place::Object(handle.var.0), true);
+        if WEAK.get() {
             ex.memory.release_into(ex.current, handle.object.index());
         }
     });
