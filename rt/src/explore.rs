@@ -261,56 +261,41 @@ impl ThreadNode {
 }
 
 /// What a step touched, as the search compares steps: the places of its
-/// touches, each once (written if any touch wrote it), sorted.
+/// touches, each once (written if any touch wrote it), sorted. An
+/// object's memory and its synchronisation are one place.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Footprint(Vec<(Key, bool)>);
-
-/// A place as the search tells them apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Key {
-    /// A place of the executor's; an object's memory and its
-    /// synchronisation are one place.
-    Place(Place),
-    /// Every atomic at once, under weak memory: which stores a load may
-    /// read depends on what ran before it on every atomic, through
-    /// happens-before and the SeqCst order, so that only two loads
-    /// commute.
-    Atomics,
-}
+struct Footprint(Vec<(Place, bool)>);
 
 impl Footprint {
     /// The footprint of a step that made `touches` (`weak`: under weak
-    /// memory).
+    /// memory, where every access to an atomic touches them all too).
     fn of(touches: &[Touch], weak: bool) -> Footprint {
-        let mut keys: Vec<(Key, bool)> = Vec::with_capacity(touches.len() + 1);
+        let mut places: Vec<(Place, bool)> = Vec::with_capacity(touches.len() + 1);
         for touch in touches {
             match touch.place {
                 Place::Memory(object) => {
-                    keys.push((Key::Place(Place::Object(object)), touch.write));
+                    places.push((Place::Object(object), touch.write));
                     if weak {
-                        keys.push((Key::Atomics, touch.write));
+                        places.push((Place::Atomics, touch.write));
                     }
                 }
-                place => keys.push((Key::Place(place), touch.write)),
+                place => places.push((place, touch.write)),
             }
         }
-        // Sorted by place, writes last: the last of each place says
+        // Sorted by place, writes first: the first of each place says
         // whether any touch wrote it.
-        keys.sort_unstable();
-        keys.reverse();
-        keys.dedup_by_key(|(key, _)| *key);
-        Footprint(keys)
+        places.sort_unstable_by_key(|&(place, write)| (place, !write));
+        places.dedup_by_key(|(place, _)| *place);
+        Footprint(places)
     }
 
     /// A step that may have touched anything.
     fn everything() -> Footprint {
-        Footprint(vec![(Key::Place(Place::Everything), true)])
+        Footprint(vec![(Place::Everything, true)])
     }
 
     fn touches_everything(&self) -> bool {
-        self.0
-            .iter()
-            .any(|(key, _)| *key == Key::Place(Place::Everything))
+        self.0.iter().any(|(place, _)| *place == Place::Everything)
     }
 
     /// Whether two threads' steps touching `self` and `other` commute

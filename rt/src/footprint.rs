@@ -27,6 +27,10 @@ pub enum Place {
     Token(ThreadId),
     /// The thread table: a spawn takes the next thread id.
     Threads,
+    /// Every atomic at once, under weak memory: which stores a load may
+    /// read depends on what ran before it on every atomic, through
+    /// happens-before and the SeqCst order (a fence orders against all).
+    Atomics,
     /// The spawned threads' panics, in order: the first no `join` took
     /// fails the run.
     Panics,

@@ -470,6 +470,9 @@ pub fn publish(handle: &Handle) {
 
 /// A fence with `order` on the running thread.
 pub fn fence(order: Ordering) {
+    if WEAK.get() {
+        crate::executor::try_with(|ex| ex.touch(crate::footprint::Place::Atomics, true));
+    }
     // A fence before the model is in use orders nothing more: the run is
     // sequentially consistent so far.
     on_model(None, order, |model, _, _, run| {
