@@ -6,24 +6,42 @@
 //! of its schedule, so the runs cover every schedule up to reordering
 //! independent steps, which reaches every failure.
 //!
-//! Independence is read off the operation each thread is about to do
-//! ([`Next`]): two memory accesses commute unless they touch the same
-//! object and one writes; a memory access commutes with every other step;
-//! an operation on a synchronisation object (which may touch another
-//! object than it names: a wait releases its mutex) commutes with the
-//! operations on threads (spawn, join, yield, park, a thread's end), and
-//! never with another of its kind, nor do two operations on threads. What a
-//! thread is about to do is trusted only once it ran and as long as it
-//! could run at every point since: a new thread, or one that blocked and
-//! was woken (from a condition variable it is about to take a mutex its
-//! blocking operation did not name), is taken to conflict with everything.
+//! Independence is read off what each step touched ([`Footprint`]), which
+//! the executor logs as the step runs (crate::footprint): two steps of
+//! different threads commute unless they touch a common place and one of
+//! them writes it. The places are an object (its memory and its
+//! synchronisation alike, named by its variable, which does not depend on
+//! the order in which threads made their objects), a thread's end (its
+//! end writes it, `join` and `is_finished` read it), a thread's park
+//! token (`unpark` and `park`), the thread table (every spawn: it takes
+//! the next thread id) and the spawned threads' panics. So accesses to
+//! different atomics, locks of different mutexes, a barrier and another
+//! object's channel, joins and ends of different threads all commute.
+//! What a step touches is logged also where it is not the operation the
+//! thread stopped at: a new thread's first step, the end of a blocking
+//! operation (a condition variable's wait takes its mutex back), a
+//! `Sender`'s clone, a `Once` marked complete, an object registered on
+//! first use (which variable it gets depends on which is first). A step
+//! of the async runtime, a yield (a test yields for what the runtime may
+//! not see) and a failure touch everything.
+//!
+//! A step known only once it ran is compared only once it ran: a node
+//! keeps, for each thread explored from it, what its step touched, and
+//! the thread sleeps below a later choice only if that choice's step
+//! commutes with it. An operation that only found that it must wait (a
+//! lock held, a thread not finished, a channel empty or full, no park
+//! token; not a condition variable's or barrier's wait, which release or
+//! arrive, nor a timed one) touched nothing: blocking is as if the thread
+//! had not run, since it goes on exactly when its operation could. A node
+//! whose first choice is such a step has no other: every schedule from
+//! there is a schedule from after it.
 //!
 //! Under weak memory ([`explore_memory`]) every read choice (which store a
 //! load reads, whether a `compare_exchange_weak` fails spuriously) is a
-//! node of the same path, and two memory accesses commute only when both
-//! load (which store a load may read depends on what ran before it, also
-//! on other atomics): every read of every schedule is enumerated, up to
-//! reordering loads.
+//! node of the same path, and an access to an atomic (or a fence) also
+//! touches every atomic (which stores a load may read depends on what ran
+//! before it, also on other atomics): every read of every schedule is
+//! enumerated, up to reordering loads.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -74,10 +92,15 @@ pub struct Explored {
 /// Run `test` under every schedule, every variable tracked, at most
 /// `max_schedules` of them and `max_steps` operations each; the distinct
 /// failures. No wait ends early: there are no spurious wake-ups, and a
-/// timed wait times out only when no other thread can run. A schedule that only reorders independent steps of one
-/// already run (accesses to different atomics or cells, a memory access
-/// and a lock) is skipped. Meant for small tests: the schedules still grow
-/// exponentially with their length.
+/// timed wait times out only when no other thread can run. A schedule
+/// that only reorders independent steps of one already run (steps on
+/// different atomics, mutexes, channels, barriers or condition variables;
+/// spawns, joins and ends of different threads) is skipped, or cut short
+/// once every thread that can run would only do that (it still counts as
+/// a schedule). Meant for small tests: the schedules still grow
+/// exponentially with the steps that do conflict. A run past `max_steps`
+/// is reached as a `step-limit` failure, at the operation where that
+/// schedule stopped: the full search may stop others elsewhere.
 ///
 /// # Panics
 /// When the test is not a function of its schedule (it reads the clock,
