@@ -103,8 +103,12 @@ fn the_reduction_reaches_every_outcome_of_the_full_search() {
 #[test]
 fn the_reduction_reaches_every_failure_of_the_full_search() {
     use shapes::buggy;
-    let cases: [(&str, fn()); 7] = [
+    let cases: [(&str, fn()); 11] = [
         ("lock order", buggy::lock_order),
+        ("try_lock", buggy::try_lock_counter),
+        ("notify_one of two", buggy::notify_one_of_two),
+        ("bounded senders", buggy::bounded_senders),
+        ("nested spawn", buggy::nested_spawn),
         ("lost notification", buggy::lost_notification),
         ("channels", buggy::channels),
         ("park and unpark", buggy::park_unpark),

@@ -268,6 +268,93 @@ pub mod buggy {
         b.join().unwrap();
     }
 
+    /// Three threads add to a counter under a mutex, one with
+    /// `try_lock` (it gives up when the mutex is held); the outcome is
+    /// the counter.
+    pub fn try_lock_counter() {
+        let counter = Arc::new(Mutex::new(0));
+        let threads: Vec<_> = (0..2)
+            .map(|k| {
+                let counter = counter.clone();
+                thread::spawn(move || {
+                    if k == 0 {
+                        if let Ok(mut c) = counter.try_lock() {
+                            *c += 10;
+                        }
+                    } else {
+                        *counter.lock().unwrap() += 1;
+                    }
+                })
+            })
+            .collect();
+        *counter.lock().unwrap() += 100;
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        panic!("outcome {}", *counter.lock().unwrap());
+    }
+
+    /// Two waiters and one `notify_one`: one of them may wait forever.
+    pub fn notify_one_of_two() {
+        let shared = Arc::new((Mutex::new(0), Condvar::new()));
+        let waiters: Vec<_> = (0..2)
+            .map(|_| {
+                let shared = shared.clone();
+                thread::spawn(move || {
+                    let (count, ready) = &*shared;
+                    let mut c = count.lock().unwrap();
+                    while *c == 0 {
+                        c = ready.wait(c).unwrap();
+                    }
+                    *c -= 1;
+                })
+            })
+            .collect();
+        let (count, ready) = &*shared;
+        *count.lock().unwrap() += 2;
+        ready.notify_one();
+        waiters.into_iter().for_each(|t| t.join().unwrap());
+    }
+
+    /// Two senders on a channel of capacity 1; the receiver takes one
+    /// message and leaves: which one, and whether a send failed.
+    pub fn bounded_senders() {
+        let (tx, rx) = sync_channel::<usize>(1);
+        let failed = Arc::new(AtomicUsize::new(0));
+        let senders: Vec<_> = (1..=2)
+            .map(|k| {
+                let (tx, failed) = (tx.clone(), failed.clone());
+                thread::spawn(move || {
+                    if tx.send(k).is_err() {
+                        failed.fetch_add(k, SeqCst);
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        let first = rx.recv().unwrap();
+        drop(rx);
+        senders.into_iter().for_each(|t| t.join().unwrap());
+        panic!("outcome {first} {}", failed.load(SeqCst));
+    }
+
+    /// A thread spawns another that races with main on an atomic.
+    pub fn nested_spawn() {
+        let x = Arc::new(AtomicUsize::new(0));
+        let outer = {
+            let x = x.clone();
+            thread::spawn(move || {
+                let inner = {
+                    let x = x.clone();
+                    thread::spawn(move || x.store(2, SeqCst))
+                };
+                x.store(1, SeqCst);
+                inner.join().unwrap();
+            })
+        };
+        let seen = x.load(SeqCst);
+        outer.join().unwrap();
+        panic!("outcome {seen} {}", x.load(SeqCst));
+    }
+
     /// Two barriers in a row among three threads, with a write between.
     pub fn barrier_twice() {
         let barrier = Arc::new(Barrier::new(2));
