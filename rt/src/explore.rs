@@ -20,8 +20,9 @@
 //! What a step touches is logged also where it is not the operation the
 //! thread stopped at: a new thread's first step, the end of a blocking
 //! operation (a condition variable's wait takes its mutex back), a
-//! `Sender`'s clone, a `Once` marked complete, an object registered on
-//! first use (which variable it gets depends on which is first). A step
+//! `Sender`'s clone, a `Once` marked complete, a `fetch_update`'s write
+//! after its closure, an object registered on first use (which variable
+//! it gets depends on which is first). A step
 //! of the async runtime, a yield (a test yields for what the runtime may
 //! not see) and a failure touch everything.
 //!
