@@ -6,34 +6,54 @@
 //! of its schedule, so the runs cover every schedule up to reordering
 //! independent steps, which reaches every failure.
 //!
-//! Independence is read off the operation each thread is about to do
-//! ([`Next`]): two memory accesses commute unless they touch the same
-//! object and one writes; a memory access commutes with every other step;
-//! an operation on a synchronisation object (which may touch another
-//! object than it names: a wait releases its mutex) commutes with the
-//! operations on threads (spawn, join, yield, park, a thread's end), and
-//! never with another of its kind, nor do two operations on threads. What a
-//! thread is about to do is trusted only once it ran and as long as it
-//! could run at every point since: a new thread, or one that blocked and
-//! was woken (from a condition variable it is about to take a mutex its
-//! blocking operation did not name), is taken to conflict with everything.
+//! Independence is read off what each step touched ([`Footprint`]), which
+//! the executor logs as the step runs (crate::footprint): two steps of
+//! different threads commute unless they touch a common place and one of
+//! them writes it. The places are an object (its memory and its
+//! synchronisation alike, named by its variable, which does not depend on
+//! the order in which threads made their objects), a thread's end (its
+//! end writes it, `join` and `is_finished` read it), a thread's park
+//! token (`unpark` and `park`), the thread table (every spawn: it takes
+//! the next thread id) and the spawned threads' panics. So accesses to
+//! different atomics, locks of different mutexes, a barrier and another
+//! object's channel, joins and ends of different threads all commute.
+//! What a step touches is logged also where it is not the operation the
+//! thread stopped at: a new thread's first step, the end of a blocking
+//! operation (a condition variable's wait takes its mutex back), a
+//! `Sender`'s clone, a `Once` marked complete, a `fetch_update`'s write
+//! after its closure, an object registered on first use (which variable
+//! it gets depends on which is first). A step
+//! of the async runtime, a yield (a test yields for what the runtime may
+//! not see) and a failure touch everything.
+//!
+//! A step known only once it ran is compared only once it ran: a node
+//! keeps, for each thread explored from it, what its step touched, and
+//! the thread sleeps below a later choice only if that choice's step
+//! commutes with it. An operation that only found that it must wait (a
+//! lock held, a thread not finished, a channel empty or full, no park
+//! token; not a condition variable's or barrier's wait, which release or
+//! arrive, nor a timed one) touched nothing: blocking is as if the thread
+//! had not run, since it goes on exactly when its operation could. A node
+//! whose first choice is such a step has no other: every schedule from
+//! there is a schedule from after it.
 //!
 //! Under weak memory ([`explore_memory`]) every read choice (which store a
 //! load reads, whether a `compare_exchange_weak` fails spuriously) is a
-//! node of the same path, and two memory accesses commute only when both
-//! load (which store a load may read depends on what ran before it, also
-//! on other atomics): every read of every schedule is enumerated, up to
-//! reordering loads.
+//! node of the same path, and an access to an atomic (or a fence) also
+//! touches every atomic (which stores a load may read depends on what ran
+//! before it, also on other atomics): every read of every schedule is
+//! enumerated, up to reordering loads.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use rankcheck_engine::{Location as Place, Pending, Point, Scheduler, ThreadId};
+use rankcheck_engine::{Point, Scheduler, ThreadId};
 
 use crate::executor::{RunConfig, Session, Tracking};
 use crate::failure::{Failure, FailureKind};
+use crate::footprint::{Place, StepLog, Touch};
 use crate::memory::choice::{ReadOracle, ReadPolicy};
 use crate::memory::MemoryModel;
 use crate::wake::WakeChoices;
@@ -73,10 +93,15 @@ pub struct Explored {
 /// Run `test` under every schedule, every variable tracked, at most
 /// `max_schedules` of them and `max_steps` operations each; the distinct
 /// failures. No wait ends early: there are no spurious wake-ups, and a
-/// timed wait times out only when no other thread can run. A schedule that only reorders independent steps of one
-/// already run (accesses to different atomics or cells, a memory access
-/// and a lock) is skipped. Meant for small tests: the schedules still grow
-/// exponentially with their length.
+/// timed wait times out only when no other thread can run. A schedule
+/// that only reorders independent steps of one already run (steps on
+/// different atomics, mutexes, channels, barriers or condition variables;
+/// spawns, joins and ends of different threads) is skipped, or cut short
+/// once every thread that can run would only do that (it still counts as
+/// a schedule). Meant for small tests: the schedules still grow
+/// exponentially with the steps that do conflict. A run past `max_steps`
+/// is reached as a `step-limit` failure, at the operation where that
+/// schedule stopped: the full search may stop others elsewhere.
 ///
 /// # Panics
 /// When the test is not a function of its schedule (it reads the clock,
@@ -105,10 +130,41 @@ pub fn explore_memory<F>(
 where
     F: Fn() + Send + Sync + 'static,
 {
-    let test: crate::executor::Test = Arc::new(test);
+    search(Arc::new(test), max_schedules, max_steps, model, true)
+}
+
+/// As [`explore_memory`] with no thread ever asleep: every schedule, for
+/// the tests that compare what the reduction reaches with what the full
+/// search does. Not API.
+#[doc(hidden)]
+pub fn explore_unreduced<F>(
+    test: F,
+    max_schedules: u64,
+    max_steps: u64,
+    model: MemoryModel,
+) -> Explored
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    search(Arc::new(test), max_schedules, max_steps, model, false)
+}
+
+/// The depth-first search (`reduce`: with sleep sets).
+fn search(
+    test: crate::executor::Test,
+    max_schedules: u64,
+    max_steps: u64,
+    model: MemoryModel,
+    reduce: bool,
+) -> Explored {
     let mut session = Session::new();
     let mut failures = BTreeSet::new();
-    let walk = Rc::new(RefCell::new(Walk::default()));
+    let walk = Rc::new(RefCell::new(Walk {
+        reduce,
+        ..Walk::default()
+    }));
+    let log = StepLog::default();
+    let weak = model == MemoryModel::Weak;
     let mut schedules = 0;
     loop {
         if schedules == max_schedules {
@@ -126,16 +182,24 @@ where
             wakes: WakeChoices::Replay(Vec::new()),
             memory: model,
             reads: ReadPolicy::Oracle(Rc::new(RefCell::new(Reads(walk.clone())))),
+            footprint: Some(log.clone()),
         };
         walk.borrow_mut().start();
-        let depth = Depth::new(walk.clone(), model == MemoryModel::Weak);
+        log.borrow_mut().touches.clear();
+        let depth = Depth {
+            walk: walk.clone(),
+            log: log.clone(),
+            weak,
+        };
         session
             .run(&test, depth, config)
             .0
             .failure
             .map(|f| failures.insert(reached(&f)));
+        // The last step ends the run with no point after it.
+        walk.borrow_mut().stepped(&log.borrow().touches, weak);
         schedules += 1;
-        if !backtrack(&mut walk.borrow_mut().path) {
+        if !backtrack(&mut walk.borrow_mut().path, reduce) {
             return Explored {
                 failures,
                 schedules,
@@ -183,123 +247,108 @@ enum Node {
 
 /// A scheduling point on the path of the depth-first search.
 struct ThreadNode {
-    /// The threads that could run, sorted, with what each was about to do.
-    enabled: Vec<(ThreadId, Next)>,
-    /// The threads asleep here: exploring them would only reorder
-    /// independent steps of schedules already run.
-    asleep: Vec<(ThreadId, Next)>,
-    /// The threads already explored from here.
-    done: Vec<ThreadId>,
+    /// The threads that could run, sorted.
+    enabled: Vec<ThreadId>,
+    /// The threads asleep here, with what their step touches: exploring
+    /// them would only reorder independent steps of schedules already run.
+    asleep: Vec<(ThreadId, Footprint)>,
+    /// The threads already explored from here, with what their step
+    /// touched.
+    done: Vec<(ThreadId, Footprint)>,
     /// The thread the current run takes here.
     chosen: ThreadId,
+    /// What its step touched, once the run went past it.
+    step: Option<Footprint>,
 }
 
 impl ThreadNode {
     /// The first thread that can run here, is not asleep and was not
     /// explored yet.
     fn untried(&self) -> Option<ThreadId> {
-        self.enabled
-            .iter()
-            .map(|(t, _)| *t)
-            .find(|t| !self.done.contains(t) && !self.asleep.iter().any(|(a, _)| a == t))
-    }
-
-    fn next(&self, thread: ThreadId) -> Next {
-        self.enabled
-            .iter()
-            .find(|(t, _)| *t == thread)
-            .map_or(Next::Unknown, |(_, n)| *n)
+        let seen = |t: &ThreadId| self.done.iter().chain(&self.asleep).any(|(d, _)| d == t);
+        self.enabled.iter().copied().find(|t| !seen(t))
     }
 
     /// The sleep set after this node's choice: the threads asleep or
-    /// explored here whose next step is independent of the choice's.
-    fn asleep_after(&self) -> Vec<(ThreadId, Next)> {
-        let step = self.next(self.chosen);
-        let explored = self.done.iter().map(|t| (*t, self.next(*t)));
+    /// explored here whose step is independent of the choice's.
+    fn asleep_after(&self) -> Vec<(ThreadId, Footprint)> {
+        let Some(step) = &self.step else {
+            return Vec::new();
+        };
         self.asleep
             .iter()
-            .copied()
-            .chain(explored)
-            .filter(|(t, n)| *t != self.chosen && n.commutes_with(step))
+            .chain(&self.done)
+            .filter(|(t, f)| *t != self.chosen && f.commutes_with(step))
+            .cloned()
             .collect()
     }
 }
 
-/// What a thread's next step touches, as far as the search knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Next {
-    /// Not known: it conflicts with every step.
-    Unknown,
-    /// A synchronisation operation on an object (a mutex, a condition
-    /// variable...).
-    Sync,
-    /// A synchronisation operation on no object of the registry (spawn,
-    /// join, yield, park, a thread's end).
-    Thread,
-    /// An access to this object's memory.
-    Memory {
-        /// The object.
-        object: u32,
-        /// Whether it writes.
-        write: bool,
-    },
-}
+/// What a step touched, as the search compares steps: the places of its
+/// touches, each once (written if any touch wrote it), sorted. An
+/// object's memory and its synchronisation are one place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Footprint(Vec<(Place, bool)>);
 
-impl Next {
-    /// What `pending` says a thread is about to do (`weak`: under weak
-    /// memory, where which stores a load may read depends on what ran
-    /// before it on every atomic, through happens-before and the SeqCst
-    /// order: every access is taken to touch one object, so that only two
-    /// loads commute).
-    fn of(pending: &Pending, weak: bool) -> Next {
-        match pending.location {
-            Some(Place::Slot(_)) if weak => Next::Memory {
-                object: u32::MAX,
-                write: pending.write,
-            },
-            Some(Place::Slot(object)) => Next::Memory {
-                object,
-                write: pending.write,
-            },
-            Some(Place::Mutex(_) | Place::Cond(_)) => Next::Sync,
-            // Not an object of the runtime's.
-            Some(Place::Global(_)) => Next::Unknown,
-            None => Next::Thread,
+impl Footprint {
+    /// The footprint of a step that made `touches` (`weak`: under weak
+    /// memory, where every access to an atomic touches them all too).
+    fn of(touches: &[Touch], weak: bool) -> Footprint {
+        let mut places: Vec<(Place, bool)> = Vec::with_capacity(touches.len() + 1);
+        for touch in touches {
+            match touch.place {
+                Place::Memory(object) => {
+                    places.push((Place::Object(object), touch.write));
+                    if weak {
+                        places.push((Place::Atomics, touch.write));
+                    }
+                }
+                place => places.push((place, touch.write)),
+            }
         }
+        // Sorted by place, writes first: the first of each place says
+        // whether any touch wrote it.
+        places.sort_unstable_by_key(|&(place, write)| (place, !write));
+        places.dedup_by_key(|(place, _)| *place);
+        Footprint(places)
     }
 
-    /// Whether two threads' steps doing `self` and `other` commute (and
-    /// neither enables or disables the other).
-    fn commutes_with(self, other: Next) -> bool {
-        match (self, other) {
-            (Next::Unknown, _) | (_, Next::Unknown) => false,
-            (
-                Next::Memory {
-                    object: a,
-                    write: x,
-                },
-                Next::Memory {
-                    object: b,
-                    write: y,
-                },
-            ) => a != b || !(x || y),
-            (Next::Memory { .. }, _) | (_, Next::Memory { .. }) => true,
-            // A wait names its condition variable, not the mutex it
-            // releases: synchronisation operations never commute.
-            (Next::Sync, Next::Sync) | (Next::Thread, Next::Thread) => false,
-            (Next::Sync, Next::Thread) | (Next::Thread, Next::Sync) => true,
+    /// A step that may have touched anything.
+    fn everything() -> Footprint {
+        Footprint(vec![(Place::Everything, true)])
+    }
+
+    fn touches_everything(&self) -> bool {
+        self.0.iter().any(|(place, _)| *place == Place::Everything)
+    }
+
+    /// Whether two threads' steps touching `self` and `other` commute
+    /// (and neither enables or disables the other): no place both touch
+    /// and one writes.
+    fn commutes_with(&self, other: &Footprint) -> bool {
+        if self.touches_everything() || other.touches_everything() {
+            return false;
         }
+        !self
+            .0
+            .iter()
+            .any(|(key, write)| other.0.iter().any(|(k, w)| k == key && (*write || *w)))
     }
 }
 
 /// Move the path to the next schedule: the last node with an untried
 /// thread takes it, the nodes below it go. `false` when none is left.
-fn backtrack(path: &mut Vec<Node>) -> bool {
+/// With `reduce`, a node whose first choice touched nothing (it yielded,
+/// or found that it must wait) has no other: that step only moved its
+/// thread to where it waits, which every schedule from there reaches too.
+fn backtrack(path: &mut Vec<Node>, reduce: bool) -> bool {
     while let Some(last) = path.last_mut() {
         match last {
             Node::Thread(node) => {
-                node.done.push(node.chosen);
-                if let Some(next) = node.untried() {
+                let step = node.step.take().unwrap_or_else(Footprint::everything);
+                let stutters = reduce && step.0.is_empty();
+                node.done.push((node.chosen, step));
+                if let Some(next) = node.untried().filter(|_| !stutters) {
                     node.chosen = next;
                     return true;
                 }
@@ -324,6 +373,11 @@ struct Walk {
     at: usize,
     /// Whether the run went past a point where every thread was asleep.
     redundant: bool,
+    /// Whether threads sleep (off: every schedule is run).
+    reduce: bool,
+    /// The node of the run's last scheduling point, while the run adds
+    /// to the path: its choice's step is the one running.
+    last: Option<usize>,
 }
 
 impl Walk {
@@ -331,6 +385,14 @@ impl Walk {
     fn start(&mut self) {
         self.at = 0;
         self.redundant = false;
+        self.last = None;
+    }
+
+    /// The step of the last point's choice made `touches`.
+    fn stepped(&mut self, touches: &[Touch], weak: bool) {
+        if let Some(Node::Thread(node)) = self.last.and_then(|i| self.path.get_mut(i)) {
+            node.step = Some(Footprint::of(touches, weak));
+        }
     }
 }
 
@@ -361,22 +423,11 @@ impl ReadOracle for Reads {
 /// ran already: it takes the first thread, and adds no node).
 struct Depth {
     walk: Rc<RefCell<Walk>>,
-    /// The threads whose pending operation is trusted: chosen before, and
-    /// able to run at every point since.
-    trusted: Vec<ThreadId>,
+    /// What the executor logs the running step's touches into.
+    log: StepLog,
     /// Whether memory is weak: memory accesses then conflict with every
-    /// step.
+    /// access but a load.
     weak: bool,
-}
-
-impl Depth {
-    fn new(walk: Rc<RefCell<Walk>>, weak: bool) -> Depth {
-        Depth {
-            walk,
-            trusted: Vec::new(),
-            weak,
-        }
-    }
 }
 
 impl Depth {
@@ -388,7 +439,11 @@ impl Depth {
         match walk.path.get(index) {
             // A thread the point does not offer makes the run diverge,
             // which `reached` reports.
-            Some(Node::Thread(node)) => return node.chosen,
+            Some(Node::Thread(node)) => {
+                let chosen = node.chosen;
+                walk.last = Some(index);
+                return chosen;
+            }
             // A read choice where the run schedules: it diverged.
             Some(Node::Read { .. }) => return ThreadId(u32::MAX),
             None => {}
@@ -396,37 +451,32 @@ impl Depth {
         if walk.redundant {
             return point.enabled[0];
         }
-        let mut enabled: Vec<(ThreadId, Next)> = point
-            .enabled
-            .iter()
-            .map(|t| match (self.trusted.contains(t), point.pending(*t)) {
-                (true, Some(pending)) => (*t, Next::of(pending, self.weak)),
-                _ => (*t, Next::Unknown),
-            })
-            .collect();
-        enabled.sort_unstable_by_key(|(t, _)| *t);
+        let mut enabled = point.enabled.to_vec();
+        enabled.sort_unstable();
         let parent = walk.path.iter().rev().find_map(|n| match n {
             Node::Thread(node) => Some(node),
             Node::Read { .. } => None,
         });
-        let asleep: Vec<(ThreadId, Next)> = match parent {
-            None => Vec::new(),
-            Some(parent) => parent
+        let asleep: Vec<(ThreadId, Footprint)> = match parent {
+            Some(parent) if walk.reduce => parent
                 .asleep_after()
                 .into_iter()
                 .filter(|(t, _)| point.is_enabled(*t))
                 .collect(),
+            _ => Vec::new(),
         };
         let mut node = ThreadNode {
             enabled,
             asleep,
             done: Vec::new(),
             chosen: ThreadId(0),
+            step: None,
         };
         match node.untried() {
             Some(chosen) => {
                 node.chosen = chosen;
                 walk.path.push(Node::Thread(node));
+                walk.last = Some(walk.path.len() - 1);
                 chosen
             }
             None => {
@@ -434,7 +484,8 @@ impl Depth {
                 // run only reorders what ran already (ending it here would
                 // cost more, in unwinding its threads, than finishing it).
                 walk.redundant = true;
-                node.enabled[0].0
+                walk.last = None;
+                node.enabled[0]
             }
         }
     }
@@ -442,15 +493,8 @@ impl Depth {
 
 impl Scheduler for Depth {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
-        self.trusted.retain(|t| point.is_enabled(*t));
-        let chosen = self.choice(point);
-        if !self.trusted.contains(&chosen) {
-            self.trusted.push(chosen);
-        }
-        chosen
-    }
-
-    fn wants_pending(&self) -> bool {
-        true
+        let touches = std::mem::take(&mut self.log.borrow_mut().touches);
+        self.walk.borrow_mut().stepped(&touches, self.weak);
+        self.choice(point)
     }
 }

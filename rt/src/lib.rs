@@ -99,6 +99,7 @@ mod environment;
 mod executor;
 mod explore;
 mod failure;
+mod footprint;
 pub mod future;
 mod lazy;
 mod local;
@@ -123,10 +124,12 @@ pub use explore::{explore, explore_memory, Explored, Reached};
 pub use memory::MemoryModel;
 pub use rankcheck_rt_macros::test;
 
-/// What the test attribute's expansion calls; not API.
+/// What the test attribute's expansion and the crate's own tests call;
+/// not API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::environment::duration;
+    pub use crate::explore::explore_unreduced;
 }
 pub use report::{Guarantee, SettingGuarantee};
 

@@ -133,6 +133,7 @@ fn profile(
         // strategy's (their chance, or the depth's change points).
         let config = RunConfig {
             reads: ReadPolicy::Latest,
+            footprint: None,
             ..config(builder, Tracking::All, seed)
         };
         let (result, counting) = session.run(test, counting, config);
@@ -169,6 +170,7 @@ fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
             seed: run_seed(seed, READ_STREAM),
             chance: STALE_CHANCE,
         },
+        footprint: None,
     }
 }
 
@@ -369,6 +371,7 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u
         wakes: WakeChoices::Replay(replay.early.clone()),
         memory: replay.memory_model(),
         reads: ReadPolicy::Replay(replay.reads.clone()),
+        footprint: None,
     };
     session
         .run(test, Replay::new(replay.schedule.clone()), config)

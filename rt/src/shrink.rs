@@ -45,6 +45,7 @@ impl Replayer for RunReplayer<'_> {
             wakes: WakeChoices::Replay(self.replay.early.clone()),
             memory: self.replay.memory_model(),
             reads: ReadPolicy::Replay(self.replay.reads.clone()),
+            footprint: None,
         };
         let run = std::mem::replace(guided, Guided::decisions(Decisions::new()));
         let (result, run) = self.session.run(self.test, run, config);

@@ -6,6 +6,7 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex as StdMutex};
 
 use crate::executor::{self, with};
+use crate::footprint::Place;
 pub use crate::local::{AccessError, LocalKey};
 use crate::op;
 pub use crate::scope::{scope, Scope, ScopedJoinHandle};
@@ -123,7 +124,10 @@ impl<T> JoinHandle<T> {
 
     /// Whether the thread finished.
     pub fn is_finished(&self) -> bool {
-        with(|ex| ex.threads.get(self.id.0).status == executor::threads::Status::Finished)
+        with(|ex| {
+            ex.touch(Place::End(self.id.0), false);
+            ex.threads.get(self.id.0).status == executor::threads::Status::Finished
+        })
     }
 }
 

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rankcheck_engine::{Event, Pending, Scheduler, ThreadId, VarId};
 
 use crate::failure::{Failure, FailureKind, SourceLocation};
+use crate::footprint::{Place, StepLog, Touch};
 use crate::memory::choice::{ReadChoice, ReadPolicy};
 use crate::memory::model::Model;
 use crate::memory::{Memory, MemoryModel, StaleRead};
@@ -74,6 +75,9 @@ pub struct RunConfig {
     pub memory: MemoryModel,
     /// Under weak memory, where the run's read choices come from.
     pub reads: ReadPolicy,
+    /// Where to log what each step touches, when the scheduler reads it
+    /// ([`crate::explore`]).
+    pub footprint: Option<StepLog>,
 }
 
 /// How an execution ended.
@@ -140,6 +144,8 @@ pub struct Execution {
     pub pending: Vec<Pending>,
     /// Whether the scheduler wants them.
     pub wants_pending: bool,
+    /// Where the running step's touches go, when logged.
+    footprint: Option<StepLog>,
     /// The choices so far.
     pub schedule: Vec<ThreadId>,
     /// The longest schedule of the session's runs so far: the next one's
@@ -357,6 +363,7 @@ impl Execution {
             scheduler: None,
             pending: Vec::new(),
             wants_pending: false,
+            footprint: None,
             schedule: Vec::new(),
             longest_schedule: 0,
             failure: None,
@@ -386,6 +393,7 @@ impl Execution {
             }
         }
         self.tracking = config.tracking;
+        self.footprint = config.footprint;
         self.max_steps = config.max_steps;
         self.current = ThreadId(0);
         self.next = None;
@@ -510,7 +518,49 @@ impl Execution {
             }
         };
         let var = self.registry.var(kind, site, MAIN_IDENTITY, index);
+        // Which value of `site` gets which variable depends on which is
+        // used first: a step that takes one conflicts with any that took
+        // it in another order (a new object of the thread's own needs
+        // nothing: no other step can touch it before this one).
+        self.touch(Place::Object(var.0), true);
         self.add_object(var, sync)
+    }
+
+    /// The running step touches `place` (`write`: it may change it), when
+    /// steps are logged.
+    #[inline]
+    pub fn touch(&self, place: Place, write: bool) {
+        if let Some(log) = &self.footprint {
+            log.borrow_mut().touches.push(Touch { place, write });
+        }
+    }
+
+    /// An operation of the running step begins: [`Execution::retract`]
+    /// takes back its touches.
+    #[inline]
+    pub fn mark_operation(&self) {
+        if let Some(log) = &self.footprint {
+            let mut log = log.borrow_mut();
+            log.mark = log.touches.len();
+        }
+    }
+
+    /// The operation that began last only found that it must wait, which
+    /// changed nothing shared: its touches are taken back. Blocking then
+    /// is as if the thread had not run (it can go on exactly when its
+    /// operation could), so the step commutes with every other.
+    pub fn retract(&self) {
+        if let Some(log) = &self.footprint {
+            let mut log = log.borrow_mut();
+            let mark = log.mark;
+            log.touches.truncate(mark);
+        }
+    }
+
+    /// Whether steps are logged.
+    #[inline]
+    pub fn logs_footprint(&self) -> bool {
+        self.footprint.is_some()
     }
 
     /// Add an object of variable `var`, in state `sync`.
@@ -612,6 +662,8 @@ impl Execution {
         if self.failure.is_some() {
             return;
         }
+        // The run ends here: no step may be moved past this one.
+        self.touch(Place::Everything, true);
         let thread = self.current;
         self.failure = Some(Failure {
             kind,
@@ -769,6 +821,7 @@ pub fn thread_panicked(payload: Box<dyn Any + Send>) -> Box<dyn Any + Send> {
             thread: ex.threads.name(thread),
             blocked: Vec::new(),
         };
+        ex.touch(Place::Panics, true);
         ex.panics.push(Panicked {
             failure,
             thread,
@@ -782,6 +835,7 @@ pub fn thread_panicked(payload: Box<dyn Any + Send>) -> Box<dyn Any + Send> {
 /// thread then takes it (a scope does, as std's).
 pub fn take_undelivered_panic(thread: ThreadId) -> bool {
     let undelivered = with(|ex| {
+        ex.touch(Place::Panics, false);
         ex.panics
             .iter()
             .any(|p| p.thread == thread && p.delivered_to.is_none())
@@ -796,6 +850,7 @@ pub fn take_undelivered_panic(thread: ThreadId) -> bool {
 pub fn panic_delivered(thread: ThreadId) {
     with(|ex| {
         let joiner = ex.current;
+        ex.touch(Place::Panics, true);
         if let Some(p) = ex.panics.iter_mut().find(|p| p.thread == thread) {
             p.delivered_to = Some(joiner);
         }

@@ -63,6 +63,7 @@ pub(crate) fn awaits(handle: &Handle, what: &'static str, site: Site) {
     }
     with(|ex| {
         let running = ex.current;
+        ex.touch(crate::footprint::Place::Everything, true);
         ex.tasks
             .awaits(running, Awaited::Object(handle.object, what), site);
     });

@@ -90,6 +90,7 @@ where
             if executor::active() {
                 with(|ex| {
                     let running = ex.current;
+                    ex.touch(crate::footprint::Place::Everything, true);
                     ex.threads.exiting(running);
                 });
             }
@@ -224,6 +225,7 @@ impl<T> Future for JoinHandle<T> {
         drop(slot);
         with(|ex| {
             let running = ex.current;
+            ex.touch(crate::footprint::Place::Everything, true);
             ex.tasks
                 .awaits(running, Awaited::Task(self.thread), self.site);
         });

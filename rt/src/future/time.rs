@@ -115,6 +115,7 @@ impl<F: Future> Future for Timeout<F> {
             Timer::Unarmed => {
                 self.timer = with(|ex| {
                     let thread = ex.current;
+                    ex.touch(crate::footprint::Place::Everything, true);
                     if ex.wakes.decide(true) == Woken::Timeout {
                         if let Some(trace) = &mut ex.trace {
                             trace.operation(thread, Operation::TimerFires, site);
@@ -159,6 +160,7 @@ impl<F> Timeout<F> {
         if executor::present() {
             with(|ex| {
                 if ex.id == execution {
+                    ex.touch(crate::footprint::Place::Everything, true);
                     ex.tasks.arm(thread, false);
                 }
             });

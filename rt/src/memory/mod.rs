@@ -483,13 +483,15 @@ pub fn fails_spuriously<V: Bits>(
 /// The running thread publishes its history through `handle`'s
 /// synchronisation object before a change other threads read without a
 /// scheduling point of its own (a `Once` marked complete): what they
-/// acquire from the object then includes it.
+/// acquire from the object then includes it. The running step touches
+/// the object (for [`crate::explore`], under every model).
 pub fn publish(handle: &Handle) {
-    if !WEAK.get() {
-        return;
-    }
-    with(|ex| {
-        if ex.id == handle.execution && !ex.aborting {
+    crate::executor::try_with(|ex| {
+        if ex.id != handle.execution || ex.aborting {
+            return;
+        }
+        ex.touch(crate::footprint::Place::Object(handle.var.0), true);
+        if WEAK.get() {
             ex.memory.release_into(ex.current, handle.object.index());
         }
     });
@@ -497,6 +499,9 @@ pub fn publish(handle: &Handle) {
 
 /// A fence with `order` on the running thread.
 pub fn fence(order: Ordering) {
+    if WEAK.get() {
+        crate::executor::try_with(|ex| ex.touch(crate::footprint::Place::Atomics, true));
+    }
     // A fence before the model is in use orders nothing more: the run is
     // sequentially consistent so far.
     on_model(None, order, |model, _, _, run| {

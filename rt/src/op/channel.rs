@@ -8,6 +8,7 @@ use super::waiters::refresh_waiters;
 use super::Site;
 use crate::executor::threads::Wait;
 use crate::executor::{self, with, Execution};
+use crate::footprint::Place;
 use crate::object::{Handle, SyncState};
 use crate::trace::Operation;
 use crate::wake::Woken;
@@ -226,6 +227,8 @@ pub fn channel_end(handle: &Handle, senders: isize, receiver_gone: bool, site: S
         if ex.id != handle.execution {
             return;
         }
+        // A clone changes the channel with no scheduling point of its own.
+        ex.touch(Place::Object(handle.var.0), true);
         if let SyncState::Channel {
             senders: count,
             receiver,

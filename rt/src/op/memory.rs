@@ -7,8 +7,20 @@ use super::step::{enter_with, pending_on};
 use super::Site;
 use crate::executor::end_step;
 use crate::executor::point::event;
+use crate::footprint::Place;
 use crate::object::{Handle, SyncState};
 use crate::trace::Operation;
+
+/// The running step touches `handle`'s memory again, with no operation
+/// of its own (a `fetch_update` writes after its closure, which may have
+/// done operations): for [`crate::explore`]'s footprints.
+pub fn touched(handle: &Handle, write: bool) {
+    crate::executor::try_with(|ex| {
+        if ex.id == handle.execution && !ex.aborting {
+            ex.touch(Place::Memory(handle.var.0), write);
+        }
+    });
+}
 
 /// An access to plain memory (an atomic, a cell): a point after it only
 /// when its variable is tracked.

@@ -11,7 +11,8 @@ use crate::executor::point::{event, leave};
 use crate::executor::threads::Wait;
 use crate::executor::{self, end_step, with, Execution, Suspender};
 use crate::failure::FailureKind;
-use crate::object::Handle;
+use crate::footprint::Place as Touched;
+use crate::object::{Handle, ObjectId};
 use crate::trace::Operation;
 
 /// The pending operation on `handle`'s object, as POS sees it.
@@ -52,7 +53,7 @@ pub(super) fn enter_with<R>(
     let entered = executor::with_active(|ex| match switch_here(ex, &pending) {
         Some(suspender) => Err((suspender, effect)),
         None => Ok(count(ex, operation, site).map(|()| {
-            release(ex, &pending);
+            begin(ex, &pending);
             effect(ex)
         })),
     })?;
@@ -62,7 +63,7 @@ pub(super) fn enter_with<R>(
             suspender.suspend();
             with(|ex| {
                 count(ex, operation, site).map(|()| {
-                    release(ex, &pending);
+                    begin(ex, &pending);
                     effect(ex)
                 })
             })
@@ -93,6 +94,32 @@ fn count(ex: &mut Execution, operation: Operation, site: Site) -> Result<(), Sus
         trace.operation(ex.current, operation, site);
     }
     Ok(())
+}
+
+/// The operation `pending` says begins: the step touches its object
+/// (every object, for an async task's: the runtime's own state is shared
+/// with no scheduling point of its own), and under weak memory a
+/// synchronisation operation releases into it.
+#[inline(always)]
+fn begin(ex: &mut Execution, pending: &impl Fn() -> Pending) {
+    if ex.logs_footprint() {
+        ex.mark_operation();
+        touch_pending(ex, &pending());
+    }
+    release(ex, pending);
+}
+
+/// The running step does the operation `pending` says.
+fn touch_pending(ex: &Execution, pending: &Pending) {
+    if ex.threads.get(ex.current).task {
+        ex.touch(Touched::Everything, true);
+    }
+    match (pending.location, pending.var) {
+        (Some(Place::Slot(_)), Some(var)) => ex.touch(Touched::Memory(var.0), pending.write),
+        (Some(_), Some(var)) => ex.touch(Touched::Object(var.0), pending.write),
+        // Operations on threads say what they touch themselves.
+        _ => {}
+    }
 }
 
 /// Under weak memory, a synchronisation operation releases the running
@@ -162,6 +189,11 @@ fn sleep_then<R>(
 ) -> R {
     let suspender = with(|ex| {
         let running = ex.current;
+        if only_waits(wait) {
+            ex.retract();
+        } else {
+            touch_wait(ex, wait, false);
+        }
         ex.threads.block(running, wait, site);
         let can = can_go_on(ex, running, wait);
         ex.threads.set_enabled(running, can);
@@ -175,8 +207,58 @@ fn sleep_then<R>(
     with(|ex| {
         let running = ex.current;
         let woke_on = ex.threads.unblock(running);
+        // Going on is a step of its own, on what the thread waited for
+        // (and an operation: one that must wait again is taken back).
+        ex.mark_operation();
+        touch_wait(ex, wait, true);
+        touch_wait(ex, woke_on, true);
         after(ex, woke_on)
     })
+}
+
+/// Whether an operation that blocks on `wait` changed nothing shared by
+/// trying (a lock held, a thread not finished, a channel empty or full,
+/// no park token): not a condition variable's wait (it released its
+/// mutex) nor a barrier's (it arrived), nor a timed wait (the thread
+/// blocked lets other timeouts fire when no other thread can run).
+fn only_waits(wait: Wait) -> bool {
+    match wait {
+        Wait::Lock(_)
+        | Wait::ReadLock(_)
+        | Wait::WriteLock(_)
+        | Wait::Send(_)
+        | Wait::Handoff { .. }
+        | Wait::Join(_) => true,
+        Wait::Recv { timed, .. } | Wait::Park { timed } => !timed,
+        Wait::Condvar { .. } | Wait::Barrier(_) | Wait::Woken => false,
+    }
+}
+
+/// The running step touches what `wait` waits for, blocking on it or
+/// (`going_on`) going on once it came: a condition variable's wait also
+/// its mutex, which it releases and takes back; going on from a barrier,
+/// a join or a handoff only reads what let it go on.
+fn touch_wait(ex: &Execution, wait: Wait, going_on: bool) {
+    if !ex.logs_footprint() {
+        return;
+    }
+    let object = |o: ObjectId| Touched::Object(ex.objects[o.index()].var.0);
+    match wait {
+        Wait::Lock(o)
+        | Wait::ReadLock(o)
+        | Wait::WriteLock(o)
+        | Wait::Send(o)
+        | Wait::Recv { channel: o, .. } => ex.touch(object(o), true),
+        Wait::Handoff { channel: o, .. } => ex.touch(object(o), false),
+        Wait::Barrier(o) => ex.touch(object(o), !going_on),
+        Wait::Condvar { condvar, mutex, .. } => {
+            ex.touch(object(condvar), true);
+            ex.touch(object(mutex), true);
+        }
+        Wait::Park { .. } => ex.touch(Touched::Token(ex.current), true),
+        Wait::Join(thread) => ex.touch(Touched::End(thread), false),
+        Wait::Woken => ex.touch(Touched::Everything, true),
+    }
 }
 
 /// Start an operation on `handle`'s object (as [`enter`], the pending

@@ -9,6 +9,7 @@ use super::Site;
 use crate::executor::point::event;
 use crate::executor::threads::{Status, Wait};
 use crate::executor::{self, end_step, with};
+use crate::footprint::Place;
 use crate::object::Handle;
 use crate::trace::Operation;
 use crate::wake::Woken;
@@ -31,7 +32,10 @@ pub fn async_step(
             ex.check(handle);
             sync_done(ex, kind, handle);
         }
-        None => end_step(ex, event(kind, None, false)),
+        None => {
+            ex.touch(Place::Everything, true);
+            end_step(ex, event(kind, None, false));
+        }
     });
     true
 }
@@ -47,6 +51,7 @@ pub fn await_wake(site: Site) -> Woken {
     }
     let blocked_at = with(|ex| {
         let running = ex.current;
+        ex.touch(Place::Everything, true);
         if ex.tasks.take_woken(running) {
             ex.memory.park(running);
             ex.tasks.polled(running);
@@ -94,6 +99,7 @@ pub fn wake(execution: u64, thread: ThreadId) {
         if ex.id != execution || ex.aborting {
             return;
         }
+        ex.touch(Place::Everything, true);
         ex.tasks.wake(thread);
         ex.memory.unpark(ex.current, thread);
         if matches!(

@@ -8,6 +8,7 @@ use super::Site;
 use crate::executor::point::{event, leave};
 use crate::executor::threads::{Status, Wait};
 use crate::executor::{end_step, with, Execution};
+use crate::footprint::Place;
 use crate::trace::Operation;
 use crate::wake::Woken;
 
@@ -24,6 +25,7 @@ pub fn spawn_as(job: Box<dyn FnOnce()>, name: Option<String>, task: bool, site: 
         site,
         |ex| {
             let running = ex.current;
+            ex.touch(Place::Threads, true);
             let child = ex.add_thread(job, name, Some(running), task, site);
             ex.memory.spawn(running, child);
             if let Some(trace) = &mut ex.trace {
@@ -49,6 +51,7 @@ pub fn join(thread: ThreadId, site: Site) {
         operation,
         site,
         |ex| {
+            ex.touch(Place::End(thread), false);
             let finished = ex.threads.get(thread).status == Status::Finished;
             if finished {
                 joined(ex, thread);
@@ -76,6 +79,10 @@ pub fn yield_now(site: Site) {
         Operation::Yield,
         site,
         |ex| {
+            // What a test yields for is not known (it may be a change
+            // the runtime does not see, as a std atomic's): every order of
+            // the step after it with every other thread's is tried.
+            ex.touch(Place::Everything, true);
             end_step(ex, event(EventKind::Yield, None, false));
         },
     );
@@ -108,6 +115,7 @@ pub fn park(timed: bool, site: Site) -> Woken {
         return Woken::Event;
     }
     let (has_token, early) = with(|ex| {
+        ex.touch(Place::Token(ex.current), true);
         let has_token = ex.threads.get(ex.current).unparked;
         let early = if has_token {
             Woken::Event
@@ -148,6 +156,7 @@ pub fn unpark(thread: ThreadId, site: Site) {
         return;
     }
     with(|ex| {
+        ex.touch(Place::Token(thread), true);
         ex.memory.unpark(ex.current, thread);
         let target = ex.threads.get_mut(thread);
         target.unparked = true;
@@ -173,6 +182,7 @@ pub fn finish(thread: ThreadId) {
         site,
         |ex| {
             debug_assert_eq!(ex.current, thread, "invariant: a thread finishes itself");
+            ex.touch(Place::End(thread), true);
             ex.threads.finish(thread);
             ex.threads.enable_blocked_on(Wait::Join(thread));
             if let Some(trace) = &mut ex.trace {

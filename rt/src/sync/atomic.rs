@@ -182,6 +182,9 @@ macro_rules! atomic_common {
             {
                 let (cell, handle) = self.access(true);
                 let result = cell.fetch_update(SEQ, SEQ, f);
+                // `f` may have done operations: the write is the step's
+                // now running.
+                op::touched(&handle, true);
                 let (order, before, after) = match result {
                     Ok(before) => (set_order, before, Some(cell.load(SEQ))),
                     Err(before) => (fetch_order, before, None),

@@ -4,7 +4,9 @@
 //! result; plus what bad usage is told.
 
 mod explore;
+mod explore_counts;
 mod json;
+mod shapes;
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -13,34 +13,28 @@ use rankcheck_rt as rankcheck;
 
 use crate::{check_dfs, check_random, observed, outcomes};
 
-/// Shuttle's DFS; rankcheck's `explore` passes 200 000 schedules here
-/// (every spawn, join and thread end is taken to conflict with every
-/// other), so the port samples.
 #[test]
 fn barrier_simple() {
-    check_random(
-        || {
-            let barrier = Arc::new(Barrier::new(2));
-            let counter = Arc::new(AtomicUsize::new(100));
-            let barrier2 = Arc::clone(&barrier);
-            let counter2 = Arc::clone(&counter);
-            thread::spawn(move || {
-                for _ in 0..5 {
-                    let old = counter2.fetch_add(1, Ordering::SeqCst);
-                    assert!((99..=100).contains(&old));
-                    barrier2.wait();
-                }
-            });
-            thread::spawn(move || {
-                for _ in 0..5 {
-                    let old = counter.fetch_sub(1, Ordering::SeqCst);
-                    assert!((100..=101).contains(&old));
-                    barrier.wait();
-                }
-            });
-        },
-        300,
-    );
+    check_dfs(|| {
+        let barrier = Arc::new(Barrier::new(2));
+        let counter = Arc::new(AtomicUsize::new(100));
+        let barrier2 = Arc::clone(&barrier);
+        let counter2 = Arc::clone(&counter);
+        thread::spawn(move || {
+            for _ in 0..5 {
+                let old = counter2.fetch_add(1, Ordering::SeqCst);
+                assert!((99..=100).contains(&old));
+                barrier2.wait();
+            }
+        });
+        thread::spawn(move || {
+            for _ in 0..5 {
+                let old = counter.fetch_sub(1, Ordering::SeqCst);
+                assert!((100..=101).contains(&old));
+                barrier.wait();
+            }
+        });
+    });
 }
 
 /// std's barrier test, generalised: `n` threads at a barrier of `c`.
@@ -69,7 +63,9 @@ fn barrier_test(n: usize, c: usize) {
     }
 }
 
-/// Sampled, as `barrier_simple`: four threads exceed `explore`'s bound.
+/// Sampled: with its leader reported over a channel every thread's send
+/// conflicts with the others', and four threads take `explore` past
+/// 200 000 schedules.
 #[test]
 fn barrier_test_many_ok() {
     check_random(|| barrier_test(4, 4), 300);
@@ -119,35 +115,30 @@ fn barrier_test_reuse_different_thread() {
 }
 
 /// Any combination of threads can lead the barrier's generations.
-/// Sampled (1000 random runs), as `barrier_simple`: four threads exceed
-/// `explore`'s bound.
 fn barrier_test_nondeterministic_leader(batch_size: usize, num_threads: usize) {
     assert_eq!(num_threads % batch_size, 0);
     let seen = observed();
     let record = seen.clone();
-    check_random(
-        move || {
-            let barrier = Arc::new(Barrier::new(batch_size));
-            let leaders = Arc::new(std::sync::Mutex::new(vec![]));
-            let handles = (0..num_threads)
-                .map(|i| {
-                    let barrier = Arc::clone(&barrier);
-                    let leaders = Arc::clone(&leaders);
-                    thread::spawn(move || {
-                        if barrier.wait().is_leader() {
-                            leaders.lock().unwrap().push(i);
-                        }
-                    })
+    check_dfs(move || {
+        let barrier = Arc::new(Barrier::new(batch_size));
+        let leaders = Arc::new(std::sync::Mutex::new(vec![]));
+        let handles = (0..num_threads)
+            .map(|i| {
+                let barrier = Arc::clone(&barrier);
+                let leaders = Arc::clone(&leaders);
+                thread::spawn(move || {
+                    if barrier.wait().is_leader() {
+                        leaders.lock().unwrap().push(i);
+                    }
                 })
-                .collect::<Vec<_>>();
-            for thd in handles {
-                thd.join().unwrap();
-            }
-            let leaders = Arc::try_unwrap(leaders).unwrap().into_inner().unwrap();
-            record.lock().unwrap().insert(leaders);
-        },
-        1000,
-    );
+            })
+            .collect::<Vec<_>>();
+        for thd in handles {
+            thd.join().unwrap();
+        }
+        let leaders = Arc::try_unwrap(leaders).unwrap().into_inner().unwrap();
+        record.lock().unwrap().insert(leaders);
+    });
     let seen_leaders: HashSet<Vec<usize>> = outcomes(&seen);
     let num_batches = num_threads / batch_size;
     let perm = |n: usize, r: usize| (n - r + 1..=n).reduce(|acc, i| acc * i).unwrap_or(1);

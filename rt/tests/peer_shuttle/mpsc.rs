@@ -313,89 +313,74 @@ fn mpsc_rendezvous_two_threads() {
 // it is Send, so it can be transferred between threads. In this example, we
 // rendezvous two separate threads with the main thread by passing the receiver
 // to the rendezvous channel using a second, bounded channel.
-/// Sampled (300 random runs): its schedules, each channel operation
-/// conflicting with the next, outnumber what `explore` runs in CI.
 #[test]
 fn mpsc_rendezvous_transfer_receiver() {
-    check_random(
-        || {
-            // First channel is used to send the receiver from one thread to another
-            let (tx1, rx1) = sync_channel(1);
+    check_dfs(|| {
+        // First channel is used to send the receiver from one thread to another
+        let (tx1, rx1) = sync_channel(1);
 
-            // Second channel is a rendezvous channel used to synchronize with the main thread
-            let (tx2, rx2) = sync_channel::<i32>(0);
+        // Second channel is a rendezvous channel used to synchronize with the main thread
+        let (tx2, rx2) = sync_channel::<i32>(0);
 
-            thread::spawn(move || {
-                let p = rx2.recv().unwrap();
-                assert_eq!(p, 10);
-                // Send the receiver to the 2nd thread
-                tx1.send(rx2).unwrap();
-            });
+        thread::spawn(move || {
+            let p = rx2.recv().unwrap();
+            assert_eq!(p, 10);
+            // Send the receiver to the 2nd thread
+            tx1.send(rx2).unwrap();
+        });
 
-            let handle = thread::spawn(move || {
-                let rx2 = rx1.recv().unwrap();
-                let q = rx2.recv().unwrap();
-                assert_eq!(q, 20);
-            });
+        let handle = thread::spawn(move || {
+            let rx2 = rx1.recv().unwrap();
+            let q = rx2.recv().unwrap();
+            assert_eq!(q, 20);
+        });
 
-            tx2.send(10).unwrap();
-            tx2.send(20).unwrap();
+        tx2.send(10).unwrap();
+        tx2.send(20).unwrap();
 
-            // Wait for the 2nd thread to finish
-            handle.join().unwrap();
-        },
-        300,
-    );
+        // Wait for the 2nd thread to finish
+        handle.join().unwrap();
+    });
 }
 
 // From libstd test suite
-/// Sampled (300 random runs): its schedules, each channel operation
-/// conflicting with the next, outnumber what `explore` runs in CI.
 #[test]
 fn mpsc_send_from_outside_runtime() {
-    check_random(
-        || {
-            let (tx1, rx1) = channel::<()>();
-            let (tx2, rx2) = channel::<i32>();
-            let t1 = thread::spawn(move || {
-                tx1.send(()).unwrap();
-                for _ in 0..7 {
-                    assert_eq!(rx2.recv().unwrap(), 1);
-                }
-            });
-            rx1.recv().unwrap();
-            let t2 = thread::spawn(move || {
-                for _ in 0..7 {
-                    tx2.send(1).unwrap();
-                }
-            });
-            t1.join().expect("thread panicked");
-            t2.join().expect("thread panicked");
-        },
-        300,
-    );
+    check_dfs(|| {
+        let (tx1, rx1) = channel::<()>();
+        let (tx2, rx2) = channel::<i32>();
+        let t1 = thread::spawn(move || {
+            tx1.send(()).unwrap();
+            for _ in 0..7 {
+                assert_eq!(rx2.recv().unwrap(), 1);
+            }
+        });
+        rx1.recv().unwrap();
+        let t2 = thread::spawn(move || {
+            for _ in 0..7 {
+                tx2.send(1).unwrap();
+            }
+        });
+        t1.join().expect("thread panicked");
+        t2.join().expect("thread panicked");
+    });
 }
 
 // From libstd test suite
-/// Sampled (300 random runs): its schedules, each channel operation
-/// conflicting with the next, outnumber what `explore` runs in CI.
 #[test]
 fn mpsc_recv_from_outside_runtime() {
-    check_random(
-        || {
-            let (tx, rx) = channel::<i32>();
-            let t = thread::spawn(move || {
-                for _ in 0..10 {
-                    assert_eq!(rx.recv().unwrap(), 1);
-                }
-            });
+    check_dfs(|| {
+        let (tx, rx) = channel::<i32>();
+        let t = thread::spawn(move || {
             for _ in 0..10 {
-                tx.send(1).unwrap();
+                assert_eq!(rx.recv().unwrap(), 1);
             }
-            t.join().expect("thread panicked");
-        },
-        300,
-    );
+        });
+        for _ in 0..10 {
+            tx.send(1).unwrap();
+        }
+        t.join().expect("thread panicked");
+    });
 }
 
 // From libstd test suite
@@ -454,9 +439,9 @@ fn mpsc_senders_with_blocking_inner(num_senders: usize, channel_size: usize) {
 #[test]
 fn mpsc_some_senders_with_blocking() {
     // Two senders blocked simultaneously on a full channel.
-    check_random(|| mpsc_senders_with_blocking_inner(3, 1), 300);
+    check_dfs(|| mpsc_senders_with_blocking_inner(3, 1));
     // Buffer depth > 1 with one blocked sender.
-    check_random(|| mpsc_senders_with_blocking_inner(3, 2), 300);
+    check_dfs(|| mpsc_senders_with_blocking_inner(3, 2));
 }
 
 #[test]
@@ -464,8 +449,8 @@ fn mpsc_many_senders_with_blocking() {
     check_random(|| mpsc_senders_with_blocking_inner(100, 50), 10);
 }
 
-/// Sampled (300 random runs): its schedules, each channel operation
-/// conflicting with the next, outnumber what `explore` runs in CI.
+/// Sampled (300 random runs): four senders on a full channel, every send
+/// conflicting with the others', take `explore` past 200 000 schedules.
 #[test]
 fn mpsc_many_senders_drop_receiver() {
     const NUM_SENDERS: usize = 4;

@@ -136,9 +136,9 @@ fn unlock_yields() {
 }
 
 /// Shuttle's `value` is a std mutex, invisible to its scheduler; with it,
-/// `explore`'s reduction (which takes a yield to commute with a lock
-/// operation) misses the outcome 11 that needs the invisible update
-/// between them, so the port makes `value` rankcheck's mutex.
+/// `explore`'s reduction (which sees only rankcheck's objects) may miss
+/// the outcome 11 that needs the invisible update between two steps it
+/// takes to commute, so the port makes `value` rankcheck's mutex.
 #[test]
 fn mutex_rwlock_interaction() {
     let seen = observed();

@@ -308,6 +308,7 @@ impl Permits {
             if ex.id != self.handle.execution {
                 return;
             }
+            ex.touch(crate::footprint::Place::Everything, true);
             if let SyncState::Mutex { owner } = &mut ex.objects[object.index()].sync {
                 if holder.is_some() || free {
                     *owner = holder;

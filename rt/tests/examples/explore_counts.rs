@@ -1,0 +1,133 @@
+//! How many schedules `rankcheck::explore` runs on small shapes, and that
+//! its reduction reaches what the full search does: the same failures,
+//! and (each shape failing with its outcome) the same outcomes.
+//!
+//! A search runs one schedule for each order of the steps that touch a
+//! common place (and one writes it), plus schedules cut short: those whose
+//! every thread that can run is asleep (it would only reorder steps of a
+//! schedule already run), which finish without adding to the search.
+
+use std::collections::BTreeSet;
+
+use rankcheck::{MemoryModel, Reached};
+use rankcheck_rt as rankcheck;
+
+use super::shapes;
+
+const MAX_STEPS: u64 = 1_000;
+
+fn explore(test: fn()) -> rankcheck::Explored {
+    let explored = rankcheck::explore(test, 1_000_000, MAX_STEPS);
+    assert!(explored.complete);
+    explored
+}
+
+/// The failures of the reduced and of the full search of `test`, which
+/// must both complete within `budget` schedules.
+fn both(test: fn(), model: MemoryModel, budget: u64) -> (BTreeSet<Reached>, BTreeSet<Reached>) {
+    let reduced = rankcheck::explore_memory(test, budget, MAX_STEPS, model);
+    let full = rankcheck::__private::explore_unreduced(test, budget, MAX_STEPS, model);
+    assert!(
+        reduced.complete && full.complete,
+        "{} {}",
+        reduced.schedules,
+        full.schedules
+    );
+    assert!(reduced.schedules <= full.schedules);
+    (reduced.failures, full.failures)
+}
+
+fn assert_same(name: &str, test: fn(), model: MemoryModel, budget: u64) {
+    let (reduced, full) = both(test, model, budget);
+    assert!(!full.is_empty(), "{name}: the full search reaches nothing");
+    assert_eq!(reduced, full, "{name}");
+}
+
+#[test]
+fn steps_on_different_atomics_and_mutexes_commute() {
+    // Main's write and the new thread's commute: the first schedule runs
+    // them in one order; the other order is cut short at once.
+    assert_eq!(explore(shapes::different_atomics).schedules, 2);
+    assert_eq!(explore(shapes::different_mutexes).schedules, 3);
+}
+
+#[test]
+fn spawn_and_join_of_independent_threads() {
+    // A join that must wait changed nothing: the only schedule of one
+    // independent thread.
+    assert_eq!(explore(|| shapes::independent_threads(1)).schedules, 1);
+    assert_eq!(explore(|| shapes::independent_threads(2)).schedules, 8);
+    assert_eq!(explore(|| shapes::independent_threads(3)).schedules, 59);
+}
+
+#[test]
+fn barriers_channels_and_condvars_finish_in_few_schedules() {
+    // n threads wait at a barrier, then each writes one shared atomic.
+    assert_eq!(explore(|| shapes::barrier(2, false)).schedules, 16);
+    assert_eq!(explore(|| shapes::barrier(3, false)).schedules, 371);
+    assert_eq!(explore(|| shapes::ping_pong(3, false)).schedules, 8);
+    assert_eq!(
+        explore(|| shapes::producer_consumer(3, false)).schedules,
+        97
+    );
+}
+
+#[test]
+fn the_reduction_reaches_every_outcome_of_the_full_search() {
+    assert_same(
+        "barrier",
+        || shapes::barrier(2, true),
+        MemoryModel::Sc,
+        10_000,
+    );
+    assert_same(
+        "ping-pong",
+        || shapes::ping_pong(2, true),
+        MemoryModel::Sc,
+        10_000,
+    );
+    assert_same(
+        "producer/consumer",
+        || shapes::producer_consumer(2, true),
+        MemoryModel::Sc,
+        10_000,
+    );
+    assert_same(
+        "spawn tree",
+        || shapes::spawn_tree(1, 2, true),
+        MemoryModel::Sc,
+        10_000,
+    );
+}
+
+#[test]
+fn the_reduction_reaches_every_failure_of_the_full_search() {
+    use shapes::buggy;
+    let cases: [(&str, fn()); 11] = [
+        ("lock order", buggy::lock_order),
+        ("try_lock", buggy::try_lock_counter),
+        ("notify_one of two", buggy::notify_one_of_two),
+        ("bounded senders", buggy::bounded_senders),
+        ("nested spawn", buggy::nested_spawn),
+        ("lost notification", buggy::lost_notification),
+        ("channels", buggy::channels),
+        ("park and unpark", buggy::park_unpark),
+        ("rwlock and once", buggy::rwlock_once),
+        ("panics", buggy::panics),
+        ("two barriers", buggy::barrier_twice),
+    ];
+    for (name, test) in cases {
+        assert_same(name, test, MemoryModel::Sc, 200_000);
+    }
+}
+
+#[test]
+fn under_weak_memory_the_reduction_reaches_every_outcome() {
+    let (reduced, full) = both(shapes::store_buffering, MemoryModel::Weak, 200_000);
+    assert_eq!(reduced, full);
+    let outcomes: Vec<&str> = full.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(
+        outcomes,
+        ["outcome 0 0", "outcome 0 1", "outcome 1 0", "outcome 1 1"]
+    );
+}
