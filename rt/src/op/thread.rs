@@ -98,6 +98,10 @@ pub fn give_way(site: Site) {
         Operation::Yield,
         site,
         |ex| {
+            // As a yield, it conflicts with every step: it decides who runs
+            // next (the others, while one can), so a sleeping thread must
+            // wake, or a spin loop whose writer sleeps never ends.
+            ex.touch(Place::Everything, true);
             let running = ex.current;
             ex.threads.gave_way = Some(running);
             ex.memory.gave_way(running);
