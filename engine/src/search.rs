@@ -1,8 +1,9 @@
 //! Running many executions of one program under a strategy, on one or
 //! more worker threads, and collecting what they found.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::id::ThreadId;
 use crate::outcome::{Bug, Outcome};
@@ -100,63 +101,68 @@ pub fn search<St: Strategy>(
     let worker = || {
         let mut strategy = strategy.clone();
         let mut executables = executables.clone();
+        let mut claims = Claims {
+            next: &next,
+            stop_at: &stop_at,
+            stopped: &stopped,
+            done: &done,
+            keep_running,
+            runs: config.runs,
+            chunk: None,
+            current: 0,
+            over: false,
+        };
+        let record = |run: u64, seed: u64, outcome: Outcome, vm: &Vm<'_>| match outcome {
+            Outcome::Pass { .. } => {}
+            Outcome::Bug(bug) => {
+                failure_count.fetch_add(1, Ordering::Relaxed);
+                let failure = Failure {
+                    run: run + 1,
+                    run_seed: seed,
+                    bug,
+                    schedule: vm.schedule().to_vec(),
+                };
+                let mut found = failures
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                if !config.keep_going {
+                    stop_at.fetch_min(run - config.first_run + 1, Ordering::Relaxed);
+                }
+                // Only the lowest failing run is kept; the others are
+                // counted.
+                if found.first().is_none_or(|f| f.run > failure.run) {
+                    found.clear();
+                    found.push(failure);
+                }
+            }
+            Outcome::Diverged { .. } => {
+                unreachable!("invariant: a strategy's scheduler only chooses enabled threads")
+            }
+        };
         let mut buffers = VmBuffers::default();
-        let mut finished = 0;
-        'chunks: loop {
-            let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-            let end = start.saturating_add(CHUNK).min(config.runs);
-            for offset in start..end {
-                if offset >= stop_at.load(Ordering::Relaxed) || stopped.load(Ordering::Relaxed) {
-                    done.fetch_add(finished, Ordering::Relaxed);
-                    break 'chunks;
+        let mut upcoming = claims.next().map(|offset| {
+            let (run, seed) = numbered(config, offset);
+            let (tracked, scheduler) = strategy.prepare(run, seed);
+            (run, seed, scheduler, executables.get(tracked).clone())
+        });
+        // One machine for as long as the runs share an executable: building
+        // one per run moved the whole machine in and out at every run.
+        while let Some((mut run, mut seed, mut scheduler, exe)) = upcoming.take() {
+            let mut vm = Vm::with_buffers(&exe, config.limits, buffers);
+            loop {
+                let outcome = vm.run(&mut scheduler);
+                record(run, seed, outcome, &vm);
+                let Some(offset) = claims.next() else { break };
+                let (next_run, next_seed) = numbered(config, offset);
+                let (tracked, next_scheduler) = strategy.prepare(next_run, next_seed);
+                let next_exe = executables.get(tracked);
+                if !Arc::ptr_eq(next_exe, &exe) {
+                    upcoming = Some((next_run, next_seed, next_scheduler, next_exe.clone()));
+                    break;
                 }
-                let run = config.first_run + offset;
-                let seed = run_seed(config.seed, run);
-                let (tracked, mut scheduler) = strategy.prepare(run, seed);
-                let exe = executables.get(tracked);
-                let mut vm = Vm::with_buffers(exe, config.limits, buffers);
-                match vm.run(&mut scheduler) {
-                    Outcome::Pass { .. } => {}
-                    Outcome::Bug(bug) => {
-                        failure_count.fetch_add(1, Ordering::Relaxed);
-                        let failure = Failure {
-                            run: run + 1,
-                            run_seed: seed,
-                            bug,
-                            schedule: vm.schedule().to_vec(),
-                        };
-                        let mut found = failures
-                            .lock()
-                            .unwrap_or_else(|poisoned| poisoned.into_inner());
-                        if !config.keep_going {
-                            stop_at.fetch_min(offset + 1, Ordering::Relaxed);
-                        }
-                        // Only the lowest failing run is kept; the others
-                        // are counted.
-                        if found.first().is_none_or(|f| f.run > failure.run) {
-                            found.clear();
-                            found.push(failure);
-                        }
-                    }
-                    Outcome::Diverged { .. } => {
-                        unreachable!(
-                            "invariant: a strategy's scheduler only chooses enabled threads"
-                        )
-                    }
-                }
-                buffers = vm.into_buffers();
-                finished += 1;
+                (run, seed, scheduler) = (next_run, next_seed, next_scheduler);
             }
-            // Shared counters are touched once a chunk, not once a run, so
-            // that workers do not fight over their cache line.
-            let total = done.fetch_add(finished, Ordering::Relaxed) + finished;
-            finished = 0;
-            if !keep_running(total) {
-                stopped.store(true, Ordering::Relaxed);
-            }
-            if end >= config.runs {
-                break;
-            }
+            buffers = vm.into_buffers();
         }
     };
     if config.jobs <= 1 {
@@ -190,5 +196,70 @@ pub fn search<St: Strategy>(
         failures,
         first_failure,
         stopped,
+    }
+}
+
+/// Run `offset` of a search: its number and its seed.
+fn numbered(config: &SearchConfig, offset: u64) -> (u64, u64) {
+    let run = config.first_run + offset;
+    (run, run_seed(config.seed, run))
+}
+
+/// The runs one worker of a search takes, a chunk at a time, and the
+/// counting of those it finished.
+struct Claims<'s> {
+    /// The first run no worker has taken.
+    next: &'s AtomicU64,
+    /// Runs at or above this are not started.
+    stop_at: &'s AtomicU64,
+    stopped: &'s AtomicBool,
+    /// Runs finished by every worker, counted once a chunk.
+    done: &'s AtomicU64,
+    keep_running: &'s (dyn Fn(u64) -> bool + Sync),
+    runs: u64,
+    /// The chunk being run (none before the first) and its next run.
+    chunk: Option<Range<u64>>,
+    current: u64,
+    /// Whether the search is over for this worker.
+    over: bool,
+}
+
+impl Claims<'_> {
+    /// The next run (0-based) for this worker, every run handed out before
+    /// being finished; `None` when the search is over for it.
+    fn next(&mut self) -> Option<u64> {
+        while !self.over {
+            if let Some(chunk) = &self.chunk {
+                let (start, end) = (chunk.start, chunk.end);
+                if self.current < end {
+                    let offset = self.current;
+                    if offset >= self.stop_at.load(Ordering::Relaxed)
+                        || self.stopped.load(Ordering::Relaxed)
+                    {
+                        self.done.fetch_add(offset - start, Ordering::Relaxed);
+                        self.over = true;
+                        return None;
+                    }
+                    self.current += 1;
+                    return Some(offset);
+                }
+                // Shared counters are touched once a chunk, not once a run,
+                // so that workers do not fight over their cache line.
+                let finished = self.current - start;
+                let total = self.done.fetch_add(finished, Ordering::Relaxed) + finished;
+                if !(self.keep_running)(total) {
+                    self.stopped.store(true, Ordering::Relaxed);
+                }
+                if end >= self.runs {
+                    self.over = true;
+                    return None;
+                }
+            }
+            let start = self.next.fetch_add(CHUNK, Ordering::Relaxed);
+            let end = start.saturating_add(CHUNK).min(self.runs);
+            self.chunk = Some(start..end);
+            self.current = start;
+        }
+        None
     }
 }

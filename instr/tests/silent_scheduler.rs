@@ -11,6 +11,8 @@ use rankcheck_engine::{
 };
 use rankcheck_instr::compile;
 
+mod common;
+
 /// The random scheduler, asked at every point (the trait's default).
 struct AskedEveryTime(RandomScheduler);
 
@@ -22,15 +24,7 @@ impl Scheduler for AskedEveryTime {
 
 #[test]
 fn passing_lone_points_changes_no_run() {
-    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let mut paths: Vec<_> = std::fs::read_dir(&examples)
-        .expect("the examples directory")
-        .map(|entry| entry.expect("a directory entry").path())
-        .filter(|path| path.extension().is_some_and(|e| e == "rk"))
-        .collect();
-    paths.sort();
-    assert!(paths.len() > 5, "examples found: {paths:?}");
-    for path in paths {
+    for path in common::example_paths() {
         let source = std::fs::read_to_string(&path).expect("an example");
         let program = Arc::new(compile(&source, &[]).expect("the examples compile"));
         let exe = Executable::new(Arc::clone(&program), &Instrumentation::all(&program));

@@ -72,7 +72,7 @@ impl Executables {
     /// For a set of variables when built by [`Executables::every_variable`]
     /// (invariant: a strategy that draws variables comes with an
     /// instrumenter).
-    pub fn get(&mut self, tracked: Tracked<'_>) -> &Executable {
+    pub fn get(&mut self, tracked: Tracked<'_>) -> &Arc<Executable> {
         let vars = match tracked {
             Tracked::All => {
                 let (program, shared) = (&self.program, &self.shared);

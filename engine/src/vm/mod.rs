@@ -267,8 +267,8 @@ impl<'e> Vm<'e> {
 
     /// A machine for `exe` that reuses the memory another one grew.
     /// Inlined, like [`Vm::into_buffers`]: the search hands the buffers
-    /// on at every execution, and a call there costs a copy of the
-    /// machine more.
+    /// on whenever the executable changes (at most runs under variable
+    /// bounding), and a call there costs a copy of the machine more.
     #[inline(always)]
     pub fn with_buffers(exe: &'e Executable, limits: Limits, buffers: VmBuffers) -> Vm<'e> {
         let VmBuffers {
