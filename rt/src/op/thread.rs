@@ -74,18 +74,7 @@ fn joined(ex: &mut Execution, thread: ThreadId) {
 
 /// Let another thread run: always a point (a spin loop's way out).
 pub fn yield_now(site: Site) {
-    enter_with(
-        || Pending::LOCAL,
-        Operation::Yield,
-        site,
-        |ex| {
-            // What a test yields for is not known (it may be a change
-            // the runtime does not see, as a std atomic's): every order of
-            // the step after it with every other thread's is tried.
-            ex.touch(Place::Everything, true);
-            end_step(ex, event(EventKind::Yield, None, false));
-        },
-    );
+    yield_step(site, false);
 }
 
 /// Let another thread run and give way to it (`thread::give_way`): a
@@ -93,18 +82,27 @@ pub fn yield_now(site: Site) {
 /// (crate::executor::give_way), after which its loads no longer read the
 /// stores it read before (crate::memory::model).
 pub fn give_way(site: Site) {
+    yield_step(site, true);
+}
+
+/// A yield, giving way (`give_way`) or not.
+fn yield_step(site: Site, give_way: bool) {
     enter_with(
         || Pending::LOCAL,
         Operation::Yield,
         site,
         |ex| {
-            // As a yield, it conflicts with every step: it decides who runs
-            // next (the others, while one can), so a sleeping thread must
-            // wake, or a spin loop whose writer sleeps never ends.
+            // What a test yields for is not known (it may be a change
+            // the runtime does not see, as a std atomic's), and giving way
+            // decides who runs next: every order of the step after it with
+            // every other thread's is tried (were a sleeping writer left
+            // asleep, a spin loop giving way to it would never end).
             ex.touch(Place::Everything, true);
-            let running = ex.current;
-            ex.threads.gave_way = Some(running);
-            ex.memory.gave_way(running);
+            if give_way {
+                let running = ex.current;
+                ex.threads.gave_way = Some(running);
+                ex.memory.gave_way(running);
+            }
             end_step(ex, event(EventKind::Yield, None, false));
         },
     );
