@@ -54,6 +54,16 @@ impl Program {
         function.spans.get(pc).copied().unwrap_or(function.span)
     }
 
+    /// The construct instruction `pc` of `func` stands for, when it is not
+    /// the instruction's own operator (see [`Construct`]).
+    pub fn construct_at(&self, func: FuncId, pc: usize) -> Option<Construct> {
+        let constructs = &self.functions[func.index()].constructs;
+        constructs
+            .binary_search_by_key(&pc, |&(at, _)| at as usize)
+            .ok()
+            .map(|i| constructs[i].1)
+    }
+
     /// `Q`, the number of variables.
     pub fn n_vars(&self) -> usize {
         self.vars.len()
@@ -75,6 +85,31 @@ pub struct Function {
     pub code: Vec<Op>,
     /// `spans[pc]` is the source span of `code[pc]`.
     pub spans: Vec<Span>,
+    /// The instructions that stand for a construct other than their own
+    /// operator, as `(pc, construct)` sorted by `pc`: read only when one of
+    /// them raises a run-time error, so that the message names what the
+    /// user wrote.
+    pub constructs: Vec<(u32, Construct)>,
+}
+
+/// What the user wrote where the lowering emits an instruction of another
+/// meaning (docs/LANGUAGE.md's words): a `for` range's entry test is an
+/// `Lt`, a condition and `&&`'s left operand are conditional jumps, a
+/// `sync` block is a `Lock` and its `Unlock`s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Construct {
+    /// `start < end`, the entry test of `for i in start..end`.
+    ForRange,
+    /// The condition of an `if` (or `else if`).
+    If,
+    /// The condition of a `while`.
+    While,
+    /// The left operand of `&&`.
+    And,
+    /// The left operand of `||`.
+    Or,
+    /// The lock of `sync M { ... }`, or its unlock where the block is left.
+    Sync,
 }
 
 /// A global scalar.

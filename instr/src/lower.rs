@@ -12,8 +12,8 @@ use rankcheck_engine::id::{
     StrId, VarId,
 };
 use rankcheck_engine::ir::{
-    AccessKind, Function, Global, GlobalArray, Op, PrintArg, Program, Shape, Site, ThreadSpec,
-    VarKind, Variable,
+    AccessKind, Construct, Function, Global, GlobalArray, Op, PrintArg, Program, Shape, Site,
+    ThreadSpec, VarKind, Variable,
 };
 use rankcheck_engine::{Span, Value};
 
@@ -575,6 +575,7 @@ impl<'s> Lowerer<'s> {
             registers: builder.max_regs,
             code: builder.code,
             spans: builder.spans,
+            constructs: builder.constructs,
         }
     }
 }
@@ -601,6 +602,9 @@ struct FunctionBuilder {
     name: String,
     code: Vec<Op>,
     spans: Vec<Span>,
+    /// The instructions that stand for another construct, in emission
+    /// (so `pc`) order.
+    constructs: Vec<(u32, Construct)>,
     /// Next free register; registers below it are live.
     next_reg: u32,
     max_regs: u16,
@@ -617,6 +621,7 @@ impl FunctionBuilder {
             name: name.to_string(),
             code: Vec::new(),
             spans: Vec::new(),
+            constructs: Vec::new(),
             next_reg: 0,
             max_regs: 0,
             scopes: Vec::new(),
@@ -630,6 +635,14 @@ impl FunctionBuilder {
         self.code.push(op);
         self.spans.push(span);
         self.code.len() - 1
+    }
+
+    /// [`FunctionBuilder::emit`], for an instruction that stands for
+    /// `construct`, so that its run-time errors name what the user wrote.
+    fn emit_for(&mut self, construct: Construct, op: Op, span: Span) -> usize {
+        let at = self.emit(op, span);
+        self.constructs.push((at as u32, construct));
+        at
     }
 
     fn here(&self) -> u32 {
@@ -733,7 +746,7 @@ impl FunctionBuilder {
             match self.regions[i] {
                 Region::Sync { mutex, var } => {
                     let site = self.site(lowerer, span, AccessKind::Unlock, var);
-                    self.emit(Op::Unlock { mutex, site }, span);
+                    self.emit_for(Construct::Sync, Op::Unlock { mutex, site }, span);
                 }
                 Region::Atomic => {
                     self.emit(Op::AtomicEnd, span);
@@ -813,7 +826,8 @@ impl FunctionBuilder {
                 let mut end_jumps = Vec::new();
                 for arm in arms {
                     let cond = self.expr(lowerer, &arm.cond);
-                    let skip = self.emit(Op::JumpIfFalse { cond, target: 0 }, arm.cond.span);
+                    let jump = Op::JumpIfFalse { cond, target: 0 };
+                    let skip = self.emit_for(Construct::If, jump, arm.cond.span);
                     self.next_reg = mark;
                     self.block(lowerer, &arm.body);
                     end_jumps.push(self.emit(Op::Jump { target: 0 }, arm.span));
@@ -831,7 +845,8 @@ impl FunctionBuilder {
             StmtKind::While { cond, body } => {
                 let top = self.here();
                 let c = self.expr(lowerer, cond);
-                let exit = self.emit(Op::JumpIfFalse { cond: c, target: 0 }, cond.span);
+                let jump = Op::JumpIfFalse { cond: c, target: 0 };
+                let exit = self.emit_for(Construct::While, jump, cond.span);
                 self.next_reg = mark;
                 self.loops.push(LoopContext {
                     continue_target: Some(top as usize),
@@ -856,7 +871,8 @@ impl FunctionBuilder {
                 let bound = self.alloc(lowerer, end.span);
                 self.expr_into(lowerer, end, bound);
                 let more = self.temp(lowerer, span);
-                self.emit(
+                self.emit_for(
+                    Construct::ForRange,
                     Op::Lt {
                         dst: more,
                         lhs: counter,
@@ -975,13 +991,13 @@ impl FunctionBuilder {
                 let var = self.static_var(lowerer, m);
                 self.expr_into(lowerer, m, mutex);
                 let site = self.site(lowerer, m.span, AccessKind::Lock, var);
-                self.emit(Op::Lock { mutex, site }, m.span);
+                self.emit_for(Construct::Sync, Op::Lock { mutex, site }, m.span);
                 self.regions.push(Region::Sync { mutex, var });
                 self.block(lowerer, body);
                 self.regions.pop();
                 let end = Span::new(body.span.end.saturating_sub(1), body.span.end);
                 let site = self.site(lowerer, end, AccessKind::Unlock, var);
-                self.emit(Op::Unlock { mutex, site }, end);
+                self.emit_for(Construct::Sync, Op::Unlock { mutex, site }, end);
             }
             StmtKind::Wait { cond, mutex } => {
                 let operands = [
@@ -1297,14 +1313,16 @@ impl FunctionBuilder {
                 let result = self.temp(lowerer, span);
                 self.expr_into(lowerer, lhs, result);
                 let skip = match op {
-                    BinaryOp::And => self.emit(
+                    BinaryOp::And => self.emit_for(
+                        Construct::And,
                         Op::JumpIfFalse {
                             cond: result,
                             target: 0,
                         },
                         lhs.span,
                     ),
-                    _ => self.emit(
+                    _ => self.emit_for(
+                        Construct::Or,
                         Op::JumpIfTrue {
                             cond: result,
                             target: 0,

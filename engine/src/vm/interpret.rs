@@ -10,6 +10,7 @@ use crate::scheduler::{Event, EventKind, Loc, Location, Pending, Scheduler};
 use crate::value::Value;
 
 use super::stack::Stack;
+use super::wording;
 use super::{Fault, Frame, PrintLine, Status, Vm};
 
 impl<'e> Vm<'e> {
@@ -113,7 +114,9 @@ impl<'e> Vm<'e> {
                     ($r:expr, $what:expr) => {
                         match reg!($r) {
                             Value::Int(i) => i,
-                            other => error!("{} needs an int, found {}", $what, other.type_name()),
+                            other => {
+                                error!("{} needs an int, found {}", $what, self.kind_of(other))
+                            }
                         }
                     };
                 }
@@ -129,8 +132,8 @@ impl<'e> Vm<'e> {
                 }
                 macro_rules! compare {
             ($dst:expr, $lhs:expr, $rhs:expr, $op:tt, $sym:expr) => {{
-                let a = int!($lhs, concat!("`", $sym, "`"));
-                let b = int!($rhs, concat!("`", $sym, "`"));
+                let a = int!($lhs, wording::compared(program, func, pc - 1, concat!("`", $sym, "`"), false));
+                let b = int!($rhs, wording::compared(program, func, pc - 1, concat!("`", $sym, "`"), true));
                 reg!($dst) = Value::Bool(a $op b);
             }};
         }
@@ -139,7 +142,7 @@ impl<'e> Vm<'e> {
                         match reg!($r) {
                             Value::Bool(b) => b,
                             other => {
-                                error!("{} must be a bool, found {}", $what, other.type_name())
+                                error!("{} must be a bool, found {}", $what, self.kind_of(other))
                             }
                         }
                     };
@@ -221,11 +224,14 @@ impl<'e> Vm<'e> {
                 }
                 macro_rules! object {
                     ($r:expr, $what:expr) => {
+                        object!($r, $what, "a record")
+                    };
+                    ($r:expr, $what:expr, $needs:expr) => {
                         match reg!($r) {
                             Value::Ref(obj) => obj,
                             Value::Null => error!("null dereference: {} of null", $what),
                             other => {
-                                error!("{} needs a reference, found {}", $what, other.type_name())
+                                error!("{} needs {}, found {}", $what, $needs, self.kind_of(other))
                             }
                         }
                     };
@@ -234,7 +240,7 @@ impl<'e> Vm<'e> {
                     ($obj:expr, $field:expr) => {{
                         let obj: ObjId = $obj;
                         let Some(shape) = self.heap.shape(obj) else {
-                            error!("field `{}` of an array", program.fields[$field.index()])
+                            error!("an array has no field `{}`", program.fields[$field.index()])
                         };
                         let slot = exe.field_slots[shape.index() * n_fields + $field.index()];
                         if slot == NO_SLOT {
@@ -248,9 +254,9 @@ impl<'e> Vm<'e> {
                 }
                 macro_rules! element_index {
                     ($array:expr, $index:expr) => {{
-                        let obj = object!($array, "indexing");
+                        let obj = object!($array, "indexing", "an array");
                         let Some(len) = self.heap.array_len(obj) else {
-                            error!("indexing needs an array, found a record")
+                            error!("indexing needs an array, found record")
                         };
                         let i = int!($index, "an array index");
                         if i < 0 || i >= len as i64 {
@@ -263,7 +269,9 @@ impl<'e> Vm<'e> {
                     ($r:expr, $what:expr) => {
                         match reg!($r) {
                             Value::Mutex(m) => m,
-                            other => error!("{} needs a mutex, found {}", $what, other.type_name()),
+                            other => {
+                                error!("{} needs a mutex, found {}", $what, self.kind_of(other))
+                            }
                         }
                     };
                 }
@@ -271,7 +279,9 @@ impl<'e> Vm<'e> {
                     ($r:expr, $what:expr) => {
                         match reg!($r) {
                             Value::Cond(c) => c,
-                            other => error!("{} needs a cond, found {}", $what, other.type_name()),
+                            other => {
+                                error!("{} needs a cond, found {}", $what, self.kind_of(other))
+                            }
                         }
                     };
                 }
@@ -324,12 +334,14 @@ impl<'e> Vm<'e> {
                     Op::Mul { dst, lhs, rhs } => arith!(dst, lhs, rhs, checked_mul, "*"),
                     Op::Div { dst, lhs, rhs } => {
                         if reg!(rhs) == Value::Int(0) {
+                            int!(lhs, "`/`");
                             error!("division by zero")
                         }
                         arith!(dst, lhs, rhs, checked_div, "/")
                     }
                     Op::Rem { dst, lhs, rhs } => {
                         if reg!(rhs) == Value::Int(0) {
+                            int!(lhs, "`%`");
                             error!("remainder by zero")
                         }
                         arith!(dst, lhs, rhs, checked_rem, "%")
@@ -368,12 +380,12 @@ impl<'e> Vm<'e> {
                         }
                     }
                     Op::JumpIfFalse { cond, target } => {
-                        if !boolean!(cond, "a condition") {
+                        if !boolean!(cond, wording::condition(program, func, at)) {
                             pc = target as usize;
                         }
                     }
                     Op::JumpIfTrue { cond, target } => {
-                        if boolean!(cond, "a condition") {
+                        if boolean!(cond, wording::condition(program, func, at)) {
                             pc = target as usize;
                         }
                     }
@@ -555,9 +567,9 @@ impl<'e> Vm<'e> {
                         observe_write!(self.heap.var(o), self.heap.tracked(o), site);
                     }
                     Op::Len { dst, array } => {
-                        let o = object!(array, "`len`");
+                        let o = object!(array, "`len`", "an array");
                         let Some(len) = self.heap.array_len(o) else {
-                            error!("`len` needs an array, found a record")
+                            error!("`len` needs an array, found record")
                         };
                         reg!(dst) = Value::Int(i64::from(len));
                     }
@@ -595,7 +607,11 @@ impl<'e> Vm<'e> {
                         }
                         let limit = self.limits.max_heap_slots;
                         let Ok(n) = u32::try_from(n) else {
-                            error!("heap exhausted: an array of {} elements", n)
+                            error!(
+                                "heap exhausted: an array of {} elements would pass the limit of {} slots",
+                                n,
+                                limit
+                            )
                         };
                         let tracked = self.allocation_tracked(exe, var, frames, func);
                         match self.heap.new_array(var, n, reg!(init), limit, tracked) {
@@ -624,7 +640,7 @@ impl<'e> Vm<'e> {
                     }
 
                     Op::Lock { mutex, site } => {
-                        let m: MutexId = mutex!(mutex, "`lock`");
+                        let m: MutexId = mutex!(mutex, wording::locking(program, func, at));
                         let state = self.mutexes[m.index()];
                         peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
                         if state.owner.is_none() {
@@ -632,7 +648,8 @@ impl<'e> Vm<'e> {
                             sync!(EventKind::Lock, site, state.var, state.tracked);
                         } else if in_atomic!() {
                             error!(
-                                "`lock` of `{}` would block inside an atomic block",
+                                "{} of `{}` would block inside an atomic block",
+                                wording::locking(program, func, at),
                                 program.vars[state.var.index()].name
                             )
                         } else {
@@ -647,10 +664,14 @@ impl<'e> Vm<'e> {
                         peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
                         if state.owner != Some(thread) {
                             let name = &program.vars[state.var.index()].name;
+                            let unlock = wording::unlocking(program, func, at);
                             match state.owner {
-                                None => error!("unlock of mutex `{}`, which is not locked", name),
+                                None => error!("{} mutex `{}`, which is not locked", unlock, name),
                                 Some(_) => {
-                                    error!("unlock of mutex `{}`, which another thread holds", name)
+                                    error!(
+                                        "{} mutex `{}`, which another thread holds",
+                                        unlock, name
+                                    )
                                 }
                             }
                         }
@@ -673,7 +694,7 @@ impl<'e> Vm<'e> {
                         );
                         if state.owner != Some(thread) {
                             error!(
-                                "wait with mutex `{}`, which this thread does not hold",
+                                "`wait` with mutex `{}`, which this thread does not hold",
                                 program.vars[state.var.index()].name
                             )
                         }
@@ -753,7 +774,10 @@ impl<'e> Vm<'e> {
                         let target = match reg!(handle) {
                             Value::Thread(t) => t,
                             other => {
-                                error!("`join` needs a thread handle, found {}", other.type_name())
+                                error!(
+                                    "`join` needs a thread handle, found {}",
+                                    self.kind_of(other)
+                                )
                             }
                         };
                         self.log(None, false);

@@ -17,6 +17,7 @@ mod enabled;
 mod interpret;
 mod pending;
 mod stack;
+mod wording;
 
 use std::collections::{BTreeMap, VecDeque};
 
