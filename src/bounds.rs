@@ -45,6 +45,10 @@ struct BoundsJson {
     depth: u32,
     /// `--vars` as given: a number, `all`, `sync` or `none`.
     vars: String,
+    /// For `--vars V`, the variables each PCTVB run tracks: `V`, or all
+    /// the preparatory runs accessed when they accessed fewer (null for
+    /// `all`, `sync` and `none`).
+    vars_drawn: Option<usize>,
     confidence: f64,
     n: usize,
     k: u64,
@@ -75,9 +79,10 @@ pub fn bounds(args: &BoundsArgs) -> Result<ExitCode> {
             window: profile.max_accesses,
         },
     };
+    let (vars, vars_drawn) = selection(args, &program, &profile)?;
     let pctvb = PrioritySetting {
         depth: args.depth,
-        vars: selection(args, &program, &profile)?,
+        vars,
     };
     let numbers = |setting: &PrioritySetting| {
         let bound = per_run_bound(setting, PriorityScheme::Pct, &profile);
@@ -105,6 +110,7 @@ pub fn bounds(args: &BoundsArgs) -> Result<ExitCode> {
         program: args.program.display().to_string(),
         depth: args.depth,
         vars: args.vars.to_string(),
+        vars_drawn,
         confidence: args.confidence,
         n: profile.max_threads,
         k: profile.max_accesses,
@@ -122,25 +128,62 @@ pub fn bounds(args: &BoundsArgs) -> Result<ExitCode> {
     Ok(Status::Clean.into())
 }
 
-/// The variables PCTVB's runs track, as `--vars` and `--track` say.
-fn selection(args: &BoundsArgs, program: &Program, profile: &Profile) -> Result<VarSelection> {
+/// The variables PCTVB's runs track, as `--vars` and `--track` say, and
+/// for `--vars V` how many each run draws. When the preparatory runs
+/// accessed fewer than `V` variables, a run tracks all of them: every bug
+/// involves at most those, so the bound covers any bug over `V`. A
+/// `--track` list shorter than `V` is refused: the user named the pool.
+fn selection(
+    args: &BoundsArgs,
+    program: &Program,
+    profile: &Profile,
+) -> Result<(VarSelection, Option<usize>)> {
     let pool = if args.track.is_empty() {
         accessed_vars(profile)
     } else {
         resolve_vars(program, &args.track, "--track")?
     };
     Ok(match args.vars {
-        VarsArg::All => VarSelection::All {
-            window: profile.max_accesses,
-        },
-        VarsArg::Sync => VarSelection::Fixed(sync_vars(program)),
-        VarsArg::None => VarSelection::Fixed(Vec::new()),
-        VarsArg::Count(v) if v > pool.len() => anyhow::bail!(
-            "--vars {v}: the preparatory runs accessed only {}",
+        VarsArg::All => (
+            VarSelection::All {
+                window: profile.max_accesses,
+            },
+            None,
+        ),
+        VarsArg::Sync => (VarSelection::Fixed(sync_vars(program)), None),
+        VarsArg::None => (VarSelection::Fixed(Vec::new()), None),
+        VarsArg::Count(v) if v > pool.len() && !args.track.is_empty() => anyhow::bail!(
+            "--vars {v}: --track names only {}",
             count(pool.len() as u64, "variable", "variables")
         ),
-        VarsArg::Count(0) => VarSelection::Fixed(Vec::new()),
-        VarsArg::Count(v) => VarSelection::Drawn { pool, count: v },
+        VarsArg::Count(v) => {
+            let drawn = v.min(pool.len());
+            let selection = if drawn == 0 {
+                VarSelection::Fixed(Vec::new())
+            } else {
+                VarSelection::Drawn { pool, count: drawn }
+            };
+            (selection, Some(drawn))
+        }
+    })
+}
+
+/// Why PCTVB tracks fewer variables than `--vars` asked, if it does.
+fn fewer_vars_note(json: &BoundsJson) -> Option<String> {
+    let drawn = json.vars_drawn?;
+    if json.vars.parse() == Ok(drawn) {
+        return None;
+    }
+    Some(match drawn {
+        0 => format!(
+            "(--vars {}: the preparatory runs accessed no variable, so variable bounding has nothing to choose)",
+            json.vars
+        ),
+        _ => format!(
+            "(--vars {}: the preparatory runs accessed only {}, so pctvb tracks all of them)",
+            json.vars,
+            count(drawn as u64, "variable", "variables")
+        ),
     })
 }
 
@@ -181,6 +224,9 @@ fn text(json: &BoundsJson) -> String {
             shown(b.bound_ln),
             runs(b.runs_needed, b.bound)
         );
+    }
+    if let Some(note) = fewer_vars_note(json) {
+        let _ = writeln!(out, "  {note}");
     }
     if json.pctvb.bound.is_none() && json.depth > 1 {
         let _ = writeln!(

@@ -15,7 +15,7 @@ use rankcheck_engine::ir::{
     AccessKind, Construct, Function, Global, GlobalArray, Op, PrintArg, Program, Shape, Site,
     ThreadSpec, VarKind, Variable,
 };
-use rankcheck_engine::{Span, Value};
+use rankcheck_engine::{Limits, Span, Value};
 
 use crate::ast::{self, BinaryOp, Block, Expr, ExprKind, ItemKind, PlaceKind, StmtKind, UnaryOp};
 use crate::await_check::check_await_conditions;
@@ -28,6 +28,27 @@ const MAX_STATIC_COUNT: i64 = 1 << 20;
 /// The most elements all global arrays may hold together: the VM's heap
 /// limit (`Limits::max_heap_slots`), where they live.
 const MAX_GLOBAL_ELEMENTS: u64 = 1 << 24;
+
+/// The construct `kind` names, for an expression where a constant must
+/// stand: what the user wrote, in docs/LANGUAGE.md's words.
+fn runs(kind: &ExprKind) -> &'static str {
+    match kind {
+        ExprKind::Field { .. } => "a field read",
+        ExprKind::Index { .. } => "an array element",
+        ExprKind::Call { .. } => "a call",
+        ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => "`!`",
+        ExprKind::NewRecord(_)
+        | ExprKind::NewArray { .. }
+        | ExprKind::NewMutex
+        | ExprKind::NewCond => "`new`",
+        ExprKind::Len(_) => "`len`",
+        ExprKind::Spawn { .. } => "`spawn`",
+        ExprKind::SelfId => "`self()`",
+        _ => "an expression",
+    }
+}
 
 /// What a program-level name stands for.
 #[derive(Clone, Copy, Debug)]
@@ -278,6 +299,15 @@ impl<'s> Lowerer<'s> {
                             else {
                                 continue;
                             };
+                            let threads = self.program.threads.len() + count as usize;
+                            let limit = Limits::default().max_threads;
+                            if threads > limit {
+                                self.error(Diagnostic::error(
+                                    rep.count.span,
+                                    format!("the program starts {threads} threads, more than the limit of {limit}"),
+                                ));
+                                continue;
+                            }
                             for copy in 0..count {
                                 self.program.threads.push(ThreadSpec {
                                     name: format!("{}[{copy}]", t.name.name),
@@ -441,8 +471,8 @@ impl<'s> Lowerer<'s> {
                 };
                 self.checked(result, expr.span)
             }
-            _ => {
-                self.error(not_constant("an expression that runs"));
+            other => {
+                self.error(not_constant(runs(other)));
                 None
             }
         }

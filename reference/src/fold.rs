@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rankcheck_instr::ast::{BinaryOp, Expr, ExprKind};
+use rankcheck_instr::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 
 use crate::error::RefError;
 use crate::lines::LineIndex;
@@ -75,7 +75,10 @@ impl<'a> Constants<'a> {
         Ok(value)
     }
 
-    /// Folds a constant expression: literals, constants and operators.
+    /// Folds a constant expression: literals, constants and integer
+    /// arithmetic (docs/LANGUAGE.md: "an integer expression over
+    /// constants, `true`, `false` or `null`"); `!`, comparisons, `==` and
+    /// the short-circuit operators are not constant.
     pub fn fold(&mut self, expr: &'a Expr) -> Result<Value, RefError> {
         match &expr.kind {
             ExprKind::Int(value) => Ok(Value::Int(*value)),
@@ -84,6 +87,9 @@ impl<'a> Constants<'a> {
             ExprKind::Name(ident) if self.contains(&ident.name) => {
                 Ok(Value::Int(self.value(&ident.name)?))
             }
+            ExprKind::Unary {
+                op: UnaryOp::Not, ..
+            } => Err(self.invalid(expr, "expected a constant, found `!`".to_string())),
             ExprKind::Unary { op, operand, .. } => {
                 let operand = self.fold(operand)?;
                 operator::unary(*op, operand).map_err(|reason| self.invalid(expr, reason))
@@ -111,14 +117,15 @@ impl<'a> Constants<'a> {
         lhs: &'a Expr,
         rhs: &'a Expr,
     ) -> Result<Value, RefError> {
-        let left = self.fold(lhs)?;
-        if op.is_short_circuit() {
-            return match operator::short_circuit(op, left) {
-                Ok(Some(value)) => Ok(value),
-                Ok(None) => self.fold(rhs),
-                Err(reason) => Err(self.invalid(expr, reason)),
-            };
+        let arithmetic = matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem
+        );
+        if !arithmetic {
+            let found = format!("expected a constant, found `{}`", op.as_str());
+            return Err(self.invalid(expr, found));
         }
+        let left = self.fold(lhs)?;
         let right = self.fold(rhs)?;
         operator::binary(op, left, right).map_err(|reason| self.invalid(expr, reason))
     }

@@ -26,6 +26,10 @@ const MAX_COUNT: i64 = 1 << 20;
 /// the heap limit).
 const MAX_GLOBAL_ELEMENTS: usize = 1 << 24;
 
+/// The most threads a program may start with (docs/LANGUAGE.md, the
+/// thread limit).
+const MAX_INITIAL_THREADS: usize = 10_000;
+
 /// What a top-level name denotes.
 #[derive(Clone, Copy, Debug)]
 pub enum Global {
@@ -310,6 +314,15 @@ fn initial_threads<'a>(
             }),
             Some(replication) => {
                 let copies = constants.fold_count(&replication.count, MAX_COUNT)?;
+                let starts = threads.len() + copies;
+                if starts > MAX_INITIAL_THREADS {
+                    return Err(cx.invalid(
+                        replication.count.span.start,
+                        format!(
+                            "the program starts {starts} threads, more than the limit of {MAX_INITIAL_THREADS}"
+                        ),
+                    ));
+                }
                 threads.extend((0..copies).map(|k| ThreadStart {
                     function: id,
                     args: vec![Value::Int(k as i64)],

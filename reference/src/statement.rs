@@ -174,7 +174,7 @@ impl Cursor<'_, '_> {
             panic!("invariant: IfArm names an if statement");
         };
         let (cond, body) = arms[arm as usize];
-        if self.condition(cond)? {
+        if self.condition(cond, "an `if` condition")? {
             return Ok(self.block(body, 0));
         }
         if let Some(&(next_cond, _)) = arms.get(arm as usize + 1) {
@@ -195,7 +195,7 @@ impl Cursor<'_, '_> {
         let StmtKind::While { cond, body } = stmt.kind else {
             panic!("invariant: WhileTest names a while statement");
         };
-        if !self.condition(cond)? {
+        if !self.condition(cond, "a `while` condition")? {
             return Ok(Event::Local);
         }
         self.tick(stmt.line)?;
@@ -224,8 +224,8 @@ impl Cursor<'_, '_> {
         else {
             panic!("invariant: ForStart names a for statement");
         };
-        let start = self.int_bound(start, start_expr)?;
-        let end = self.int_bound(end, end_expr)?;
+        let start = self.int_bound(start, start_expr, "start")?;
+        let end = self.int_bound(end, end_expr, "end")?;
         self.frame().tasks.push(Task::ForNext {
             stmt: id,
             next: start,
@@ -234,12 +234,15 @@ impl Cursor<'_, '_> {
         Ok(Event::Local)
     }
 
-    fn int_bound(&self, value: Value, expr: ExprId) -> Result<i64, Fault> {
+    /// The `start` or `end` bound of a `for` range, which must be an int.
+    fn int_bound(&self, value: Value, expr: ExprId, bound: &str) -> Result<i64, Fault> {
         match value {
             Value::Int(n) => Ok(n),
             other => {
                 let line = self.program.expr(expr).line;
-                Err(Fault::error(line, wrong_type("for", "int bounds", other)))
+                let found = other.type_name();
+                let reason = format!("a `for` range's {bound} needs an int, found {found}");
+                Err(Fault::error(line, reason))
             }
         }
     }
@@ -264,15 +267,17 @@ impl Cursor<'_, '_> {
         Ok(self.block(body, 0))
     }
 
-    /// Evaluated `if`/`while` condition `cond`, which must be a bool.
-    fn condition(&mut self, cond: ExprId) -> Result<bool, Fault> {
+    /// Evaluated `if`/`while` condition `cond` (`what`: which), which must
+    /// be a bool.
+    fn condition(&mut self, cond: ExprId, what: &str) -> Result<bool, Fault> {
         match self.frame().pop() {
             Value::Bool(b) => Ok(b),
             other => {
                 let line = self.program.expr(cond).line;
+                let found = other.type_name();
                 Err(Fault::error(
                     line,
-                    format!("a condition must be a bool, found {}", other.type_name()),
+                    format!("{what} must be a bool, found {found}"),
                 ))
             }
         }

@@ -463,6 +463,62 @@ fn bounds_have_their_exact_values() {
     assert!((report["pctvb"]["bound"].as_f64().unwrap() - 1.0 / 800.0).abs() < 1e-15);
 }
 
+/// `rankcheck bounds` on a program whose preparatory runs accessed fewer
+/// variables than `--vars` asks for: PCTVB tracks all of them (every bug
+/// involves at most those) and says so, exit 0; with no shared variable at
+/// all, variable bounding has nothing to choose. A `--track` list shorter
+/// than `--vars` is refused.
+#[test]
+fn bounds_with_fewer_variables_than_asked_track_them_all() {
+    let dir = temp_dir("bounds-fewer");
+    let alone = dir.join("alone.rk");
+    std::fs::write(
+        &alone,
+        "fn main() {\n    let x = 1;\n    assert(x == 1);\n}\n",
+    )
+    .unwrap();
+    let out = rankcheck(&["bounds", "--depth", "1", alone.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("pct    per-run bound 1 "), "{stdout}");
+    assert!(
+        stdout.contains("(--vars 1: the preparatory runs accessed no variable, so variable bounding has nothing to choose)"),
+        "{stdout}"
+    );
+    let report = json(&rankcheck(&[
+        "bounds",
+        "--format",
+        "json",
+        alone.to_str().unwrap(),
+    ]));
+    assert_eq!(report["vars"], "1");
+    assert_eq!(report["vars_drawn"], 0);
+
+    // fig02 shares one variable, `a`: --vars 2 is PCT's bound over it.
+    let fig02 = root().join("examples/fig02_c1v1.rk");
+    let fig02 = fig02.to_str().unwrap();
+    let out = rankcheck(&["bounds", "--vars", "2", fig02]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("(--vars 2: the preparatory runs accessed only 1 variable, so pctvb tracks all of them)"),
+        "{stdout}"
+    );
+    let report = json(&rankcheck(&[
+        "bounds", "--vars", "2", "--format", "json", fig02,
+    ]));
+    assert_eq!(report["vars_drawn"], 1);
+    assert_eq!(report["pctvb"]["bound"], report["pct"]["bound"], "{report}");
+
+    let out = rankcheck(&["bounds", "--vars", "2", "--track", "a", fig02]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--vars 2: --track names only 1 variable"),
+        "{stderr}"
+    );
+}
+
 /// Correct programs pass every run under every strategy: no false alarms
 /// from condition variables, `await`, `atomic`, heap records or yield-based
 /// spinning (which needs the spin-loop guard under priority scheduling:

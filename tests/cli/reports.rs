@@ -444,7 +444,7 @@ fn a_statement_that_always_fails_is_warned_of_and_still_runs() {
     assert!(stderr.contains("`wait(c, m)`"), "{stderr}");
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("error[error]: `wait` needs a cond, found mutex"),
+        stdout.contains("error[error]: `wait` needs a condition variable, found mutex"),
         "{stdout}"
     );
 }

@@ -254,7 +254,8 @@ fn closed_pipes_do_not_panic() {
 }
 
 /// Too many threads is an error that names the limit and the line, not an
-/// abort or an out-of-memory kill: spawned ones, and thread items.
+/// abort or an out-of-memory kill: spawned ones fail the run; thread items
+/// that start more are refused before running, at their count.
 #[test]
 fn thread_limits_are_errors_with_a_line() {
     let dir = temp_dir("limits");
@@ -264,32 +265,36 @@ fn thread_limits_are_errors_with_a_line() {
         "fn worker() { }\nfn main() {\n    for i in 0..20000 {\n        spawn worker();\n    }\n}\n",
     )
     .unwrap();
+    let out = rankcheck(&[
+        "--runs",
+        "1",
+        "--replay-dir",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+        spawned.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    let failure = &report["first_failure"];
+    assert_eq!(failure["kind"], "error");
+    let message = failure["message"].as_str().unwrap();
+    assert!(
+        message.contains("spawning one more than the limit of 10000"),
+        "{message}"
+    );
+    assert_eq!(failure["line"], 4);
+
     let items = dir.join("items.rk");
-    std::fs::write(&items, "thread w[20000](i) { }\n").unwrap();
-    for (program, wanted) in [
-        (&spawned, "spawning one more than the limit of 10000"),
-        (
-            &items,
-            "the program starts 20000, more than the limit of 10000",
-        ),
-    ] {
-        let out = rankcheck(&[
-            "--runs",
-            "1",
-            "--replay-dir",
-            dir.to_str().unwrap(),
-            "--format",
-            "json",
-            program.to_str().unwrap(),
-        ]);
-        assert_eq!(out.status.code(), Some(1));
-        let report = json(&out);
-        let failure = &report["first_failure"];
-        assert_eq!(failure["kind"], "error");
-        let message = failure["message"].as_str().unwrap();
-        assert!(message.contains(wanted), "{message}");
-        assert!(failure["line"].as_u64().is_some());
-    }
+    std::fs::write(&items, "thread v[2](i) { }\nthread w[20000](i) { }\n").unwrap();
+    let out = rankcheck(&["--runs", "1", items.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the program starts 20002 threads, more than the limit of 10000"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("items.rk:2:10"), "{stderr}");
 }
 
 /// The unbounded exploration of a buggy example finds its bug.

@@ -280,7 +280,11 @@ impl<'e> Vm<'e> {
                         match reg!($r) {
                             Value::Cond(c) => c,
                             other => {
-                                error!("{} needs a cond, found {}", $what, self.kind_of(other))
+                                error!(
+                                    "{} needs a condition variable, found {}",
+                                    $what,
+                                    self.kind_of(other)
+                                )
                             }
                         }
                     };

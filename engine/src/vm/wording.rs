@@ -57,12 +57,14 @@ pub(super) fn unlocking(program: &Program, func: FuncId, pc: usize) -> &'static 
 }
 
 impl Vm<'_> {
-    /// The kind of `value` as an error names it: a reference is a
-    /// `record` or an `array`, as docs/LANGUAGE.md calls the objects.
+    /// The kind of `value` as an error names it, in docs/LANGUAGE.md's
+    /// words: a reference is a `record` or an `array`, a cond a
+    /// `condition variable`.
     pub(super) fn kind_of(&self, value: Value) -> &'static str {
         match value {
             Value::Ref(obj) if self.heap.array_len(obj).is_some() => "array",
             Value::Ref(_) => "record",
+            Value::Cond(_) => "condition variable",
             other => other.type_name(),
         }
     }
