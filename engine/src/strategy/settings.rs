@@ -20,12 +20,21 @@ pub enum VarsAsked {
 
 /// More variables asked for than the pool has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("only {available} variables to choose from")]
+#[error("{}", choosable(*.available))]
 pub struct TooManyVars {
     /// The count asked for.
     pub asked: usize,
     /// The pool's size.
     pub available: usize,
+}
+
+/// What [`TooManyVars`] says of a pool of `available` variables.
+fn choosable(available: usize) -> String {
+    match available {
+        0 => "no variable to choose from".to_string(),
+        1 => "only 1 variable to choose from".to_string(),
+        n => format!("only {n} variables to choose from"),
+    }
 }
 
 /// The depths a setting without `depth` runs at.
@@ -158,6 +167,11 @@ mod tests {
                 available: 3
             }
         );
+        assert_eq!(e.to_string(), "only 3 variables to choose from");
+        let e = pctvb_settings(Some(2), VarsAsked::Count(2), &pool(1), false).unwrap_err();
+        assert_eq!(e.to_string(), "only 1 variable to choose from");
+        let e = pctvb_settings(Some(2), VarsAsked::Count(1), &pool(0), false).unwrap_err();
+        assert_eq!(e.to_string(), "no variable to choose from");
     }
 
     #[test]
