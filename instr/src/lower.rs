@@ -1526,7 +1526,7 @@ fn describe(symbol: Symbol) -> &'static str {
         Symbol::Global(..) => "a global",
         Symbol::Array(..) => "a global array",
         Symbol::Mutex(..) => "a mutex",
-        Symbol::Cond(..) => "a cond",
+        Symbol::Cond(..) => "a condition variable",
         Symbol::Function(..) => "a function",
         Symbol::Thread => "a thread",
     }

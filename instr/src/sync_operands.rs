@@ -76,7 +76,7 @@ impl SyncOperands {
                 return;
             }
             (Declared::Mutex, _) => "a mutex",
-            (Declared::Cond, _) => "a cond",
+            (Declared::Cond, _) => "a condition variable",
             (Declared::Other(what), _) => what,
         };
         self.warnings.push(wrong_kind(&operand, is));
