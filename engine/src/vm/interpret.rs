@@ -596,7 +596,11 @@ impl<'e> Vm<'e> {
                             tracked,
                         ) {
                             Ok(obj) => reg!(dst) = Value::Ref(obj),
-                            Err(_) => error!("heap exhausted: more than {} slots allocated", limit),
+                            Err(_) => error!(
+                                "heap exhausted: a record of {} fields would pass the limit of {} slots",
+                                n,
+                                limit
+                            ),
                         }
                     }
                     Op::NewArray {
