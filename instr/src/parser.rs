@@ -625,7 +625,7 @@ impl<'a> Parser<'a> {
         for (index, param) in params.iter().enumerate() {
             if let Some(first) = params[..index].iter().find(|p| p.name == param.name) {
                 self.diagnostics.push(
-                    Diagnostic::error(param.span, format!("duplicate parameter '{}'", param.name))
+                    Diagnostic::error(param.span, format!("duplicate parameter `{}`", param.name))
                         .with_label("declared again here")
                         .with_related(first.span, "first declared here"),
                 );
@@ -1461,7 +1461,7 @@ impl<'a> Parser<'a> {
                 self.diagnostics.push(
                     Diagnostic::error(
                         field.name.span,
-                        format!("duplicate field '{}' in record literal", field.name.name),
+                        format!("duplicate field `{}` in record literal", field.name.name),
                     )
                     .with_label("given again here")
                     .with_related(first.name.span, "first given here"),

@@ -1025,14 +1025,14 @@ fn string_literals_only_as_messages() {
 fn duplicate_record_fields_and_parameters() {
     let source = "thread t { p = new { a: 1, b: 2, a: 3 }; }";
     let (diagnostic, under) = single_error(source);
-    assert_eq!(diagnostic.message, "duplicate field 'a' in record literal");
+    assert_eq!(diagnostic.message, "duplicate field `a` in record literal");
     assert_eq!(diagnostic.span.range(), 33..34);
     assert_eq!(under, "a");
     assert_eq!(diagnostic.related[0].0.range(), 21..22);
     assert_eq!(diagnostic.related[0].1, "first given here");
     let source = "fn f(x, y, x) { }";
     let (diagnostic, _) = single_error(source);
-    assert_eq!(diagnostic.message, "duplicate parameter 'x'");
+    assert_eq!(diagnostic.message, "duplicate parameter `x`");
     assert_eq!(diagnostic.span.range(), 11..12);
     assert_eq!(diagnostic.related[0].0.range(), 5..6);
 }
