@@ -31,7 +31,7 @@ const MAX_GLOBAL_ELEMENTS: u64 = 1 << 24;
 
 /// The construct `kind` names, for an expression where a constant must
 /// stand: what the user wrote, in docs/LANGUAGE.md's words.
-fn runs(kind: &ExprKind) -> &'static str {
+fn named_construct(kind: &ExprKind) -> &'static str {
     match kind {
         ExprKind::Field { .. } => "a field read",
         ExprKind::Index { .. } => "an array element",
@@ -472,7 +472,7 @@ impl<'s> Lowerer<'s> {
                 self.checked(result, expr.span)
             }
             other => {
-                self.error(not_constant(runs(other)));
+                self.error(not_constant(named_construct(other)));
                 None
             }
         }
