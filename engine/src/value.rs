@@ -31,7 +31,7 @@ impl Value {
             Value::Int(_) => "int",
             Value::Ref(_) => "reference",
             Value::Mutex(_) => "mutex",
-            Value::Cond(_) => "cond",
+            Value::Cond(_) => "condition variable",
             Value::Thread(_) => "thread handle",
         }
     }

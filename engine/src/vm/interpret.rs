@@ -10,7 +10,6 @@ use crate::scheduler::{Event, EventKind, Loc, Location, Pending, Scheduler};
 use crate::value::Value;
 
 use super::stack::Stack;
-use super::wording;
 use super::{Fault, Frame, PrintLine, Status, Vm};
 
 impl<'e> Vm<'e> {
@@ -126,16 +125,14 @@ impl<'e> Vm<'e> {
                     ($r:expr, $what:expr) => {
                         match reg!($r) {
                             Value::Int(i) => i,
-                            other => {
-                                error!("{} needs an int, found {}", $what, self.kind_of(other))
-                            }
+                            other => error!("{} needs an int, found {}", $what, other.type_name()),
                         }
                     };
                 }
                 macro_rules! arith {
                     ($dst:expr, $lhs:expr, $rhs:expr, $method:ident, $sym:expr) => {{
-                        let a = int!($lhs, concat!("`", $sym, "`"));
-                        let b = int!($rhs, concat!("`", $sym, "`"));
+                        let a = int!($lhs, concat!("the left operand of `", $sym, "`"));
+                        let b = int!($rhs, concat!("the right operand of `", $sym, "`"));
                         match a.$method(b) {
                             Some(v) => reg!($dst) = Value::Int(v),
                             None => error!("integer overflow in `{} {} {}`", a, $sym, b),
@@ -144,8 +141,8 @@ impl<'e> Vm<'e> {
                 }
                 macro_rules! compare {
             ($dst:expr, $lhs:expr, $rhs:expr, $op:tt, $sym:expr) => {{
-                let a = int!($lhs, wording::compared(program, func, pc - 1, concat!("`", $sym, "`"), false));
-                let b = int!($rhs, wording::compared(program, func, pc - 1, concat!("`", $sym, "`"), true));
+                let a = int!($lhs, concat!("the left operand of `", $sym, "`"));
+                let b = int!($rhs, concat!("the right operand of `", $sym, "`"));
                 reg!($dst) = Value::Bool(a $op b);
             }};
         }
@@ -154,7 +151,7 @@ impl<'e> Vm<'e> {
                         match reg!($r) {
                             Value::Bool(b) => b,
                             other => {
-                                error!("{} must be a bool, found {}", $what, self.kind_of(other))
+                                error!("{} must be a bool, found {}", $what, other.type_name())
                             }
                         }
                     };
@@ -238,12 +235,16 @@ impl<'e> Vm<'e> {
                     ($r:expr, $what:expr) => {
                         object!($r, $what, "a record")
                     };
-                    ($r:expr, $what:expr, $needs:expr) => {
+                    ($r:expr, $what:expr, $needs:literal) => {
                         match reg!($r) {
                             Value::Ref(obj) => obj,
                             Value::Null => error!("null dereference: {} of null", $what),
                             other => {
-                                error!("{} needs {}, found {}", $what, $needs, self.kind_of(other))
+                                error!(
+                                    concat!("{} needs ", $needs, ", found {}"),
+                                    $what,
+                                    other.type_name()
+                                )
                             }
                         }
                     };
@@ -282,9 +283,7 @@ impl<'e> Vm<'e> {
                     ($r:expr, $what:expr) => {
                         match reg!($r) {
                             Value::Mutex(m) => m,
-                            other => {
-                                error!("{} needs a mutex, found {}", $what, self.kind_of(other))
-                            }
+                            other => error!("{} needs a mutex, found {}", $what, other.type_name()),
                         }
                     };
                 }
@@ -292,13 +291,11 @@ impl<'e> Vm<'e> {
                     ($r:expr, $what:expr) => {
                         match reg!($r) {
                             Value::Cond(c) => c,
-                            other => {
-                                error!(
-                                    "{} needs a condition variable, found {}",
-                                    $what,
-                                    self.kind_of(other)
-                                )
-                            }
+                            other => error!(
+                                "{} needs a condition variable, found {}",
+                                $what,
+                                other.type_name()
+                            ),
                         }
                     };
                 }
@@ -351,14 +348,12 @@ impl<'e> Vm<'e> {
                     Op::Mul { dst, lhs, rhs } => arith!(dst, lhs, rhs, checked_mul, "*"),
                     Op::Div { dst, lhs, rhs } => {
                         if reg!(rhs) == Value::Int(0) {
-                            int!(lhs, "`/`");
                             error!("division by zero")
                         }
                         arith!(dst, lhs, rhs, checked_div, "/")
                     }
                     Op::Rem { dst, lhs, rhs } => {
                         if reg!(rhs) == Value::Int(0) {
-                            int!(lhs, "`%`");
                             error!("remainder by zero")
                         }
                         arith!(dst, lhs, rhs, checked_rem, "%")
@@ -397,12 +392,12 @@ impl<'e> Vm<'e> {
                         }
                     }
                     Op::JumpIfFalse { cond, target } => {
-                        if !boolean!(cond, wording::condition(program, func, at)) {
+                        if !boolean!(cond, "a condition") {
                             pc = target as usize;
                         }
                     }
                     Op::JumpIfTrue { cond, target } => {
-                        if boolean!(cond, wording::condition(program, func, at)) {
+                        if boolean!(cond, "a condition") {
                             pc = target as usize;
                         }
                     }
@@ -615,11 +610,7 @@ impl<'e> Vm<'e> {
                             tracked,
                         ) {
                             Ok(obj) => reg!(dst) = Value::Ref(obj),
-                            Err(_) => error!(
-                                "heap exhausted: a record of {} fields would pass the limit of {} slots",
-                                n,
-                                limit
-                            ),
+                            Err(_) => error!("heap exhausted: more than {} slots allocated", limit),
                         }
                     }
                     Op::NewArray {
@@ -635,9 +626,8 @@ impl<'e> Vm<'e> {
                         let limit = self.limits.max_heap_slots;
                         let Ok(n) = u32::try_from(n) else {
                             error!(
-                                "heap exhausted: an array of {} elements would pass the limit of {} slots",
-                                n,
-                                limit
+                                "heap exhausted: an array of {} elements, more than the heap holds",
+                                n
                             )
                         };
                         let tracked = self.allocation_tracked(exe, var, frames, func);
@@ -667,7 +657,7 @@ impl<'e> Vm<'e> {
                     }
 
                     Op::Lock { mutex, site } => {
-                        let m: MutexId = mutex!(mutex, wording::locking(program, func, at));
+                        let m: MutexId = mutex!(mutex, "`lock`");
                         let state = self.mutexes[m.index()];
                         peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
                         if state.owner.is_none() {
@@ -675,8 +665,7 @@ impl<'e> Vm<'e> {
                             sync!(EventKind::Lock, site, state.var, state.tracked);
                         } else if in_atomic!() {
                             error!(
-                                "{} of `{}` would block inside an atomic block",
-                                wording::locking(program, func, at),
+                                "`lock` of `{}` would block inside an atomic block",
                                 program.vars[state.var.index()].name
                             )
                         } else {
@@ -691,13 +680,12 @@ impl<'e> Vm<'e> {
                         peek!(Some(Location::Mutex(m.0)), Some(state.var), true);
                         if state.owner != Some(thread) {
                             let name = &program.vars[state.var.index()].name;
-                            let unlock = wording::unlocking(program, func, at);
                             match state.owner {
-                                None => error!("{} mutex `{}`, which is not locked", unlock, name),
+                                None => error!("`unlock` of mutex `{}`, which is not locked", name),
                                 Some(_) => {
                                     error!(
-                                        "{} mutex `{}`, which another thread holds",
-                                        unlock, name
+                                        "`unlock` of mutex `{}`, which another thread holds",
+                                        name
                                     )
                                 }
                             }
@@ -801,10 +789,7 @@ impl<'e> Vm<'e> {
                         let target = match reg!(handle) {
                             Value::Thread(t) => t,
                             other => {
-                                error!(
-                                    "`join` needs a thread handle, found {}",
-                                    self.kind_of(other)
-                                )
+                                error!("`join` needs a thread handle, found {}", other.type_name())
                             }
                         };
                         self.log(None, false);

@@ -964,7 +964,7 @@ impl<'e> Vm<'e> {
     fn bug(&self, thread: ThreadId, fault: Fault) -> Bug {
         Bug {
             kind: fault.kind,
-            message: fault.message,
+            message: self.in_words(&fault),
             span: self.span(fault.loc),
             thread,
             thread_name: self.thread_name(thread),
