@@ -17,8 +17,8 @@
 //!    nothing.
 //! 2. **Hoisting.** A constant register written inside a loop, or by
 //!    several `Const`s, gets one `Const` at the function's entry instead.
-//! 3. **Dead writes.** A `Const` or `Move` into a register no instruction
-//!    reads is removed.
+//! 3. **No-ops.** A `Const` or `Move` into a register no instruction
+//!    reads is removed, and so is a `Jump` to the next instruction.
 //!
 //! What it never touches: everything else. Every access, synchronisation,
 //! call, back edge (`Loop`, `ForStep` and `Call` spend the step budget),
@@ -33,6 +33,7 @@ use rankcheck_engine::ir::{Function, Op, PrintArg, Program, Shape};
 use rankcheck_engine::{Span, Value};
 
 use crate::lower::intern_const;
+use crate::points_to::register_range;
 
 /// Optimise every function of `program`, interning folded values in its
 /// constant pool.
@@ -56,13 +57,14 @@ struct Tables<'p> {
     prints: &'p [Vec<PrintArg>],
 }
 
-/// Rewrite `function` to a fixpoint. Each step strictly shrinks the code
-/// or turns a non-`Const` into a `Const`, and hoisting leaves a register
-/// with one `Const` outside every loop, so this ends.
+/// Rewrite `function` to a fixpoint. This ends: folding turns an
+/// instruction into a `Const` or a `Jump`, which fold no further; a hoisted
+/// register is left with one `Const` at the entry, which no jump targets,
+/// so it is never hoisted again; removing no-ops shrinks the code.
 fn optimize_function(function: &mut Function, tables: &Tables<'_>, consts: &mut Vec<Value>) {
     while fold(function, tables, consts)
         || hoist(function, tables)
-        || remove_dead_writes(function, tables)
+        || remove_no_ops(function, tables)
     {}
 }
 
@@ -80,17 +82,6 @@ struct Effects {
     falls_through: bool,
     /// Where else control may go.
     jump: Option<u32>,
-}
-
-/// Registers `first..first + count`.
-fn register_range(first: Reg, count: usize) -> Vec<Reg> {
-    (0..count)
-        .map(|k| {
-            let reg = usize::from(first.0) + k;
-            Reg(u16::try_from(reg)
-                .unwrap_or_else(|_| unreachable!("invariant: argument registers fit a frame")))
-        })
-        .collect()
 }
 
 /// The [`Effects`] of `op`. Exhaustive on purpose, with no catch-all arm: a
@@ -453,17 +444,20 @@ fn hoist(function: &mut Function, tables: &Tables<'_>) -> bool {
     true
 }
 
-/// Remove every `Const` and `Move` into a register nothing reads. Whether
-/// anything changed.
-fn remove_dead_writes(function: &mut Function, tables: &Tables<'_>) -> bool {
+/// Remove every `Const` and `Move` into a register nothing reads, and
+/// every `Jump` to the next instruction. Whether anything changed.
+fn remove_no_ops(function: &mut Function, tables: &Tables<'_>) -> bool {
     let flow = Flow::of(function, tables);
     let mut read = vec![false; usize::from(function.registers)];
     for reg in flow.effects.iter().flat_map(|e| &e.reads) {
         read[reg.index()] = true;
     }
-    let keep: Vec<bool> = (function.code.iter())
-        .map(|op| match *op {
+    let keep: Vec<bool> = (function.code.iter().enumerate())
+        .map(|(pc, op)| match *op {
             Op::Const { dst, .. } | Op::Move { dst, .. } => read[dst.index()],
+            // Control goes to the next instruction either way (the end of
+            // an `if` without `else`).
+            Op::Jump { target } => target as usize != pc + 1,
             _ => true,
         })
         .collect();
@@ -505,8 +499,8 @@ fn compact(function: &mut Function, tables: &Tables<'_>, keep: &[bool], entry: V
 
 #[cfg(test)]
 mod tests {
-    use rankcheck_engine::id::{FieldId, FuncId, GlobalId, PrintId, ShapeId, SiteId, VarId};
-    use rankcheck_engine::id::{MutexId, StrId};
+    use rankcheck_engine::id::{FieldId, FuncId, GlobalId, MutexId, PrintId, ShapeId, SiteId};
+    use rankcheck_engine::id::{StrId, VarId};
 
     use super::*;
 
@@ -518,31 +512,37 @@ mod tests {
     const MUTEX: ConstId = ConstId(5);
     const INT_MAX: ConstId = ConstId(6);
     /// Where folded results land: the pool's next free slot.
-    const FIRST_NEW: u32 = 7;
+    const FIRST_NEW: ConstId = ConstId(7);
 
     fn r(n: u16) -> Reg {
         Reg(n)
-    }
-
-    fn site() -> SiteId {
-        SiteId(0)
-    }
-
-    fn set_global(src: Reg) -> Op {
-        Op::SetGlobalObserved {
-            global: GlobalId(0),
-            src,
-            site: site(),
-        }
     }
 
     fn constant(dst: u16, value: ConstId) -> Op {
         Op::Const { dst: r(dst), value }
     }
 
-    /// The end every function has: `return null`.
-    fn ret(reg: u16) -> [Op; 2] {
-        [constant(reg, NULL), Op::Return { src: r(reg) }]
+    fn set_global(src: u16) -> Op {
+        Op::SetGlobalObserved {
+            global: GlobalId(0),
+            src: r(src),
+            site: SiteId(0),
+        }
+    }
+
+    fn get_global(dst: u16) -> Op {
+        Op::GetGlobalObserved {
+            dst: r(dst),
+            global: GlobalId(0),
+            site: SiteId(0),
+        }
+    }
+
+    /// `body`, then the end every function has: `return null` (in the
+    /// last register, which `body` leaves alone).
+    fn function(body: Vec<Op>) -> Vec<Op> {
+        let end = [constant(15, NULL), Op::Return { src: r(15) }];
+        [body, end.to_vec()].concat()
     }
 
     /// Optimise one function of `params` parameters and `code`, whose
@@ -588,10 +588,22 @@ mod tests {
         assert_eq!(optimized(params, code.clone()).0, code);
     }
 
+    /// `r3 = op(lhs, rhs)` on two constants, stored.
+    fn on_constants(lhs: ConstId, rhs: ConstId, op: Op) -> Vec<Op> {
+        function(vec![constant(1, lhs), constant(2, rhs), op, set_global(3)])
+    }
+
+    /// The instruction `r3 = r1 OP r2` for each binary operation `make`
+    /// builds from its three registers.
+    fn binary(make: fn(Reg, Reg, Reg) -> Op) -> Op {
+        make(r(3), r(1), r(2))
+    }
+
     #[test]
     fn writes_nothing_reads_are_removed_to_a_fixpoint() {
-        let code = [
-            vec![
+        let (code, spans, _) = optimized(
+            1,
+            function(vec![
                 constant(1, INT_1),
                 Op::Move {
                     dst: r(2),
@@ -601,12 +613,9 @@ mod tests {
                     dst: r(3),
                     src: r(0),
                 },
-            ],
-            ret(4).to_vec(),
-        ]
-        .concat();
-        let (code, spans, _) = optimized(1, code);
-        assert_eq!(code, ret(4));
+            ]),
+        );
+        assert_eq!(code, function(Vec::new()));
         assert_eq!(spans, [3, 4]);
     }
 
@@ -615,8 +624,21 @@ mod tests {
     /// to it goes to the instruction after it.
     #[test]
     fn a_constant_in_a_loop_moves_to_the_entry() {
-        let code = [
-            vec![
+        let code = |entry: Vec<Op>, body_at: u32| {
+            let lock = Op::Lock {
+                mutex: r(3),
+                site: SiteId(0),
+            };
+            let unlock = Op::Unlock {
+                mutex: r(3),
+                site: SiteId(0),
+            };
+            let in_body = if entry.is_empty() {
+                vec![constant(3, MUTEX), lock, unlock]
+            } else {
+                vec![lock, unlock]
+            };
+            let head = vec![
                 constant(1, INT_0),
                 Op::Lt {
                     dst: r(2),
@@ -627,56 +649,16 @@ mod tests {
                     cond: r(2),
                     target: 7,
                 },
-                constant(3, MUTEX),
-                Op::Lock {
-                    mutex: r(3),
-                    site: site(),
-                },
-                Op::Unlock {
-                    mutex: r(3),
-                    site: site(),
-                },
-                Op::ForStep {
-                    counter: r(1),
-                    bound: r(0),
-                    target: 3,
-                },
-            ],
-            ret(5).to_vec(),
-        ]
-        .concat();
-        let (code, spans, _) = optimized(1, code);
-        let expected = [
-            vec![
-                constant(3, MUTEX),
-                constant(1, INT_0),
-                Op::Lt {
-                    dst: r(2),
-                    lhs: r(1),
-                    rhs: r(0),
-                },
-                Op::JumpIfFalse {
-                    cond: r(2),
-                    target: 7,
-                },
-                Op::Lock {
-                    mutex: r(3),
-                    site: site(),
-                },
-                Op::Unlock {
-                    mutex: r(3),
-                    site: site(),
-                },
-                Op::ForStep {
-                    counter: r(1),
-                    bound: r(0),
-                    target: 4,
-                },
-            ],
-            ret(5).to_vec(),
-        ]
-        .concat();
-        assert_eq!(code, expected);
+            ];
+            let step = Op::ForStep {
+                counter: r(1),
+                bound: r(0),
+                target: body_at,
+            };
+            function([entry, head, in_body, vec![step]].concat())
+        };
+        let (optimized, spans, _) = optimized(1, code(Vec::new(), 3));
+        assert_eq!(optimized, code(vec![constant(3, MUTEX)], 4));
         assert_eq!(spans, [3, 0, 1, 2, 4, 5, 6, 7, 8]);
     }
 
@@ -685,37 +667,25 @@ mod tests {
     /// `AwaitBegin`.
     #[test]
     fn a_constant_in_an_await_condition_moves_to_the_entry() {
-        let code = [
-            vec![
+        let (code, _, _) = optimized(
+            0,
+            function(vec![
                 Op::AwaitBegin,
-                Op::GetGlobalObserved {
-                    dst: r(1),
-                    global: GlobalId(0),
-                    site: site(),
-                },
+                get_global(1),
                 constant(2, INT_1),
-                Op::Eq {
-                    dst: r(3),
-                    lhs: r(1),
-                    rhs: r(2),
-                },
+                binary(|dst, lhs, rhs| Op::Eq { dst, lhs, rhs }),
                 Op::AwaitCheck {
                     cond: r(3),
                     retry: 0,
                 },
-            ],
-            ret(4).to_vec(),
-        ]
-        .concat();
-        let (code, _, _) = optimized(0, code);
-        assert_eq!(code[0], constant(2, INT_1));
-        assert_eq!(
-            code[4],
-            Op::AwaitCheck {
-                cond: r(3),
-                retry: 1
-            }
+            ]),
         );
+        assert_eq!(code[0], constant(2, INT_1));
+        let retry = Op::AwaitCheck {
+            cond: r(3),
+            retry: 1,
+        };
+        assert_eq!(code[4], retry);
         assert_eq!(code.len(), 7);
     }
 
@@ -725,16 +695,12 @@ mod tests {
     fn a_register_read_before_its_constant_on_some_path_keeps_its_consts() {
         assert_unchanged(
             0,
-            [
-                vec![
-                    set_global(r(1)),
-                    constant(1, INT_1),
-                    constant(1, INT_1),
-                    Op::Loop { target: 0 },
-                ],
-                ret(2).to_vec(),
-            ]
-            .concat(),
+            function(vec![
+                set_global(1),
+                constant(1, INT_1),
+                constant(1, INT_1),
+                Op::Loop { target: 0 },
+            ]),
         );
     }
 
@@ -744,23 +710,19 @@ mod tests {
     fn a_constant_in_one_branch_only_is_not_folded_after_the_join() {
         assert_unchanged(
             1,
-            [
-                vec![
-                    Op::JumpIfFalse {
-                        cond: r(0),
-                        target: 2,
-                    },
-                    constant(1, INT_1),
-                    Op::Add {
-                        dst: r(2),
-                        lhs: r(1),
-                        rhs: r(1),
-                    },
-                    set_global(r(2)),
-                ],
-                ret(3).to_vec(),
-            ]
-            .concat(),
+            function(vec![
+                Op::JumpIfFalse {
+                    cond: r(0),
+                    target: 2,
+                },
+                constant(1, INT_1),
+                Op::Add {
+                    dst: r(3),
+                    lhs: r(1),
+                    rhs: r(1),
+                },
+                set_global(3),
+            ]),
         );
     }
 
@@ -768,8 +730,9 @@ mod tests {
     /// way.
     #[test]
     fn a_constant_on_both_branches_is_folded_after_the_join() {
-        let code = [
-            vec![
+        let (code, spans, consts) = optimized(
+            1,
+            function(vec![
                 Op::JumpIfFalse {
                     cond: r(0),
                     target: 3,
@@ -778,33 +741,26 @@ mod tests {
                 Op::Jump { target: 4 },
                 constant(1, INT_1),
                 Op::Add {
-                    dst: r(2),
+                    dst: r(3),
                     lhs: r(1),
                     rhs: r(1),
                 },
-                set_global(r(2)),
-            ],
-            ret(3).to_vec(),
-        ]
-        .concat();
-        let (code, spans, consts) = optimized(1, code);
-        let two = ConstId(FIRST_NEW);
-        assert_eq!(consts[two.index()], Value::Int(2));
-        let expected = [
-            vec![
-                Op::JumpIfFalse {
-                    cond: r(0),
-                    target: 2,
-                },
-                Op::Jump { target: 2 },
-                constant(2, two),
-                set_global(r(2)),
-            ],
-            ret(3).to_vec(),
-        ]
-        .concat();
+                set_global(3),
+            ]),
+        );
+        assert_eq!(consts[FIRST_NEW.index()], Value::Int(2));
+        // The `then` branch is left with a jump to the next instruction,
+        // which goes too.
+        let expected = function(vec![
+            Op::JumpIfFalse {
+                cond: r(0),
+                target: 1,
+            },
+            constant(3, FIRST_NEW),
+            set_global(3),
+        ]);
         assert_eq!(code, expected);
-        assert_eq!(spans, [0, 2, 4, 5, 6, 7]);
+        assert_eq!(spans, [0, 4, 5, 6, 7]);
     }
 
     /// A parameter holds the caller's value until its first write.
@@ -812,98 +768,44 @@ mod tests {
     fn a_parameter_is_never_a_constant() {
         assert_unchanged(
             1,
-            [
-                vec![
-                    set_global(r(0)),
-                    constant(0, INT_1),
-                    Op::Neg {
-                        dst: r(1),
-                        src: r(0),
-                    },
-                    set_global(r(1)),
-                    Op::Loop { target: 0 },
-                ],
-                ret(2).to_vec(),
-            ]
-            .concat(),
+            function(vec![
+                set_global(0),
+                constant(0, INT_1),
+                Op::Neg {
+                    dst: r(3),
+                    src: r(0),
+                },
+                set_global(3),
+                Op::Loop { target: 0 },
+            ]),
         );
     }
 
     /// Both must still fault at run time, with the VM's message.
     #[test]
     fn division_by_zero_and_overflow_are_not_folded() {
-        for op in [
-            Op::Div {
-                dst: r(3),
-                lhs: r(1),
-                rhs: r(2),
-            },
-            Op::Rem {
-                dst: r(3),
-                lhs: r(1),
-                rhs: r(2),
-            },
-        ] {
-            assert_unchanged(
-                0,
-                [
-                    vec![constant(1, INT_1), constant(2, INT_0), op, set_global(r(3))],
-                    ret(4).to_vec(),
-                ]
-                .concat(),
-            );
-        }
-        assert_unchanged(
-            0,
-            [
-                vec![
-                    constant(1, INT_MAX),
-                    constant(2, INT_1),
-                    Op::Add {
-                        dst: r(3),
-                        lhs: r(1),
-                        rhs: r(2),
-                    },
-                    set_global(r(3)),
-                ],
-                ret(4).to_vec(),
-            ]
-            .concat(),
-        );
+        let div = binary(|dst, lhs, rhs| Op::Div { dst, lhs, rhs });
+        let rem = binary(|dst, lhs, rhs| Op::Rem { dst, lhs, rhs });
+        let add = binary(|dst, lhs, rhs| Op::Add { dst, lhs, rhs });
+        assert_unchanged(0, on_constants(INT_1, INT_0, div));
+        assert_unchanged(0, on_constants(INT_1, INT_0, rem));
+        assert_unchanged(0, on_constants(INT_MAX, INT_1, add));
     }
 
     /// A comparison of a non-integer faults: it stays.
     #[test]
     fn a_comparison_of_non_integers_is_not_folded() {
-        assert_unchanged(
-            0,
-            [
-                vec![
-                    constant(1, TRUE),
-                    constant(2, INT_1),
-                    Op::Lt {
-                        dst: r(3),
-                        lhs: r(1),
-                        rhs: r(2),
-                    },
-                    set_global(r(3)),
-                ],
-                ret(4).to_vec(),
-            ]
-            .concat(),
-        );
+        let lt = binary(|dst, lhs, rhs| Op::Lt { dst, lhs, rhs });
+        assert_unchanged(0, on_constants(TRUE, INT_1, lt));
     }
 
     /// `assert(counter == 3 * 3)`: the product folds, its operands go.
     #[test]
     fn arithmetic_and_equality_on_constants_fold() {
-        let code = [
-            vec![
-                Op::GetGlobalObserved {
-                    dst: r(4),
-                    global: GlobalId(0),
-                    site: site(),
-                },
+        let (code, spans, consts) = optimized(
+            0,
+            function(vec![
+                get_global(4),
                 constant(6, INT_3),
                 constant(7, INT_3),
                 Op::Mul {
@@ -920,76 +822,52 @@ mod tests {
                     cond: r(3),
                     message: None,
                 },
-            ],
-            ret(0).to_vec(),
-        ]
-        .concat();
-        let (code, spans, consts) = optimized(0, code);
-        let nine = ConstId(FIRST_NEW);
-        assert_eq!(consts[nine.index()], Value::Int(9));
-        assert_eq!(code[1], constant(5, nine));
+            ]),
+        );
+        assert_eq!(consts[FIRST_NEW.index()], Value::Int(9));
+        assert_eq!(code[1], constant(5, FIRST_NEW));
         assert_eq!(code.len(), 6);
         assert_eq!(spans, [0, 3, 4, 5, 6, 7]);
     }
 
-    /// `1 == null` is false: any two values compare.
+    /// `!(1 != null)` is false: any two values compare.
     #[test]
     fn equality_folds_on_values_of_different_types() {
-        let code = [
-            vec![
-                constant(1, INT_1),
-                constant(2, NULL),
-                Op::Ne {
-                    dst: r(3),
-                    lhs: r(1),
-                    rhs: r(2),
-                },
-                Op::Not {
-                    dst: r(5),
-                    src: r(3),
-                },
-                set_global(r(5)),
-            ],
-            ret(4).to_vec(),
-        ]
-        .concat();
+        let ne = binary(|dst, lhs, rhs| Op::Ne { dst, lhs, rhs });
+        let mut code = on_constants(INT_1, NULL, ne);
+        code[3] = Op::Not {
+            dst: r(5),
+            src: r(3),
+        };
+        code.insert(4, set_global(5));
         let (code, _, consts) = optimized(0, code);
         // `1 != null` is `true`, already in the pool; `!true` is new.
-        let folded = ConstId(FIRST_NEW);
-        assert_eq!(consts[folded.index()], Value::Bool(false));
-        assert_eq!(code[..2], [constant(5, folded), set_global(r(5))]);
+        assert_eq!(consts[FIRST_NEW.index()], Value::Bool(false));
+        assert_eq!(code, function(vec![constant(5, FIRST_NEW), set_global(5)]));
     }
 
     #[test]
     fn a_branch_never_taken_goes_and_one_always_taken_becomes_a_jump() {
-        let body = |branch: Op| {
-            [
-                vec![constant(1, TRUE), branch, set_global(r(0))],
-                ret(2).to_vec(),
-            ]
-            .concat()
-        };
-        let (code, _, _) = optimized(
+        let code = |branch: Op| function(vec![constant(1, TRUE), branch, set_global(0)]);
+        let (never, _, _) = optimized(
             1,
-            body(Op::JumpIfFalse {
+            code(Op::JumpIfFalse {
                 cond: r(1),
                 target: 3,
             }),
         );
-        assert_eq!(code, [vec![set_global(r(0))], ret(2).to_vec()].concat());
-        let (code, _, _) = optimized(
+        assert_eq!(never, function(vec![set_global(0)]));
+        let (always, _, _) = optimized(
             1,
-            body(Op::JumpIfTrue {
+            code(Op::JumpIfTrue {
                 cond: r(1),
                 target: 3,
             }),
         );
-        let expected = [
-            vec![Op::Jump { target: 2 }, set_global(r(0))],
-            ret(2).to_vec(),
-        ]
-        .concat();
-        assert_eq!(code, expected);
+        assert_eq!(
+            always,
+            function(vec![Op::Jump { target: 2 }, set_global(0)])
+        );
     }
 
     /// Registers read through argument ranges, record fields and print
@@ -999,30 +877,26 @@ mod tests {
     fn reads_through_ranges_and_print_lists_count() {
         assert_unchanged(
             0,
-            [
-                vec![
-                    constant(1, INT_1),
-                    constant(2, INT_3),
-                    Op::Call {
-                        dst: r(3),
-                        func: FuncId(0),
-                        args: r(1),
-                        argc: 2,
-                    },
-                    constant(1, INT_0),
-                    constant(2, INT_0),
-                    Op::NewRecord {
-                        dst: r(3),
-                        shape: ShapeId(0),
-                        args: r(1),
-                        var: VarId(0),
-                    },
-                    constant(4, INT_1),
-                    Op::Print { print: PrintId(0) },
-                ],
-                ret(5).to_vec(),
-            ]
-            .concat(),
+            function(vec![
+                constant(1, INT_1),
+                constant(2, INT_3),
+                Op::Call {
+                    dst: r(3),
+                    func: FuncId(0),
+                    args: r(1),
+                    argc: 2,
+                },
+                constant(1, INT_0),
+                constant(2, INT_0),
+                Op::NewRecord {
+                    dst: r(3),
+                    shape: ShapeId(0),
+                    args: r(1),
+                    var: VarId(0),
+                },
+                constant(4, INT_1),
+                Op::Print { print: PrintId(0) },
+            ]),
         );
     }
 }
