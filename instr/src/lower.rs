@@ -43,7 +43,9 @@ enum Symbol {
 }
 
 /// Lower a parsed module. `defines` override `const` values (`-D NAME=VALUE`);
-/// the caller has checked that each names a `const` of the module.
+/// the caller has checked that each names a `const` of the module. The
+/// program comes out optimised (instr/src/optimize.rs): the same behaviour
+/// in fewer dispatched instructions.
 pub fn lower(
     source: &str,
     module: &ast::Module,
