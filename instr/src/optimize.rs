@@ -132,13 +132,14 @@ fn effects(op: &Op, tables: &Tables<'_>) -> Effects {
             effects.reads = vec![counter, bound];
             effects.jump = Some(target);
         }
-        Op::JumpIfFalse { cond, target } | Op::JumpIfTrue { cond, target } => {
+        Op::JumpIfFalse { cond, target }
+        | Op::JumpIfTrue { cond, target }
+        | Op::AwaitCheck {
+            cond,
+            retry: target,
+        } => {
             effects.reads = vec![cond];
             effects.jump = Some(target);
-        }
-        Op::AwaitCheck { cond, retry } => {
-            effects.reads = vec![cond];
-            effects.jump = Some(retry);
         }
         Op::Call {
             dst, args, argc, ..
