@@ -70,6 +70,18 @@ pub fn run_seed(seed: u64, run: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Run `run` (seeded `seed`) again on `vm`, recording its schedule: the
+/// search runs without (see [`Vm::record_schedule`]) and redoes the few
+/// failing runs. The strategy prepares the same scheduler for the same run
+/// and `vm` keeps the run's executable, so the execution is the same one.
+fn redo_recorded<St: Strategy>(strategy: &mut St, vm: &mut Vm<'_>, run: u64, seed: u64) -> Outcome {
+    let (_, mut scheduler) = strategy.prepare(run, seed);
+    vm.record_schedule(true);
+    let outcome = vm.run(&mut scheduler);
+    vm.record_schedule(false);
+    outcome
+}
+
 /// Executions handed to a worker at a time: large enough that taking them
 /// costs nothing, small enough that workers stay busy to the end.
 const CHUNK: u64 = 64;
@@ -149,8 +161,12 @@ pub fn search<St: Strategy>(
         // one per run moved the whole machine in and out at every run.
         while let Some((mut run, mut seed, mut scheduler, exe)) = upcoming.take() {
             let mut vm = Vm::with_buffers(&exe, config.limits, buffers);
+            vm.record_schedule(false);
             loop {
-                let outcome = vm.run(&mut scheduler);
+                let outcome = match vm.run(&mut scheduler) {
+                    Outcome::Bug(_) => redo_recorded(&mut strategy, &mut vm, run, seed),
+                    outcome => outcome,
+                };
                 record(run, seed, outcome, &vm);
                 let Some(offset) = claims.next() else { break };
                 let (next_run, next_seed) = numbered(config, offset);

@@ -45,7 +45,9 @@ pub trait Strategy: Clone + Send + Sync {
     type Scheduler: Scheduler;
 
     /// The tracked variables and the scheduler of run `run` (0-based)
-    /// seeded `seed`.
+    /// seeded `seed`: a function of the two alone (`&mut self` only to
+    /// reuse buffers), since the search redoes a failing run by preparing
+    /// it again.
     fn prepare(&mut self, run: u64, seed: u64) -> (Tracked<'_>, Self::Scheduler);
 }
 

@@ -45,7 +45,7 @@ impl EnabledSet {
     }
 
     /// Remove `thread`; nothing if it is not there.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove(&mut self, thread: ThreadId) {
         let at = self.position[thread.index()];
         if at == ABSENT {

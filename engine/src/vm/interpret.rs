@@ -23,7 +23,7 @@ impl<'e> Vm<'e> {
         thread: ThreadId,
         stacks: &mut Vec<Stack>,
     ) -> Result<Event, Fault> {
-        self.interpret(exe, thread, stacks, None::<&mut RandomScheduler>)
+        self.interpret::<&mut RandomScheduler, true>(exe, thread, stacks, None)
     }
 
     /// The interpreter loop proper, on the running thread's registers and
@@ -35,6 +35,10 @@ impl<'e> Vm<'e> {
     /// [`EventKind::AwaitBlocked`] (false) and changes nothing else; the
     /// caller restores the thread.
     ///
+    /// `LOOKS_AHEAD`: whether this copy of the loop may run with
+    /// `self.peeking` (the outlined one); the scheduling loop's copy never
+    /// does, and leaves out the test at every visible operation.
+    ///
     /// `in_place`: the scheduler, when it is silent when it has no choice
     /// (see [`crate::Scheduler::silent_when_alone`]) and looks at no
     /// pending operation. At a scheduling point the loop then does what the
@@ -44,7 +48,7 @@ impl<'e> Vm<'e> {
     /// scheduling loop to be chosen there.
     #[allow(clippy::too_many_lines)]
     #[inline(always)]
-    pub(super) fn interpret<S: Scheduler>(
+    pub(super) fn interpret<S: Scheduler, const LOOKS_AHEAD: bool>(
         &mut self,
         exe: &'e Executable,
         mut thread: ThreadId,
@@ -52,25 +56,33 @@ impl<'e> Vm<'e> {
         mut in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
         let program = exe.program();
-        // The running thread's registers and frames, borrowed again after a
-        // call that needs every thread's (a spawn, an `await` condition).
+        // The running thread's frames, and the registers of its top frame
+        // (`regs[r]` is register `r` of the frame, whose registers start at
+        // the frame's `base` in the thread's register file): a slice, so
+        // that a register access is one bounds check with no base to add.
+        // Both are borrowed again after a call that needs every thread's (a
+        // spawn, an `await` condition) or changes the frame. The base is
+        // read from the top frame where needed rather than kept in a local:
+        // the loop's locals compete for the machine's registers.
         let stack = &mut stacks[thread.index()];
-        let (mut regs, mut frames) = (&mut stack.regs, &mut stack.frames);
-        macro_rules! borrow_stack {
-            () => {{
-                let stack = &mut stacks[thread.index()];
-                regs = &mut stack.regs;
-                frames = &mut stack.frames;
-            }};
-        }
-        let n_fields = program.fields.len();
+        let mut frames = &mut stack.frames;
         let Some(top) = frames.last() else {
             unreachable!("invariant: a runnable thread has a frame")
         };
         let mut func = top.func;
         let mut code: &[Op] = &exe.code[func.index()];
         let mut pc = top.pc as usize;
-        let mut base = top.base as usize;
+        let mut regs = &mut stack.regs[top.base as usize..];
+        macro_rules! borrow_stack {
+            () => {{
+                let stack = &mut stacks[thread.index()];
+                frames = &mut stack.frames;
+                let Some(top) = frames.last() else {
+                    unreachable!("invariant: a runnable thread has a frame")
+                };
+                regs = &mut stack.regs[top.base as usize..];
+            }};
+        }
 
         loop {
             // The macros are defined inside the loops so that `stop!` can name
@@ -106,7 +118,7 @@ impl<'e> Vm<'e> {
         }
                 macro_rules! reg {
                     ($r:expr) => {
-                        regs[base + $r.0 as usize]
+                        regs[$r.0 as usize]
                     };
                 }
                 macro_rules! int {
@@ -236,7 +248,8 @@ impl<'e> Vm<'e> {
                         let Some(shape) = self.heap.shape(obj) else {
                             error!("field `{}` of an array", program.fields[$field.index()])
                         };
-                        let slot = exe.field_slots[shape.index() * n_fields + $field.index()];
+                        let slot =
+                            exe.field_slots[shape.index() * program.fields.len() + $field.index()];
                         if slot == NO_SLOT {
                             error!(
                                 "the record has no field `{}`",
@@ -279,7 +292,7 @@ impl<'e> Vm<'e> {
                 // operation, reporting what it would touch.
                 macro_rules! peek {
                     ($location:expr, $var:expr, $write:expr) => {
-                        if self.peeking {
+                        if LOOKS_AHEAD && self.peeking {
                             self.peeked = Some(Pending {
                                 location: $location,
                                 var: $var,
@@ -394,13 +407,17 @@ impl<'e> Vm<'e> {
                             )
                         }
                         let callee_fn = &program.functions[callee.index()];
-                        let new_base = regs.len();
-                        regs.resize(new_base + callee_fn.registers as usize, Value::Null);
-                        let first = base + args.0 as usize;
-                        regs.copy_within(first..first + argc as usize, new_base);
-                        if let Some(frame) = frames.last_mut() {
-                            frame.pc = pc as u32;
-                        }
+                        let stack = &mut stacks[thread.index()];
+                        let file = &mut stack.regs;
+                        frames = &mut stack.frames;
+                        let new_base = file.len();
+                        file.resize(new_base + callee_fn.registers as usize, Value::Null);
+                        let Some(frame) = frames.last_mut() else {
+                            unreachable!("invariant: a running thread has a frame")
+                        };
+                        let first = frame.base as usize + args.0 as usize;
+                        file.copy_within(first..first + argc as usize, new_base);
+                        frame.pc = pc as u32;
                         frames.push(Frame {
                             func: callee,
                             pc: 0,
@@ -410,20 +427,22 @@ impl<'e> Vm<'e> {
                         func = callee;
                         code = &exe.code[func.index()];
                         pc = 0;
-                        base = new_base;
+                        regs = &mut file[new_base..];
                     }
                     Op::Return { src } => {
                         let value = reg!(src);
+                        let stack = &mut stacks[thread.index()];
+                        frames = &mut stack.frames;
                         let Some(done) = frames.pop() else {
                             unreachable!("invariant: a running thread has a frame")
                         };
-                        regs.truncate(base);
+                        stack.regs.truncate(done.base as usize);
                         match frames.last() {
                             Some(caller) => {
                                 func = caller.func;
                                 code = &exe.code[func.index()];
                                 pc = caller.pc as usize;
-                                base = caller.base as usize;
+                                regs = &mut stack.regs[caller.base as usize..];
                                 reg!(done.ret) = value;
                             }
                             None => {
@@ -569,7 +588,7 @@ impl<'e> Vm<'e> {
                         var,
                     } => {
                         let n = program.shapes[shape.index()].fields.len();
-                        let first = base + args.0 as usize;
+                        let first = args.0 as usize;
                         let limit = self.limits.max_heap_slots;
                         let tracked = self.allocation_tracked(exe, var, frames, func);
                         match self.heap.new_record(
@@ -736,7 +755,7 @@ impl<'e> Vm<'e> {
                                 self.limits.max_threads
                             )
                         }
-                        let first = base + args.0 as usize;
+                        let first = args.0 as usize;
                         self.scratch.clear();
                         self.scratch
                             .extend_from_slice(&regs[first..first + argc as usize]);
@@ -895,14 +914,15 @@ impl<'e> Vm<'e> {
                         }
                         thread = next;
                         self.running = next;
-                        borrow_stack!();
+                        let stack = &mut stacks[thread.index()];
+                        frames = &mut stack.frames;
                         let Some(top) = frames.last() else {
                             unreachable!("invariant: a runnable thread has a frame")
                         };
                         func = top.func;
                         code = &exe.code[func.index()];
                         pc = top.pc as usize;
-                        base = top.base as usize;
+                        regs = &mut stack.regs[top.base as usize..];
                     }
                     continue;
                 }

@@ -206,8 +206,13 @@ pub struct Vm<'e> {
     /// (a runnable thread's next operation changes only when it runs).
     pending: Vec<Pending>,
     pending_fresh: Vec<bool>,
-    /// The choices of the current execution, one per scheduling point.
+    /// The choices of the current execution, one per scheduling point,
+    /// when `records_schedule`.
     schedule: Vec<ThreadId>,
+    records_schedule: bool,
+    /// Whether a step's record has more than its count: the schedule or
+    /// the access log (one test at every point instead of two).
+    records_steps: bool,
     /// Steps left before the step limit.
     budget: u64,
     prints: Option<Vec<PrintLine>>,
@@ -308,6 +313,8 @@ impl<'e> Vm<'e> {
             pending: Vec::new(),
             pending_fresh: Vec::new(),
             schedule,
+            records_schedule: true,
+            records_steps: true,
             budget: 0,
             prints,
             accesses,
@@ -360,6 +367,7 @@ impl<'e> Vm<'e> {
     /// [`crate::Instrumentation::observing_all`]) to see them all.
     pub fn log_accesses(&mut self) {
         self.accesses = Some(Vec::new());
+        self.records_steps = true;
     }
 
     /// Record the heap instances each execution makes from now on (the
@@ -384,7 +392,18 @@ impl<'e> Vm<'e> {
         self.accesses.as_deref().unwrap_or(&[])
     }
 
-    /// The choices the last execution made: its schedule.
+    /// Whether executions from now on record their schedule (they do
+    /// unless told otherwise). A search that can redo any run exactly
+    /// (the same scheduler on the same executable) runs without, which
+    /// saves a store at every scheduling point, and redoes a failing run
+    /// with it to report its schedule.
+    pub fn record_schedule(&mut self, on: bool) {
+        self.records_schedule = on;
+        self.records_steps = on || self.accesses.is_some();
+    }
+
+    /// The choices the last execution made: its schedule (empty when it
+    /// did not record it, see [`Vm::record_schedule`]).
     pub fn schedule(&self) -> &[ThreadId] {
         &self.schedule
     }
@@ -538,15 +557,26 @@ impl<'e> Vm<'e> {
     /// Note that `chosen` takes the next step.
     #[inline(always)]
     fn record_choice(&mut self, chosen: ThreadId) {
-        self.enabled.clear_newly();
-        if let Some(log) = &mut self.accesses {
-            log.clear();
-        }
-        self.schedule.push(chosen);
-        self.step += 1;
+        self.record_step(chosen);
         if let Some(fresh) = self.pending_fresh.get_mut(chosen.index()) {
             *fresh = false;
         }
+    }
+
+    /// [`Vm::record_choice`] under a scheduler that looks at no pending
+    /// operation, whose `pending_fresh` is empty.
+    #[inline(always)]
+    fn record_step(&mut self, chosen: ThreadId) {
+        self.enabled.clear_newly();
+        if self.records_steps {
+            if let Some(log) = &mut self.accesses {
+                log.clear();
+            }
+            if self.records_schedule {
+                self.schedule.push(chosen);
+            }
+        }
+        self.step += 1;
     }
 
     /// At the scheduling point ending `thread`'s step with `event`, under a
@@ -576,7 +606,7 @@ impl<'e> Vm<'e> {
                 return None;
             }
         }
-        self.record_choice(next);
+        self.record_step(next);
         Some(next)
     }
 
@@ -704,14 +734,21 @@ impl<'e> Vm<'e> {
 
     /// `thread`, blocked on mutex `mutex` (free), takes it: it leaves the
     /// lockers, and the others can no longer run.
+    #[inline(always)]
     fn acquire(&mut self, mutex: MutexId, thread: ThreadId) {
-        self.lockers[mutex.index()].retain(|&t| t != thread);
+        // A blocked thread is among the lockers once; the others keep
+        // their order, which is the order a release enables them in.
+        let lockers = &mut self.lockers[mutex.index()];
+        if let Some(at) = lockers.iter().position(|&t| t == thread) {
+            lockers.remove(at);
+        }
         self.take_mutex(mutex, thread);
     }
 
     /// `thread`, not among its lockers, takes mutex `mutex` (free): the
     /// threads blocked on it can no longer run. (A lock that did not block
     /// needs no search of the lockers.)
+    #[inline(always)]
     fn take_mutex(&mut self, mutex: MutexId, thread: ThreadId) {
         self.mutexes[mutex.index()].owner = Some(thread);
         for &locker in &self.lockers[mutex.index()] {
@@ -721,6 +758,7 @@ impl<'e> Vm<'e> {
     }
 
     /// Mutex `mutex` becomes free: the threads blocked on it can run.
+    #[inline(always)]
     fn release(&mut self, mutex: MutexId) {
         self.mutexes[mutex.index()].owner = None;
         for &locker in &self.lockers[mutex.index()] {
@@ -731,6 +769,7 @@ impl<'e> Vm<'e> {
 
     /// Block `thread` until it can take mutex `mutex` (`woken`: to relock
     /// after `wait`).
+    #[inline(always)]
     fn block_on_mutex(&mut self, thread: ThreadId, mutex: MutexId, woken: bool) {
         self.status[thread.index()] = Status::Locking { mutex, woken };
         self.lockers[mutex.index()].push(thread);
@@ -742,6 +781,7 @@ impl<'e> Vm<'e> {
     }
 
     /// `thread`'s function returned: it ends, and its joiners can run.
+    #[inline(always)]
     fn finish(&mut self, thread: ThreadId) {
         self.status[thread.index()] = Status::Finished;
         self.n_finished += 1;
@@ -817,7 +857,7 @@ impl<'e> Vm<'e> {
         thread: ThreadId,
         in_place: Option<&mut S>,
     ) -> Result<Event, Fault> {
-        let result = self.interpret(exe, thread, stacks, in_place);
+        let result = self.interpret::<S, false>(exe, thread, stacks, in_place);
         if let Ok(event) = &result {
             if event.kind == EventKind::Finished {
                 self.finish(self.running);
