@@ -17,6 +17,7 @@ pub use parser::parse;
 pub mod await_check;
 pub mod compile;
 pub mod lower;
+mod optimize;
 pub mod plan;
 pub mod points_to;
 mod sync_operands;

@@ -20,6 +20,7 @@ use rankcheck_engine::{Limits, Span, Value};
 use crate::ast::{self, BinaryOp, Block, Expr, ExprKind, ItemKind, PlaceKind, StmtKind, UnaryOp};
 use crate::await_check::check_await_conditions;
 use crate::diagnostic::Diagnostic;
+use crate::optimize::optimize;
 use crate::sync_operands::{Declared, Needs, Operand, SyncOperands};
 
 /// The most elements a global array or copies a replicated thread may have.
@@ -63,7 +64,9 @@ enum Symbol {
 }
 
 /// Lower a parsed module. `defines` override `const` values (`-D NAME=VALUE`);
-/// the caller has checked that each names a `const` of the module.
+/// the caller has checked that each names a `const` of the module. The
+/// program comes out optimised (instr/src/optimize.rs): the same behaviour
+/// in fewer dispatched instructions.
 pub fn lower(
     source: &str,
     module: &ast::Module,
@@ -78,12 +81,23 @@ pub fn lower(
     }
     if lowerer.errors.is_empty() {
         let warnings = std::mem::take(&mut lowerer.sync_operands).finish();
-        Ok(Lowered {
-            program: lowerer.program,
-            warnings,
-        })
+        // Last, so that every diagnostic is about the code as written.
+        let mut program = lowerer.program;
+        optimize(&mut program);
+        Ok(Lowered { program, warnings })
     } else {
         Err(lowerer.errors)
+    }
+}
+
+/// The id of `value` in the constant pool `consts`, added if new.
+pub(crate) fn intern_const(consts: &mut Vec<Value>, value: Value) -> ConstId {
+    match consts.iter().position(|&v| v == value) {
+        Some(i) => ConstId(i as u32),
+        None => {
+            consts.push(value);
+            ConstId(consts.len() as u32 - 1)
+        }
     }
 }
 
@@ -171,13 +185,7 @@ impl<'s> Lowerer<'s> {
     }
 
     fn intern_const(&mut self, value: Value) -> ConstId {
-        match self.program.consts.iter().position(|&v| v == value) {
-            Some(i) => ConstId(i as u32),
-            None => {
-                self.program.consts.push(value);
-                ConstId(self.program.consts.len() as u32 - 1)
-            }
-        }
+        intern_const(&mut self.program.consts, value)
     }
 
     fn intern_string(&mut self, text: &str) -> StrId {

@@ -171,7 +171,7 @@ struct Operands {
 }
 
 /// Registers `first..first + count`.
-fn register_range(first: Reg, count: usize) -> Vec<Reg> {
+pub(crate) fn register_range(first: Reg, count: usize) -> Vec<Reg> {
     (0..count)
         .map(|k| {
             let reg = usize::from(first.0) + k;
