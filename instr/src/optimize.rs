@@ -25,8 +25,8 @@
 //! assertion and print stays, in its order, so the scheduling points, the
 //! step counts and the faults are those of the unoptimised code. Removing
 //! instructions renumbers them: each jump target moves to the first kept
-//! instruction at or after it, and [`Function::spans`] stays parallel to
-//! the code.
+//! instruction at or after it, [`Function::spans`] stays parallel to
+//! the code, and [`Function::constructs`] follows its instructions.
 
 use rankcheck_engine::id::{ConstId, Reg};
 use rankcheck_engine::ir::{Function, Op, PrintArg, Program, Shape};
@@ -496,12 +496,22 @@ fn compact(function: &mut Function, tables: &Tables<'_>, keep: &[bool], entry: V
     }
     function.code = code;
     function.spans = spans;
+    // The constructs the wording of a fault names (`Function::constructs`,
+    // by pc): a kept instruction's moves with it; a removed one could not
+    // fault.
+    let constructs = std::mem::take(&mut function.constructs);
+    function.constructs = constructs
+        .into_iter()
+        .filter(|&(pc, _)| keep[pc as usize])
+        .map(|(pc, construct)| (moved_to[pc as usize], construct))
+        .collect();
 }
 
 #[cfg(test)]
 mod tests {
     use rankcheck_engine::id::{FieldId, FuncId, GlobalId, MutexId, PrintId, ShapeId, SiteId};
     use rankcheck_engine::id::{StrId, VarId};
+    use rankcheck_engine::ir::Construct;
 
     use super::*;
 
@@ -550,6 +560,18 @@ mod tests {
     /// instruction `pc` has span `pc..pc + 1`; the optimised code, the
     /// starts of its spans and the constant pool.
     fn optimized(params: u16, code: Vec<Op>) -> (Vec<Op>, Vec<u32>, Vec<Value>) {
+        let (function, consts) = optimized_function(params, code, Vec::new());
+        let starts = function.spans.iter().map(|s| s.start).collect();
+        (function.code, starts, consts)
+    }
+
+    /// [`optimized`], with `constructs` marking instructions: the whole
+    /// function and the constant pool.
+    fn optimized_function(
+        params: u16,
+        code: Vec<Op>,
+        constructs: Vec<(u32, Construct)>,
+    ) -> (Function, Vec<Value>) {
         let spans = (0..code.len() as u32)
             .map(|pc| Span::new(pc, pc + 1))
             .collect();
@@ -574,14 +596,14 @@ mod tests {
                 registers: 16,
                 code,
                 spans,
+                constructs,
             }],
             ..Program::default()
         };
         optimize(&mut program);
         let function = program.functions.remove(0);
         assert_eq!(function.code.len(), function.spans.len());
-        let starts = function.spans.iter().map(|s| s.start).collect();
-        (function.code, starts, program.consts)
+        (function, program.consts)
     }
 
     /// `code` comes out unchanged.
@@ -598,6 +620,28 @@ mod tests {
     /// builds from its three registers.
     fn binary(make: fn(Reg, Reg, Reg) -> Op) -> Op {
         make(r(3), r(1), r(2))
+    }
+
+    /// A fault's wording finds its construct where the instruction went:
+    /// a `for` range's test after a `Move` nothing reads, which goes.
+    #[test]
+    fn constructs_follow_their_instructions() {
+        let range_test = Op::Lt {
+            dst: r(2),
+            lhs: r(0),
+            rhs: r(1),
+        };
+        let dead = Op::Move {
+            dst: r(5),
+            src: r(0),
+        };
+        let (function, _) = optimized_function(
+            2,
+            function(vec![dead, range_test, set_global(2)]),
+            vec![(1, Construct::ForRange)],
+        );
+        assert_eq!(function.code[0], range_test);
+        assert_eq!(function.constructs, [(0, Construct::ForRange)]);
     }
 
     #[test]
