@@ -151,6 +151,14 @@ pub fn search<St: Strategy>(
                 unreachable!("invariant: a strategy's scheduler only chooses enabled threads")
             }
         };
+        // Whether run `run` (0-based) failing would be the lowest failing
+        // run found yet (the lowest only goes down).
+        let lowest_failure_so_far = |run: u64| {
+            let found = failures
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            found.first().is_none_or(|f| f.run > run + 1)
+        };
         let mut buffers = VmBuffers::default();
         let mut upcoming = claims.next().map(|offset| {
             let (run, seed) = numbered(config, offset);
@@ -164,7 +172,11 @@ pub fn search<St: Strategy>(
             vm.record_schedule(false);
             loop {
                 let outcome = match vm.run(&mut scheduler) {
-                    Outcome::Bug(_) => redo_recorded(&mut strategy, &mut vm, run, seed),
+                    // Only the lowest failing run is reported: a higher one
+                    // (under --keep-going) is counted without its schedule.
+                    Outcome::Bug(_) if lowest_failure_so_far(run) => {
+                        redo_recorded(&mut strategy, &mut vm, run, seed)
+                    }
                     outcome => outcome,
                 };
                 record(run, seed, outcome, &vm);

@@ -210,6 +210,7 @@ pub struct Vm<'e> {
     /// The choices of the current execution, one per scheduling point,
     /// when `records_schedule`.
     schedule: Vec<ThreadId>,
+    /// Whether executions record their schedule ([`Vm::record_schedule`]).
     records_schedule: bool,
     /// Whether a step's record has more than its count: the schedule or
     /// the access log (one test at every point instead of two).
