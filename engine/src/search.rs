@@ -82,6 +82,12 @@ fn redo_recorded<St: Strategy>(strategy: &mut St, vm: &mut Vm<'_>, run: u64, see
     outcome
 }
 
+/// Whether a failure of execution `number` (from 1) is lower than the one
+/// `found` keeps (the lowest failing run so far, if any).
+fn lowest_yet(found: &[Failure], number: u64) -> bool {
+    found.first().is_none_or(|f| f.run > number)
+}
+
 /// Executions handed to a worker at a time: large enough that taking them
 /// costs nothing, small enough that workers stay busy to the end.
 const CHUNK: u64 = 64;
@@ -142,7 +148,7 @@ pub fn search<St: Strategy>(
                 }
                 // Only the lowest failing run is kept; the others are
                 // counted.
-                if found.first().is_none_or(|f| f.run > failure.run) {
+                if lowest_yet(&found, failure.run) {
                     found.clear();
                     found.push(failure);
                 }
@@ -157,7 +163,7 @@ pub fn search<St: Strategy>(
             let found = failures
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            found.first().is_none_or(|f| f.run > run + 1)
+            lowest_yet(&found, run + 1)
         };
         let mut buffers = VmBuffers::default();
         let mut upcoming = claims.next().map(|offset| {
