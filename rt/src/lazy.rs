@@ -59,9 +59,14 @@ pub fn started(id: u64) {
     RUNNING.with(|running| running.set(id));
 }
 
-/// Execution `id` ended.
-pub fn ended(id: u64) {
-    crate::sync::drop_run_values(id);
+/// Execution `id` ended: the values it built for statics are dropped, or
+/// leaked when it ended `early` (a failure: crate::executor's teardown).
+pub fn ended(id: u64, early: bool) {
+    if early {
+        crate::sync::leak_run_values(id);
+    } else {
+        crate::sync::drop_run_values(id);
+    }
     RUNNING.with(|running| running.set(0));
     if let Some(slot) = SLOT.with(|slot| slot.take()) {
         LIVE[slot].store(0, Release);

@@ -12,6 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::error::Error;
 use std::fmt;
+use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 
 use rankcheck_engine::ThreadId;
@@ -188,13 +189,20 @@ pub(crate) fn destroy(thread: ThreadId) {
     }
 }
 
-/// Drop every value left by threads a failed run never finished.
-pub(crate) fn tear_down() {
+/// The values left by threads the run never finished: dropped (tasks a
+/// run that ended normally drops, a destructor's panic caught), or leaked
+/// after a failure (`early`), whose state they may see half-updated
+/// (crate::executor's teardown).
+pub(crate) fn tear_down(early: bool) {
     let stale = TABLE.with(|table| {
         let mut table = table.borrow_mut();
         (!table.slots.is_empty()).then(|| std::mem::take(&mut *table))
     });
-    drop(stale);
+    if early {
+        std::mem::forget(stale);
+    } else if let Err(payload) = std::panic::catch_unwind(AssertUnwindSafe(|| drop(stale))) {
+        std::mem::forget(payload);
+    }
 }
 
 impl<T: 'static> LocalKey<Cell<T>> {

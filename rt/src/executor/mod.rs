@@ -13,6 +13,7 @@ mod coroutine;
 mod give_way;
 pub mod point;
 mod suspend;
+mod teardown;
 pub mod threads;
 
 use std::any::Any;
@@ -322,7 +323,7 @@ impl Session {
         crate::lazy::started(id);
         let test = test.clone();
         drive(Box::new(move || test()), &mut self.workers);
-        crate::lazy::ended(id);
+        crate::lazy::ended(id, teardown::ended_early());
         let mut execution = EXECUTION
             .with(|cell| cell.borrow_mut().take())
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
@@ -650,6 +651,8 @@ impl Execution {
             unparked: false,
             task,
             exiting: false,
+            future: None,
+            polling: false,
         });
         if self.wants_pending {
             self.pending.resize(self.threads.all.len(), Pending::LOCAL);
@@ -757,7 +760,7 @@ fn drive(main: Job, workers: &mut Vec<Option<Worker>>) {
             }
         });
     }
-    tear_down(workers);
+    teardown::tear_down(workers);
 }
 
 /// The slot of `thread`'s worker: its own, or a pooled one started on its
@@ -855,36 +858,6 @@ pub fn panic_delivered(thread: ThreadId) {
             p.delivered_to = Some(joiner);
         }
     });
-}
-
-/// Unwind the threads stopped in the middle of their bodies, so that what
-/// they hold is dropped; their operations do nothing meanwhile. `workers`
-/// is left empty.
-///
-/// Newest first, and bodies that never ran before any: a scoped thread
-/// (`thread::scope`) borrows from the frames of the older thread that
-/// spawned it, which must still be there when its body and frames drop.
-fn tear_down(workers: &mut Vec<Option<Worker>>) {
-    with(|ex| ex.aborting = true);
-    // Taken out first, dropped outside the borrow: a body's drop may do an
-    // operation (which then only keeps its bookkeeping).
-    let unstarted: Vec<Job> = with(|ex| {
-        ex.threads
-            .all
-            .iter_mut()
-            .rev()
-            .filter_map(|thread| thread.job.take())
-            .collect()
-    });
-    drop(unstarted);
-    for worker in workers.drain(..).rev().flatten() {
-        if worker.busy() {
-            worker.unwind();
-        } else {
-            POOL.with(|pool| pool.borrow_mut().put(worker));
-        }
-    }
-    crate::local::tear_down();
 }
 
 impl Execution {

@@ -2,6 +2,7 @@
 //! the scheduler chooses from, kept up to date as threads block and wake.
 
 use std::panic::Location;
+use std::rc::Rc;
 
 use rankcheck_engine::ThreadId;
 
@@ -125,6 +126,19 @@ pub struct ThreadState {
     /// end, so that it finishes (one more step) instead of being dropped
     /// by an unwinding of its coroutine, which costs far more.
     pub exiting: bool,
+    /// A spawned task's future, kept apart from its coroutine's stack so
+    /// that a run ending with the task between two polls drops it as a
+    /// runtime drops its tasks, not by unwinding (crate::executor::teardown).
+    pub future: Option<Rc<dyn TaskFuture>>,
+    /// A task in the middle of a poll of its future ([`Threads::polling`]).
+    pub polling: bool,
+}
+
+/// A task's future, as the teardown sees it.
+pub trait TaskFuture {
+    /// Drop the future if it is not being polled (the task waits between
+    /// two polls); whether it was dropped. Its destructor runs here.
+    fn cancel(&self) -> bool;
 }
 
 /// Every thread, and which can run.
@@ -258,12 +272,29 @@ impl Threads {
         wait
     }
 
+    /// Task `id` starts (`true`) or ends (`false`) a poll of its future:
+    /// while it polls, the run waits for it, as a runtime's shutdown waits
+    /// for the polls its workers are in, so that a run ends only with its
+    /// tasks between two polls, where their futures can be dropped
+    /// (crate::executor's teardown).
+    pub fn polling(&mut self, id: ThreadId, polling: bool) {
+        let thread = &mut self.all[id.index()];
+        if thread.task && !thread.exiting && thread.polling != polling {
+            thread.polling = polling;
+            if polling {
+                self.live += 1;
+            } else {
+                self.live -= 1;
+            }
+        }
+    }
+
     /// Task `id`'s future completed: the run waits for its end.
     pub fn exiting(&mut self, id: ThreadId) {
         let thread = &mut self.all[id.index()];
         if thread.task && !thread.exiting {
             thread.exiting = true;
-            self.live += 1;
+            self.live += u32::from(!std::mem::take(&mut thread.polling));
         }
     }
 

@@ -3,15 +3,18 @@
 //! first is kept). `block_on` runs the same loop on the calling thread.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, Location};
 use std::pin::{pin, Pin};
+use std::rc::Rc;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::task::{Context, Poll, Wake, Waker};
 
 use rankcheck_engine::{EventKind, ThreadId};
 
+use crate::executor::threads::TaskFuture;
 use crate::executor::{self, with};
 use crate::op::{self, Site};
 use crate::trace::Operation;
@@ -35,11 +38,14 @@ impl Wake for ThreadWaker {
     }
 }
 
-/// Poll `future` on the running thread until it is ready, waiting to be
-/// woken after every `Pending` (`site`: where it is polled, for reports);
-/// `None` once `aborted` says so, before a poll (the future is dropped).
-fn poll_loop<F: Future>(future: F, site: Site, aborted: impl Fn() -> bool) -> Option<F::Output> {
-    let mut future = pin!(future);
+/// Poll a future on the running thread until it is ready (`poll` polls it
+/// once), waiting to be woken after every `Pending` (`site`: where it is
+/// polled, for reports); `None` once `aborted` says so, before a poll.
+fn poll_loop<T>(
+    mut poll: impl FnMut(&mut Context<'_>) -> Poll<T>,
+    site: Site,
+    aborted: impl Fn() -> bool,
+) -> Option<T> {
     let (execution, thread) = executor::running();
     let waker = Waker::from(Arc::new(ThreadWaker { execution, thread }));
     let mut cx = Context::from_waker(&waker);
@@ -47,10 +53,49 @@ fn poll_loop<F: Future>(future: F, site: Site, aborted: impl Fn() -> bool) -> Op
         if aborted() {
             return None;
         }
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+        if let Poll::Ready(output) = poll(&mut cx) {
             return Some(output);
         }
         op::await_wake(site);
+    }
+}
+
+/// One poll of the running task's future: the run waits for it to end
+/// (`Threads::polling`). A poll that panics stays counted until the task
+/// ends.
+fn polled<T>(poll: impl FnOnce() -> Poll<T>) -> Poll<T> {
+    let set = |polling| with(|ex| ex.threads.polling(ex.current, polling));
+    set(true);
+    let outcome = poll();
+    set(false);
+    outcome
+}
+
+/// A spawned task's future, on the heap and known to the execution
+/// (`ThreadState::future`), so that the end of a run can drop it between
+/// two polls without unwinding the task's stack (crate::executor's
+/// teardown).
+struct FutureSlot<F>(RefCell<Option<Pin<Box<F>>>>);
+
+impl<F: Future> FutureSlot<F> {
+    /// Poll the future once; `Pending` once it is gone (never, while the
+    /// task runs: only the teardown takes it).
+    fn poll(&self, cx: &mut Context<'_>) -> Poll<F::Output> {
+        match self.0.borrow_mut().as_mut() {
+            Some(future) => future.as_mut().poll(cx),
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl<F> TaskFuture for FutureSlot<F> {
+    fn cancel(&self) -> bool {
+        let Ok(mut future) = self.0.try_borrow_mut() else {
+            return false;
+        };
+        let future = future.take();
+        drop(future);
+        true
     }
 }
 
@@ -59,7 +104,8 @@ fn poll_loop<F: Future>(future: F, site: Site, aborted: impl Fn() -> bool) -> Op
 /// thread waits to be woken, and the other threads and tasks run.
 #[track_caller]
 pub fn block_on<F: Future>(future: F) -> F::Output {
-    poll_loop(future, Location::caller(), || false)
+    let mut future = pin!(future);
+    poll_loop(|cx| future.as_mut().poll(cx), Location::caller(), || false)
         .unwrap_or_else(|| unreachable!("invariant: block_on is never aborted"))
 }
 
@@ -80,8 +126,20 @@ where
         let slot = slot.clone();
         move || {
             let aborted = || lock(&slot).aborted;
-            let outcome =
-                std::panic::catch_unwind(AssertUnwindSafe(|| poll_loop(future, site, aborted)));
+            let future = Rc::new(FutureSlot(RefCell::new(Some(Box::pin(future)))));
+            with(|ex| {
+                let running = ex.current;
+                ex.threads.get_mut(running).future = Some(future.clone());
+            });
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                poll_loop(|cx| polled(|| future.poll(cx)), site, aborted)
+            }));
+            // Done or panicked: the future goes now, as a runtime drops a
+            // finished task's.
+            if executor::active() {
+                with(|ex| ex.threads.get_mut(ex.current).future = None);
+            }
+            drop(future);
             let result = match outcome {
                 Ok(Some(output)) => Ok(output),
                 Ok(None) => Err(JoinError::cancelled()),

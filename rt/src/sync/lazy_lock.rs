@@ -63,8 +63,11 @@ impl<T: fmt::Debug, F> fmt::Debug for LazyLock<T, F> {
 }
 
 /// Statics built on first use in every run, as the `lazy_static` crate's
-/// macro: `static ref NAME: T = EXPR;` becomes a [`LazyLock`] whose
-/// initialiser is `EXPR`.
+/// macro: `static ref NAME: T = EXPR;` becomes a static that dereferences
+/// to this run's value, which `EXPR` builds on first use (a
+/// [`LazyStatic`](crate::sync::LazyStatic)). Each run has its own, also
+/// when tests run at once on several OS threads, as loom's lazy statics;
+/// a run's value is dropped at its end.
 ///
 /// ```
 /// use rankcheck_rt as rankcheck;
@@ -83,8 +86,26 @@ impl<T: fmt::Debug, F> fmt::Debug for LazyLock<T, F> {
 macro_rules! lazy_static {
     () => {};
     ($(#[$attr:meta])* $vis:vis static ref $name:ident: $t:ty = $init:expr; $($rest:tt)*) => {
-        $(#[$attr])*
-        $vis static $name: $crate::sync::LazyLock<$t> = $crate::sync::LazyLock::new(|| $init);
+        $crate::lazy_static!(@one [$(#[$attr])*] $vis $name: $t = $init);
         $crate::lazy_static!($($rest)*);
+    };
+    (@one [$(#[$attr:meta])*] $vis:vis $name:ident: $t:ty = $init:expr) => {
+        // One type per static, as the lazy_static crate's: its `Deref`
+        // reaches a `'static` LazyStatic.
+        #[allow(non_camel_case_types, missing_docs)]
+        $vis struct $name {
+            __private: (),
+        }
+        $(#[$attr])*
+        $vis static $name: $name = $name { __private: () };
+        impl ::std::ops::Deref for $name {
+            type Target = $t;
+
+            fn deref(&self) -> &$t {
+                static LAZY: $crate::sync::LazyStatic<$t> =
+                    $crate::sync::LazyStatic::new(|| $init);
+                LAZY.force()
+            }
+        }
     };
 }

@@ -5,6 +5,7 @@ pub mod atomic;
 mod barrier;
 mod condvar;
 mod lazy_lock;
+mod lazy_static;
 pub mod mpsc;
 mod mutex;
 mod once;
@@ -16,8 +17,9 @@ pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, W
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::{Condvar, WaitTimeoutResult};
 pub use lazy_lock::LazyLock;
+pub use lazy_static::LazyStatic;
 pub use mutex::{Mutex, MutexGuard};
 pub use once::{Once, OnceState};
-pub(crate) use once_lock::drop_run_values;
 pub use once_lock::OnceLock;
+pub(crate) use once_lock::{drop_run_values, leak_run_values};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

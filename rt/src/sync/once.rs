@@ -64,6 +64,14 @@ impl Once {
         }
     }
 
+    /// A new `Once` known by `site` (a lazy static's declaration).
+    pub(crate) const fn new_at(site: &'static Location<'static>) -> Once {
+        Once {
+            handle: LazyHandle::new("Once", site, SyncState::Mutex { owner: None }),
+            state: AtomicU8::new(INCOMPLETE),
+        }
+    }
+
     /// A `Once` already done (a `OnceLock` made from its value).
     #[track_caller]
     pub(crate) const fn done() -> Once {

@@ -60,13 +60,13 @@ thread_local! {
 ///
 /// # Safety
 /// `value` is a `Box<T>` made into a raw pointer and owned by the caller.
-unsafe fn drop_box<T>(value: *mut ()) {
+pub(super) unsafe fn drop_box<T>(value: *mut ()) {
     // SAFETY: as the function's contract says.
     drop(unsafe { Box::from_raw(value.cast::<T>()) });
 }
 
 /// The run `execution` adopts `value`, to drop it with `dropper`.
-fn adopt(execution: u64, value: *mut (), dropper: unsafe fn(*mut ())) {
+pub(super) fn adopt(execution: u64, value: *mut (), dropper: unsafe fn(*mut ())) {
     ARENA.with(|arena| {
         let mut arena = arena.borrow_mut();
         if arena.execution != execution {
@@ -100,6 +100,22 @@ fn alive(execution: u64, value: *mut ()) -> bool {
     })
 }
 
+/// Whether the values of run `execution` are being dropped (its end).
+pub(super) fn dropping(execution: u64) -> bool {
+    DROPPING.with(Cell::get) == execution
+}
+
+/// Forget the values run `execution` built, dropping none: the end of a
+/// failed run, whose state they may see half-updated.
+pub(crate) fn leak_run_values(execution: u64) {
+    ARENA.with(|arena| {
+        let mut arena = arena.borrow_mut();
+        if arena.execution == execution {
+            arena.values.clear();
+        }
+    });
+}
+
 /// Drop the values run `execution` built, newest first: its end.
 pub(crate) fn drop_run_values(execution: u64) {
     DROPPING.with(|dropping| dropping.set(execution));
@@ -125,6 +141,16 @@ impl<T> OnceLock<T> {
     pub const fn new() -> OnceLock<T> {
         OnceLock {
             once: Once::new(),
+            value: AtomicPtr::new(std::ptr::null_mut()),
+            owner: AtomicU64::new(0),
+            marker: PhantomData,
+        }
+    }
+
+    /// An empty cell known by `site` (a lazy static's declaration).
+    pub(crate) const fn new_at(site: &'static Location<'static>) -> OnceLock<T> {
+        OnceLock {
+            once: Once::new_at(site),
             value: AtomicPtr::new(std::ptr::null_mut()),
             owner: AtomicU64::new(0),
             marker: PhantomData,
