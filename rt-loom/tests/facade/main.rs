@@ -5,8 +5,10 @@
 //! cap; loom's thread limit, unnamed main thread, `Notify` and
 //! `AtomicWaker` behave as loom's.
 
-#[path = "../../rt/tests/support/mod.rs"]
+#[path = "../../../rt/tests/support/mod.rs"]
 mod support;
+
+mod arc;
 
 use rankcheck_loom as loom;
 
