@@ -8,6 +8,7 @@
 #[path = "../../../rt/tests/support/mod.rs"]
 mod support;
 
+mod api;
 mod arc;
 
 use rankcheck_loom as loom;
