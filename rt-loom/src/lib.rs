@@ -60,7 +60,7 @@
 //!   does nothing: rankcheck's exploration cannot resume from a saved
 //!   point, and a failure's replay string (`RANKCHECK_REPLAY`) reruns the
 //!   failing execution alone, which is what loom's checkpoints are used
-//!   for ([`model::Builder::checkpoint_file`]).
+//!   for ([`model::Builder`], its field `checkpoint_file`).
 
 pub mod alloc;
 pub mod cell;
