@@ -237,7 +237,10 @@ fn channels_are_loom_s() {
         let other = sender.clone();
         thread::spawn(move || other.send(1).unwrap());
         assert_eq!(receiver.recv(), Ok(1));
-        assert_eq!(receiver.try_recv(), Err(std::sync::mpsc::TryRecvError::Empty));
+        assert_eq!(
+            receiver.try_recv(),
+            Err(std::sync::mpsc::TryRecvError::Empty)
+        );
         drop(sender);
         assert_eq!(
             receiver.recv_timeout(Duration::from_secs(1)),
@@ -312,7 +315,10 @@ fn atomics_are_loom_s() {
             flag.fetch_xor(true, order),
         ];
         assert_eq!(rmw, [false, true, false, true]);
-        assert_eq!(flag.fetch_update(order, Ordering::Acquire, |_| None), Err(false));
+        assert_eq!(
+            flag.fetch_update(order, Ordering::Acquire, |_| None),
+            Err(false)
+        );
         assert!(!flag.into_inner());
 
         default::<AtomicPtr<u8>>();

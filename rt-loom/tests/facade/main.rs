@@ -189,7 +189,8 @@ fn loom_s_features_are_accepted() {
 
 #[test]
 fn a_checkpoint_file_is_ignored_and_the_model_still_checks() {
-    let file = std::env::temp_dir().join(format!("rankcheck-loom-checkpoint-{}", std::process::id()));
+    let file =
+        std::env::temp_dir().join(format!("rankcheck-loom-checkpoint-{}", std::process::id()));
     let mut builder = loom::model::Builder::new();
     builder.checkpoint_file(file.to_str().expect("a UTF-8 temporary path"));
     builder.checkpoint_interval = 1;
