@@ -39,15 +39,34 @@
 //! act and how.
 //!
 //! The types are rankcheck-rt's under loom's paths, and besides:
-//! [`thread::spawn`] without `Send` bounds (loom's), [`sync::Notify`],
+//! [`thread::spawn`] without `Send` bounds (loom's), [`sync::Arc`] whose
+//! reference count orders accesses as loom's, [`sync::Notify`],
 //! [`cell::UnsafeCell`] with loom's `get`/`get_mut` pointers and its data
-//! race checks, [`cell::Cell`], [`future::AtomicWaker`]. Not here:
-//! `alloc`, `hint::unreachable_unchecked`, `Arc::from_std` and loom's leak checks (`sync::Arc` is
-//! std's).
+//! race checks, [`cell::Cell`], [`future::AtomicWaker`], [`alloc`] and
+//! [`hint::unreachable_unchecked`]. loom's leak checks (of `Arc`s, `alloc`
+//! and `alloc::Track`) are not done here ([`alloc`] says why).
+//!
+//! # Features
+//!
+//! loom's two cargo features are accepted, so that a crate that asks loom
+//! for them builds with this facade in its place:
+//!
+//! - `futures`: in loom, builds its `future` module ([`future::block_on`],
+//!   [`future::AtomicWaker`]). Here that module is always built, so the
+//!   feature adds nothing.
+//! - `checkpoint`: in loom, lets `model::Builder::checkpoint_file`
+//!   (`LOOM_CHECKPOINT_FILE`) save the exploration's progress every
+//!   `checkpoint_interval` executions and resume from it (serde). Here it
+//!   does nothing: rankcheck's exploration cannot resume from a saved
+//!   point, and a failure's replay string (`RANKCHECK_REPLAY`) reruns the
+//!   failing execution alone, which is what loom's checkpoints are used
+//!   for ([`model::Builder`], its field `checkpoint_file`).
 
+pub mod alloc;
 pub mod cell;
 pub mod future;
 pub mod hint;
+pub mod lazy_static;
 pub mod model;
 mod run;
 pub mod sync;

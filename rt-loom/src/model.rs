@@ -79,19 +79,31 @@ pub struct Builder {
     /// many preemptions.
     pub preemption_bound: Option<usize>,
 
-    /// `LOOM_CHECKPOINT_FILE`: accepted, unused; a failure's replay string
-    /// reruns it (`RANKCHECK_REPLAY`).
+    /// `LOOM_CHECKPOINT_FILE`: loom (with its `checkpoint` feature) saves
+    /// its exploration's progress there and resumes from it; without the
+    /// feature loom panics when it is set. **Ignored here**, with a note
+    /// on stderr when set: rankcheck's exploration cannot resume from a
+    /// saved point. What loom's checkpoints are for, rerunning a failing
+    /// execution alone, is the failure's replay string
+    /// (`RANKCHECK_REPLAY`).
     pub checkpoint_file: Option<PathBuf>,
 
-    /// `LOOM_CHECKPOINT_INTERVAL`: accepted, unused.
+    /// `LOOM_CHECKPOINT_INTERVAL` (default 20,000, as loom's): how many
+    /// executions loom runs between saving its checkpoint, and between
+    /// its checks of `max_permutations` and `max_duration`. **Ignored
+    /// here**, as `checkpoint_file` is; the cap is checked at every
+    /// schedule.
     pub checkpoint_interval: usize,
 
-    /// Accepted; [`crate::explore`] and [`crate::stop_exploring`] do
-    /// nothing: every schedule is explored throughout.
+    /// loom explores nothing until [`crate::explore`] is called. **Ignored
+    /// here**: [`crate::explore`] and [`crate::stop_exploring`] do
+    /// nothing and every schedule is explored throughout (more, never
+    /// fewer).
     pub expect_explicit_explore: bool,
 
-    /// `LOOM_LOCATION`: accepted; rankcheck's reports always say where
-    /// each operation is.
+    /// `LOOM_LOCATION`: loom records where each operation was made, for its
+    /// log. **Ignored here**: rankcheck's reports always say where each
+    /// operation was made.
     pub location: bool,
 
     /// `LOOM_LOG`: print what the model did to stdout (the schedules
@@ -131,7 +143,7 @@ impl Builder {
         }
     }
 
-    /// Set the checkpoint file (accepted, unused).
+    /// Set `checkpoint_file` (ignored here, as the field says).
     pub fn checkpoint_file(&mut self, file: &str) -> &mut Self {
         self.checkpoint_file = Some(file.into());
         self
@@ -147,6 +159,14 @@ impl Builder {
     where
         F: Fn() + Sync + Send + 'static,
     {
+        if let Some(file) = &self.checkpoint_file {
+            eprintln!(
+                "loom model at {}: the checkpoint file {} is ignored (rankcheck's exploration \
+                 cannot resume; a failure's replay string, RANKCHECK_REPLAY, reruns it)",
+                Location::caller(),
+                file.display()
+            );
+        }
         let max_threads = self.max_threads;
         let test: Test = Arc::new(move || {
             run::begin(max_threads);

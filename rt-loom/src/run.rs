@@ -25,6 +25,7 @@ pub fn begin(max_threads: usize) {
         max_threads,
     };
     RUN.set(Some(run));
+    crate::sync::arc::raw::clear();
 }
 
 /// Whether `id` is the running execution's main thread.

@@ -1,14 +1,16 @@
 //! loom's `sync`: rankcheck-rt's locks, condition variable, barrier,
-//! channels and atomics, and a [`Notify`]. `Arc` is std's, as in
-//! rankcheck-rt: a reference count is no variable (so loom's leak check
-//! and `Arc::from_std` are not here).
+//! channels and atomics, a [`Notify`], and an [`Arc`] whose reference
+//! count is a rankcheck-rt atomic, so that it orders accesses as loom's
+//! (module `arc`). loom has no `Weak`, and neither has this facade.
 
+pub(crate) mod arc;
 mod notify;
 
+pub use arc::Arc;
 pub use notify::Notify;
 pub use rankcheck_rt::sync::{
-    Arc, Barrier, BarrierWaitResult, Condvar, LockResult, Mutex, MutexGuard, RwLock,
-    RwLockReadGuard, RwLockWriteGuard, TryLockResult, WaitTimeoutResult, Weak,
+    Barrier, BarrierWaitResult, Condvar, LockResult, Mutex, MutexGuard, RwLock, RwLockReadGuard,
+    RwLockWriteGuard, TryLockResult, WaitTimeoutResult,
 };
 
 /// loom's `sync::mpsc`: rankcheck-rt's channels (`sync_channel` too).
@@ -21,8 +23,8 @@ pub mod mpsc {
 pub mod atomic {
     pub use rankcheck_rt::sync::atomic::*;
 
-    /// The deprecated spin-loop hint, as loom's: a yield.
-    #[deprecated(note = "use hint::spin_loop")]
+    /// The spin-loop hint std deprecated, as loom's (which keeps it
+    /// undeprecated): a yield ([`crate::thread::yield_now`]).
     #[track_caller]
     pub fn spin_loop_hint() {
         crate::hint::spin_loop();

@@ -44,7 +44,8 @@
 //! not explored: a store goes last in its modification order).
 //!
 //! Ignored for a semantic difference, each saying which:
-//! `arc::detect_mem_leak` (no leak check: `sync::Arc` is std's),
+//! `arc::detect_mem_leak` (no leak check: rankcheck-rt has no hook at an
+//! execution's end to fail it from; `sync::Arc`'s count is modelled),
 //! `atomic::lazy_static_arc_shutdown` (a lazy static lives until every
 //! thread finished; loom drops it when the model closure returns),
 //! `futures::spurious_poll` (`block_on` polls again only

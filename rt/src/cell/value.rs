@@ -84,3 +84,42 @@ impl<T: Default> Default for Cell<T> {
         Cell::new(T::default())
     }
 }
+
+impl<T> From<T> for Cell<T> {
+    #[track_caller]
+    fn from(value: T) -> Cell<T> {
+        Cell::new(value)
+    }
+}
+
+/// The comparisons and `Clone` read the cells (`get`), as loom's and
+/// std's.
+impl<T: Copy> Clone for Cell<T> {
+    #[track_caller]
+    fn clone(&self) -> Cell<T> {
+        Cell::new(self.get())
+    }
+}
+
+impl<T: PartialEq + Copy> PartialEq for Cell<T> {
+    #[track_caller]
+    fn eq(&self, other: &Cell<T>) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl<T: Eq + Copy> Eq for Cell<T> {}
+
+impl<T: PartialOrd + Copy> PartialOrd for Cell<T> {
+    #[track_caller]
+    fn partial_cmp(&self, other: &Cell<T>) -> Option<std::cmp::Ordering> {
+        self.get().partial_cmp(&other.get())
+    }
+}
+
+impl<T: Ord + Copy> Ord for Cell<T> {
+    #[track_caller]
+    fn cmp(&self, other: &Cell<T>) -> std::cmp::Ordering {
+        self.get().cmp(&other.get())
+    }
+}

@@ -181,3 +181,11 @@ impl<T: Default> Default for Mutex<T> {
         Mutex::new(T::default())
     }
 }
+
+impl<T> From<T> for Mutex<T> {
+    /// A new unlocked mutex holding `value`, as std's (and loom's).
+    #[track_caller]
+    fn from(value: T) -> Mutex<T> {
+        Mutex::new(value)
+    }
+}

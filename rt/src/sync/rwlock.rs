@@ -216,6 +216,14 @@ impl<T: Default> Default for RwLock<T> {
     }
 }
 
+impl<T> From<T> for RwLock<T> {
+    /// A new unlocked lock holding `value`, as std's (and loom's).
+    #[track_caller]
+    fn from(value: T) -> RwLock<T> {
+        RwLock::new(value)
+    }
+}
+
 impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLockReadGuard<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)

@@ -5,8 +5,11 @@
 //! cap; loom's thread limit, unnamed main thread, `Notify` and
 //! `AtomicWaker` behave as loom's.
 
-#[path = "../../rt/tests/support/mod.rs"]
+#[path = "../../../rt/tests/support/mod.rs"]
 mod support;
+
+mod api;
+mod arc;
 
 use rankcheck_loom as loom;
 
@@ -169,4 +172,30 @@ fn an_atomic_is_changed_in_place_through_exclusive_access() {
         assert_eq!(count.with_mut(|value| std::mem::replace(value, 5)), 1);
         assert_eq!(count.load(Relaxed), 5);
     });
+}
+
+#[test]
+fn loom_s_features_are_accepted() {
+    // Cargo refuses a feature the package lacks; that these two are
+    // declared, each empty, is what lets a crate that asks loom for them
+    // build (the crate doc, Features, says why neither does anything).
+    let manifest = include_str!("../../Cargo.toml");
+    let features = &manifest[manifest.find("[features]").expect("a [features] table")..];
+    let features = &features[..features.find("\n[").unwrap_or(features.len())];
+    for feature in ["futures = []", "checkpoint = []"] {
+        assert!(features.contains(feature), "{feature} in {features}");
+    }
+}
+
+#[test]
+fn a_checkpoint_file_is_ignored_and_the_model_still_checks() {
+    let file =
+        std::env::temp_dir().join(format!("rankcheck-loom-checkpoint-{}", std::process::id()));
+    let mut builder = loom::model::Builder::new();
+    builder.checkpoint_file(file.to_str().expect("a UTF-8 temporary path"));
+    builder.checkpoint_interval = 1;
+    builder.check(four_counters);
+    let report = panic_message(|| builder.check(lost_update)).expect("the model fails");
+    assert!(report.contains("lost update"), "{report}");
+    assert!(!file.exists(), "no checkpoint is written");
 }
