@@ -8,7 +8,9 @@
 //! test process. So, as loom does, a run that ended early (a failure: a
 //! panic, a deadlock, the step limit, a replay that does not fit) leaks
 //! what its stopped threads hold: their stacks, the bodies of threads that
-//! never started, their thread-locals and the run's statics. A failing run
+//! never started, their thread-locals and the run's statics (the data of
+//! a `Mutex` or `RwLock` a leaked guard holds is free for the next run:
+//! crate::sync's `DataLock`). A failing run
 //! is rare (the search stops at the first, the shrinker replays a few),
 //! and a leaked stack is its touched pages.
 //!
@@ -41,10 +43,14 @@ pub fn ended_early() -> bool {
 /// (`thread::scope`) borrows from the frames of the older thread that
 /// spawned it, which must still be there when its body and frames drop.
 pub fn tear_down(workers: &mut Vec<Option<Worker>>) {
-    let early = with(|ex| {
+    let (early, id) = with(|ex| {
         ex.aborting = true;
-        ex.failure.is_some()
+        (ex.failure.is_some(), ex.id)
     });
+    if early {
+        // The locks its leaked guards hold are free for the next run.
+        crate::sync::abandon(id);
+    }
     // Taken out first, dropped outside the borrow: a body's drop may do an
     // operation (which then only keeps its bookkeeping).
     let unstarted: Vec<Job> = with(|ex| {

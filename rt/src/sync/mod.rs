@@ -4,6 +4,7 @@
 pub mod atomic;
 mod barrier;
 mod condvar;
+mod data_lock;
 mod lazy_lock;
 mod lazy_static;
 pub mod mpsc;
@@ -21,5 +22,6 @@ pub use lazy_static::LazyStatic;
 pub use mutex::{Mutex, MutexGuard};
 pub use once::{Once, OnceState};
 pub use once_lock::OnceLock;
+pub(crate) use data_lock::abandon;
 pub(crate) use once_lock::{drop_run_values, leak_run_values};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -1,8 +1,10 @@
 //! A drop-in `std::sync::Mutex`: the lock is the executor's (who holds it,
-//! who waits), the data sits in a std mutex that is never contended, since
-//! the executor hands the lock to one thread at a time. That std mutex's
-//! poison flag is the lock's: a holder that panics (and the panic is
-//! caught) poisons it, as std's.
+//! who waits), and the executor hands it to one thread at a time, so the
+//! data sits in a cell that the guard of that thread reaches (claimed for
+//! its run by a [`DataLock`], which a failed run's leaked guards do not
+//! keep: a real lock would stay held by them). A holder that panics (and
+//! the panic is caught) poisons it, as std's. Reaching the data through
+//! the cell is this module's unsafe code.
 //!
 //! `new` is a `const fn`, so a mutex can be `static`: its lock state and
 //! poison are fresh in every run (crate::lazy). Its data cannot be rebuilt
@@ -10,11 +12,17 @@
 //! changed is refused in the next run, with a message pointing at
 //! `LazyLock`, whose value is built anew in every run.
 
+#![allow(unsafe_code)]
+
+use std::cell::UnsafeCell;
 use std::fmt;
+use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
+use super::data_lock::DataLock;
 use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
@@ -25,16 +33,35 @@ pub struct Mutex<T: ?Sized> {
     /// Whether a guard ever reached the data mutably: a mutex carried
     /// over to the next run with changed data would leak it there.
     changed: Changed,
-    data: std::sync::Mutex<T>,
+    poisoned: AtomicBool,
+    claim: DataLock,
+    data: UnsafeCell<T>,
 }
+
+// SAFETY: as std's `Mutex`: the data is reached by one guard at a time
+// (the executor's lock within a run, the `DataLock` across runs), so
+// sharing the mutex only moves `T` between threads.
+unsafe impl<T: ?Sized + Send> Send for Mutex<T> {}
+// As std's: poisoning is how a caught panic shows through the lock.
+impl<T: ?Sized> std::panic::UnwindSafe for Mutex<T> {}
+impl<T: ?Sized> std::panic::RefUnwindSafe for Mutex<T> {}
+// SAFETY: as above.
+unsafe impl<T: ?Sized + Send> Sync for Mutex<T> {}
 
 /// As `std::sync::MutexGuard`: unlocks when dropped.
 pub struct MutexGuard<'a, T: ?Sized> {
     mutex: &'a Mutex<T>,
-    inner: Option<std::sync::MutexGuard<'a, T>>,
+    /// Whether it still reaches the data (a condition variable's wait lets
+    /// go of it first).
+    holds: bool,
+    /// Whether its thread was panicking when it locked: a guard dropped
+    /// in a panic that began while it was held poisons the mutex.
+    panicking: bool,
     /// Where it was locked: a drop has no caller location of its own, so
     /// the unlock is reported there.
     site: op::Site,
+    /// Neither `Send` nor `Sync` but as std's guard.
+    marker: PhantomData<std::sync::MutexGuard<'a, T>>,
 }
 
 impl<T> Mutex<T> {
@@ -48,13 +75,21 @@ impl<T> Mutex<T> {
                 SyncState::Mutex { owner: None },
             ),
             changed: Changed::new(),
-            data: std::sync::Mutex::new(value),
+            poisoned: AtomicBool::new(false),
+            claim: DataLock::new(),
+            data: UnsafeCell::new(value),
         }
     }
 
     /// The data, consuming the mutex; `Err` with it when poisoned.
     pub fn into_inner(self) -> LockResult<T> {
-        self.data.into_inner()
+        let poisoned = self.is_poisoned();
+        let data = self.data.into_inner();
+        if poisoned {
+            Err(PoisonError::new(data))
+        } else {
+            Ok(data)
+        }
     }
 }
 
@@ -80,34 +115,44 @@ impl<T: ?Sized> Mutex<T> {
         }
     }
 
-    /// The guard of a lock the executor gave: the data's own mutex is free
-    /// then, and its poison flag is the lock's.
+    /// The guard of a lock the executor gave the running thread; `Err`
+    /// with it when poisoned.
     pub(crate) fn guard(&self, site: op::Site) -> LockResult<MutexGuard<'_, T>> {
-        let guard = |inner| MutexGuard {
+        self.claim.enter("Mutex");
+        let guard = MutexGuard {
             mutex: self,
-            inner: Some(inner),
+            holds: true,
+            panicking: std::thread::panicking(),
             site,
+            marker: PhantomData,
         };
-        self.data
-            .lock()
-            .map(guard)
-            .map_err(|poisoned| PoisonError::new(guard(poisoned.into_inner())))
+        if self.is_poisoned() {
+            Err(PoisonError::new(guard))
+        } else {
+            Ok(guard)
+        }
     }
 
     /// Whether a thread panicked while holding it, as std's.
     pub fn is_poisoned(&self) -> bool {
-        self.data.is_poisoned()
+        self.poisoned.load(Relaxed)
     }
 
     /// Clear the poison, as std's.
     pub fn clear_poison(&self) {
-        self.data.clear_poison();
+        self.poisoned.store(false, Relaxed);
     }
 
     /// The data, through exclusive access: no scheduling point; `Err` with
     /// it when poisoned.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        self.data.get_mut()
+        let poisoned = self.is_poisoned();
+        let data = self.data.get_mut();
+        if poisoned {
+            Err(PoisonError::new(data))
+        } else {
+            Ok(data)
+        }
     }
 
     /// Its object in the running execution (a mutex carried over from an
@@ -115,7 +160,7 @@ impl<T: ?Sized> Mutex<T> {
     /// data.
     pub(crate) fn handle(&self) -> Handle {
         self.handle
-            .resolve_lock(&self.changed, || self.data.clear_poison())
+            .resolve_lock(&self.changed, || self.clear_poison())
     }
 }
 
@@ -123,10 +168,24 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// Release the data without the executor's unlock (a condition
     /// variable's wait does that itself); the mutex it came from.
     pub(crate) fn release(mut self) -> &'a Mutex<T> {
-        self.inner = None;
+        self.let_go();
         let mutex = self.mutex;
         std::mem::forget(self);
         mutex
+    }
+}
+
+impl<T: ?Sized> MutexGuard<'_, T> {
+    /// Let go of the data (once), after the unlock's scheduling point and
+    /// before the next holder can run: dropped in a panic that began while
+    /// it was held, it poisons the mutex, as std's.
+    fn let_go(&mut self) {
+        if std::mem::take(&mut self.holds) {
+            if !self.panicking && std::thread::panicking() {
+                self.mutex.poisoned.store(true, Relaxed);
+            }
+            self.mutex.claim.leave();
+        }
     }
 }
 
@@ -134,18 +193,20 @@ impl<T: ?Sized> Deref for MutexGuard<'_, T> {
     type Target = T;
 
     fn deref(&self) -> &T {
-        self.inner
-            .as_deref()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+        debug_assert!(self.holds, "invariant: a live guard holds the data");
+        // SAFETY: this guard holds the lock: the executor gives it to one
+        // thread of the run at a time, and the run's claim keeps every
+        // other run out (`DataLock`); the borrow ends with the guard's.
+        unsafe { &*self.mutex.data.get() }
     }
 }
 
 impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        let data = self
-            .inner
-            .as_deref_mut()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"));
+        debug_assert!(self.holds, "invariant: a live guard holds the data");
+        // SAFETY: as `deref`, and `&mut self` makes the borrow exclusive
+        // among this guard's.
+        let data = unsafe { &mut *self.mutex.data.get() };
         self.mutex.changed.mark(data);
         data
     }
@@ -153,12 +214,9 @@ impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
 
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
-        // The data goes after the unlock's scheduling point, before the
-        // next holder can run; dropping it while panicking poisons the
-        // mutex, as std's.
         match self.mutex.handle.registered() {
-            Some(handle) => op::unlock(&handle, self.site, || self.inner = None),
-            None => self.inner = None,
+            Some(handle) => op::unlock(&handle, self.site, || self.let_go()),
+            None => self.let_go(),
         }
     }
 }

@@ -1,14 +1,20 @@
 //! A drop-in `std::sync::RwLock`: readers share it, a writer has it alone.
-//! A waiting writer does not keep new readers out. The data sits in a std
-//! `RwLock` taken exactly while the executor's lock is held, so std's own
-//! poison flag is the lock's: a writer that panics (and the panic is
-//! caught) poisons it.
+//! A waiting writer does not keep new readers out. The data sits in a
+//! cell that the guards reach while the executor's lock is held (claimed
+//! for their run by a [`DataLock`], as a `Mutex`'s): a writer that panics
+//! (and the panic is caught) poisons it. Reaching the data through the
+//! cell is this module's unsafe code.
+#![allow(unsafe_code)]
 
+use std::cell::UnsafeCell;
 use std::fmt;
+use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
+use super::data_lock::DataLock;
 use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
@@ -18,21 +24,37 @@ pub struct RwLock<T: ?Sized> {
     handle: LazyHandle,
     /// Whether a write guard ever reached the data mutably (as `Mutex`'s).
     changed: Changed,
-    data: std::sync::RwLock<T>,
+    poisoned: AtomicBool,
+    claim: DataLock,
+    data: UnsafeCell<T>,
 }
+
+// SAFETY: as std's `RwLock`: the data is reached by one writer or by
+// readers at a time (the executor's lock within a run, the `DataLock`
+// across runs), so sharing the lock shares `&T` and moves `T`.
+unsafe impl<T: ?Sized + Send> Send for RwLock<T> {}
+// As std's: poisoning is how a caught panic shows through the lock.
+impl<T: ?Sized> std::panic::UnwindSafe for RwLock<T> {}
+impl<T: ?Sized> std::panic::RefUnwindSafe for RwLock<T> {}
+// SAFETY: as above.
+unsafe impl<T: ?Sized + Send + Sync> Sync for RwLock<T> {}
 
 /// As `std::sync::RwLockReadGuard`.
 pub struct RwLockReadGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
-    inner: Option<std::sync::RwLockReadGuard<'a, T>>,
+    holds: bool,
     site: op::Site,
+    marker: PhantomData<std::sync::RwLockReadGuard<'a, T>>,
 }
 
 /// As `std::sync::RwLockWriteGuard`.
 pub struct RwLockWriteGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
-    inner: Option<std::sync::RwLockWriteGuard<'a, T>>,
+    holds: bool,
+    /// Whether its thread was panicking when it locked (as `MutexGuard`'s).
+    panicking: bool,
     site: op::Site,
+    marker: PhantomData<std::sync::RwLockWriteGuard<'a, T>>,
 }
 
 impl<T> RwLock<T> {
@@ -49,13 +71,21 @@ impl<T> RwLock<T> {
                     readers: 0,
                 },
             ),
-            data: std::sync::RwLock::new(value),
+            poisoned: AtomicBool::new(false),
+            claim: DataLock::new(),
+            data: UnsafeCell::new(value),
         }
     }
 
     /// The data, consuming the lock; `Err` with it when poisoned.
     pub fn into_inner(self) -> LockResult<T> {
-        self.data.into_inner()
+        let poisoned = self.is_poisoned();
+        let data = self.data.into_inner();
+        if poisoned {
+            Err(PoisonError::new(data))
+        } else {
+            Ok(data)
+        }
     }
 }
 
@@ -100,46 +130,57 @@ impl<T: ?Sized> RwLock<T> {
         Ok(self.write_guard(site)?)
     }
 
-    /// The guard of a read lock the executor gave: the data's own lock is
-    /// free then, and its poison flag is the lock's.
+    /// The guard of a read lock the executor gave the running thread;
+    /// `Err` with it when poisoned.
     fn read_guard(&self, site: op::Site) -> LockResult<RwLockReadGuard<'_, T>> {
-        let guard = |inner| RwLockReadGuard {
+        self.claim.enter("RwLock");
+        self.poison_result(RwLockReadGuard {
             lock: self,
-            inner: Some(inner),
+            holds: true,
             site,
-        };
-        self.data
-            .read()
-            .map(guard)
-            .map_err(|poisoned| PoisonError::new(guard(poisoned.into_inner())))
+            marker: PhantomData,
+        })
     }
 
     fn write_guard(&self, site: op::Site) -> LockResult<RwLockWriteGuard<'_, T>> {
-        let guard = |inner| RwLockWriteGuard {
+        self.claim.enter("RwLock");
+        self.poison_result(RwLockWriteGuard {
             lock: self,
-            inner: Some(inner),
+            holds: true,
+            panicking: std::thread::panicking(),
             site,
-        };
-        self.data
-            .write()
-            .map(guard)
-            .map_err(|poisoned| PoisonError::new(guard(poisoned.into_inner())))
+            marker: PhantomData,
+        })
+    }
+
+    fn poison_result<G>(&self, guard: G) -> LockResult<G> {
+        if self.is_poisoned() {
+            Err(PoisonError::new(guard))
+        } else {
+            Ok(guard)
+        }
     }
 
     /// Whether a thread panicked while holding the write lock, as std's.
     pub fn is_poisoned(&self) -> bool {
-        self.data.is_poisoned()
+        self.poisoned.load(Relaxed)
     }
 
     /// Clear the poison, as std's.
     pub fn clear_poison(&self) {
-        self.data.clear_poison();
+        self.poisoned.store(false, Relaxed);
     }
 
     /// The data, through exclusive access: no scheduling point; `Err` with
     /// it when poisoned.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        self.data.get_mut()
+        let poisoned = self.is_poisoned();
+        let data = self.data.get_mut();
+        if poisoned {
+            Err(PoisonError::new(data))
+        } else {
+            Ok(data)
+        }
     }
 }
 
@@ -147,9 +188,10 @@ impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
     type Target = T;
 
     fn deref(&self) -> &T {
-        self.inner
-            .as_deref()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+        // SAFETY: this guard holds a read lock: no writer of the run holds
+        // the lock meanwhile (the executor's state), and the run's claim
+        // keeps every other run out (`DataLock`).
+        unsafe { &*self.lock.data.get() }
     }
 }
 
@@ -157,20 +199,42 @@ impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
     type Target = T;
 
     fn deref(&self) -> &T {
-        self.inner
-            .as_deref()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"))
+        // SAFETY: this guard holds the write lock alone (the executor's
+        // state within the run, the `DataLock` across runs).
+        unsafe { &*self.lock.data.get() }
     }
 }
 
 impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        let data = self
-            .inner
-            .as_deref_mut()
-            .unwrap_or_else(|| unreachable!("invariant: a live guard holds the data"));
+        // SAFETY: as `deref`, and `&mut self` makes the borrow exclusive
+        // among this guard's.
+        let data = unsafe { &mut *self.lock.data.get() };
         self.lock.changed.mark(data);
         data
+    }
+}
+
+impl<T: ?Sized> RwLockReadGuard<'_, T> {
+    /// Let go of the data (once), after the unlock's scheduling point.
+    fn let_go(&mut self) {
+        if std::mem::take(&mut self.holds) {
+            self.lock.claim.leave();
+        }
+    }
+}
+
+impl<T: ?Sized> RwLockWriteGuard<'_, T> {
+    /// Let go of the data (once), after the unlock's scheduling point:
+    /// dropped in a panic that began while it was held, it poisons the
+    /// lock, as std's.
+    fn let_go(&mut self) {
+        if std::mem::take(&mut self.holds) {
+            if !self.panicking && std::thread::panicking() {
+                self.lock.poisoned.store(true, Relaxed);
+            }
+            self.lock.claim.leave();
+        }
     }
 }
 
@@ -179,15 +243,15 @@ impl<T: ?Sized> RwLock<T> {
     /// from an earlier run with changed data (as `Mutex`'s).
     fn handle(&self) -> Handle {
         self.handle
-            .resolve_lock(&self.changed, || self.data.clear_poison())
+            .resolve_lock(&self.changed, || self.clear_poison())
     }
 }
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         match self.lock.handle.registered() {
-            Some(handle) => op::rw_unlock(&handle, false, self.site, || self.inner = None),
-            None => self.inner = None,
+            Some(handle) => op::rw_unlock(&handle, false, self.site, || self.let_go()),
+            None => self.let_go(),
         }
     }
 }
@@ -197,8 +261,8 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
         // Dropping the data's guard while panicking poisons the lock, as
         // std's does.
         match self.lock.handle.registered() {
-            Some(handle) => op::rw_unlock(&handle, true, self.site, || self.inner = None),
-            None => self.inner = None,
+            Some(handle) => op::rw_unlock(&handle, true, self.site, || self.let_go()),
+            None => self.let_go(),
         }
     }
 }

@@ -96,11 +96,12 @@ impl Drop for Borrower<'_> {
 }
 
 #[test]
-fn a_failed_run_unwinds_scoped_threads_before_the_frames_they_borrow() {
+fn a_failed_run_never_drops_a_scoped_thread_after_the_frames_it_borrows() {
     // A scoped thread holds a borrow of the owner's canary while it waits
     // for a lock the owner holds; then the owner, or another scoped thread,
     // panics, and the scope waits for the borrower: the run fails. The
-    // teardown must unwind the borrower before the owner's frames (and the
+    // teardown leaks the borrower's stack (crate::executor's teardown), so
+    // its borrow is never dropped after the owner's frames (and the
     // canary) go.
     for scoped_thread_panics in [false, true] {
         let message = panic_message(|| {
