@@ -323,7 +323,7 @@ impl Session {
         crate::lazy::started(id);
         let test = test.clone();
         drive(Box::new(move || test()), &mut self.workers);
-        crate::lazy::ended(id, teardown::ended_early());
+        crate::lazy::ended(id, teardown::leaked_run());
         let mut execution = EXECUTION
             .with(|cell| cell.borrow_mut().take())
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));

@@ -12,7 +12,11 @@
 //! a `Mutex` or `RwLock` a leaked guard holds is free for the next run:
 //! crate::sync's `DataLock`). A failing run
 //! is rare (the search stops at the first, the shrinker replays a few),
-//! and a leaked stack is its touched pages.
+//! and a leaked stack is its touched pages and two memory mappings. A
+//! process that has leaked [`LEAK_BUDGET`] stacks (an exploration that
+//! keeps going past thousands of failing schedules) unwinds the threads
+//! of later failed runs instead, as before, rather than run out of
+//! mappings.
 //!
 //! A run that ended normally has only async tasks left (its threads all
 //! finished), which are dropped as a runtime drops its tasks: a task
@@ -22,17 +26,30 @@
 //! user's values, is unwound. A task stopped in the middle of a poll
 //! cannot be dropped without unwinding its poll: it is leaked.
 
+use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rankcheck_engine::ThreadId;
 
 use super::coroutine::{Job, Worker};
 use super::{with, POOL};
 
-/// Whether the run installed on this OS thread ended early: with a
-/// failure, so that what it left is leaked, not dropped.
-pub fn ended_early() -> bool {
-    with(|ex| ex.failure.is_some())
+/// The most threads' stacks a process leaks (module doc).
+pub const LEAK_BUDGET: u64 = 4096;
+
+/// The stacks this process's failed runs leaked.
+static LEAKED: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Whether the last teardown on this OS thread leaked its run.
+    static LEAKED_RUN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the run just torn down on this OS thread was leaked (a
+/// failure, within the budget): what its statics hold is leaked too.
+pub fn leaked_run() -> bool {
+    LEAKED_RUN.with(Cell::get)
 }
 
 /// Drop or leak what the run's threads left (module doc); their operations
@@ -43,11 +60,13 @@ pub fn ended_early() -> bool {
 /// (`thread::scope`) borrows from the frames of the older thread that
 /// spawned it, which must still be there when its body and frames drop.
 pub fn tear_down(workers: &mut Vec<Option<Worker>>) {
-    let (early, id) = with(|ex| {
+    let (failed, id) = with(|ex| {
         ex.aborting = true;
         (ex.failure.is_some(), ex.id)
     });
-    if early {
+    let leak = failed && LEAKED.load(Relaxed) < LEAK_BUDGET;
+    LEAKED_RUN.with(|leaked| leaked.set(leak));
+    if leak {
         // The locks its leaked guards hold are free for the next run.
         crate::sync::abandon(id);
     }
@@ -61,7 +80,7 @@ pub fn tear_down(workers: &mut Vec<Option<Worker>>) {
             .filter_map(|thread| thread.job.take())
             .collect()
     });
-    if early {
+    if leak {
         std::mem::forget(unstarted);
     } else {
         caught(|| drop(unstarted));
@@ -72,13 +91,19 @@ pub fn tear_down(workers: &mut Vec<Option<Worker>>) {
         let thread = ThreadId((count - 1 - index) as u32);
         if !worker.busy() {
             POOL.with(|pool| pool.borrow_mut().put(worker));
-        } else if !early && cancel_task(thread) {
+        } else if leak {
+            LEAKED.fetch_add(1, Relaxed);
+            std::mem::forget(worker);
+        } else if failed || cancel_task(thread) {
             worker.unwind();
         } else {
+            // A task in the middle of a poll: never the case at a normal
+            // end (`Threads::polling`), but leaked, not unwound, if it is.
+            LEAKED.fetch_add(1, Relaxed);
             std::mem::forget(worker);
         }
     }
-    crate::local::tear_down(early);
+    crate::local::tear_down(leak);
 }
 
 /// Drop `thread`'s future if it is a task waiting between two polls:
