@@ -17,11 +17,11 @@ pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, W
 
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::{Condvar, WaitTimeoutResult};
+pub(crate) use data_lock::abandon;
 pub use lazy_lock::LazyLock;
 pub use lazy_static::LazyStatic;
 pub use mutex::{Mutex, MutexGuard};
 pub use once::{Once, OnceState};
 pub use once_lock::OnceLock;
-pub(crate) use data_lock::abandon;
 pub(crate) use once_lock::{drop_run_values, leak_run_values};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

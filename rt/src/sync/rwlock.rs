@@ -1,5 +1,7 @@
 //! A drop-in `std::sync::RwLock`: readers share it, a writer has it alone.
-//! A waiting writer does not keep new readers out. The data sits in a
+//! A read asked for while a writer waits goes ahead or waits behind it,
+//! both explored (crate::op's `rwlock`, the platform's policy being std's
+//! to leave open). The data sits in a
 //! cell that the guards reach while the executor's lock is held (claimed
 //! for their run by a [`DataLock`], as a `Mutex`'s): a writer that panics
 //! (and the panic is caught) poisons it. Reaching the data through the

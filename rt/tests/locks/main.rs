@@ -5,4 +5,5 @@
 mod support;
 
 mod poison;
+mod rwlock_policy;
 mod try_lock;
