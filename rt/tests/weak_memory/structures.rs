@@ -50,7 +50,7 @@ fn a_relaxed_ring_buffer_index_is_found_with_the_stale_read_named() {
     );
     let replay = replay_string(&report).to_owned();
     assert!(
-        replay.starts_with("rc3:") && !replay.contains(":r:"),
+        replay.starts_with("rc4:") && replay.contains(":weak:r") && !replay.contains(":r:"),
         "{replay}"
     );
     let replayed = panic_message(|| rankcheck::replay(|| spsc_ring(Relaxed, Relaxed), &replay))
