@@ -100,9 +100,13 @@ impl ReplayString {
                 parse_reads(reads)?,
                 schedule,
             ),
-            [VERSION_3, tracked, early, reads, schedule] => {
-                (tracked, parse_early(early)?, None, parse_reads(reads)?, schedule)
-            }
+            [VERSION_3, tracked, early, reads, schedule] => (
+                tracked,
+                parse_early(early)?,
+                None,
+                parse_reads(reads)?,
+                schedule,
+            ),
             [VERSION_2, tracked, early, schedule] => {
                 (tracked, parse_early(early)?, None, Vec::new(), schedule)
             }
@@ -135,7 +139,6 @@ impl ReplayString {
             schedule: parse_schedule(schedule)?,
         })
     }
-
 }
 
 /// `sc` or `weak`: the memory model, as [`MemoryModel::name`] writes it.

@@ -25,7 +25,7 @@ fn failure(program: fn(Ordering, Ordering), orderings: (Ordering, Ordering)) -> 
 }
 
 /// The replay string a report ends with.
-fn replay_string(report: &str) -> &str {
+pub(crate) fn replay_string(report: &str) -> &str {
     let start = report.find("replay(test, \"").expect("a replay") + "replay(test, \"".len();
     let end = start + report[start..].find('"').expect("its end");
     &report[start..end]
