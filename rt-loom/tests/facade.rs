@@ -1,5 +1,6 @@
-//! The loom facade's own behaviour: a failure the exploration reaches
-//! panics with rankcheck's report and a replay string that replays it; a
+//! The loom facade's own behaviour: a failure the exploration reaches (a
+//! data race among them) panics with rankcheck's report and a replay
+//! string that replays it; a
 //! test too big for the schedule cap falls back to the randomized search
 //! (which still finds a bug) or, asked to be exhaustive, fails naming the
 //! cap; loom's thread limit, unnamed main thread, `Notify` and
@@ -13,6 +14,7 @@ use rankcheck_loom as loom;
 use std::future::poll_fn;
 use std::task::Poll;
 
+use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use loom::sync::{Arc, Notify};
 use loom::thread;
@@ -49,6 +51,39 @@ fn a_failure_panics_with_the_report_and_a_replay_string_that_replays_it() {
     let replay = replay_string(&report).to_owned();
     let replayed = panic_message(|| rankcheck_rt::replay(lost_update, &replay));
     assert!(replayed.is_some_and(|r| r.contains("lost update")));
+}
+
+/// A spawned thread and the main thread write a cell with nothing
+/// ordering them: a data race in every schedule.
+fn racing_writes() {
+    let data = Arc::new(UnsafeCell::new(0_usize));
+    let other = {
+        let data = data.clone();
+        thread::spawn(move || data.with_mut(|_| ()))
+    };
+    data.with_mut(|_| ());
+    other.join().unwrap();
+}
+
+#[test]
+fn a_data_race_panics_with_the_race_and_a_replay_string_that_replays_it() {
+    let report = panic_message(|| loom::model(racing_writes)).expect("the model fails");
+    assert!(
+        report.starts_with(
+            "error[panic]: Causality violation: Concurrent write accesses to `UnsafeCell`"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("with no happens-before between them"),
+        "{report}"
+    );
+    assert!(!report.contains("nondeterminism"), "{report}");
+    let replay = replay_string(&report).to_owned();
+    let replayed =
+        panic_message(|| rankcheck_rt::replay(racing_writes, &replay)).expect("the replay fails");
+    let first = |r: &str| r.lines().next().unwrap_or_default().to_owned();
+    assert_eq!(first(&replayed), first(&report), "{replayed}");
 }
 
 /// Four threads each bump a counter twice: more schedules than a cap of 10.
