@@ -1,9 +1,9 @@
 //! The loom facade's own behaviour: a failure the exploration reaches (a
 //! data race among them) panics with rankcheck's report and a replay
 //! string that replays it; a
-//! test too big for the schedule cap falls back to the randomized search
-//! (which still finds a bug) or, asked to be exhaustive, fails naming the
-//! cap; loom's thread limit, unnamed main thread, `Notify` and
+//! test too big for the schedule cap, or not a function of its schedule,
+//! falls back to the randomized search (which still finds a bug) or, asked
+//! to be exhaustive, fails saying why; loom's thread limit, unnamed main thread, `Notify` and
 //! `AtomicWaker` behave as loom's.
 
 #[path = "../../rt/tests/support/mod.rs"]
@@ -127,6 +127,64 @@ fn the_fallback_search_still_finds_a_bug() {
     assert!(
         report.contains("lost update") && report.contains("replay:"),
         "{report}"
+    );
+}
+
+/// Two threads add to a counter with `fetch_add`: correct.
+fn two_increments() {
+    let count = Arc::new(AtomicUsize::new(0));
+    let other = {
+        let count = count.clone();
+        thread::spawn(move || count.fetch_add(1, Relaxed))
+    };
+    count.fetch_add(1, Relaxed);
+    other.join().unwrap();
+    assert_eq!(count.load(Relaxed), 2);
+}
+
+/// `body`, after four more steps in the first execution of the process
+/// (`executions` counts them, out of loom's sight), as a test that reads
+/// the clock may take: the test is not a function of its schedule.
+fn first_execution_longer(executions: &'static std::sync::atomic::AtomicUsize, body: fn()) {
+    if executions.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+        let own = AtomicUsize::new(0);
+        for _ in 0..4 {
+            own.load(Relaxed);
+        }
+    }
+    body();
+}
+
+#[test]
+fn a_test_not_a_function_of_its_schedule_falls_back_to_the_randomized_search() {
+    use std::sync::atomic::AtomicUsize as Count;
+    // The exploration finds it out at once and stops, without a panic;
+    // the search, which the later executions do not mislead, passes.
+    static CORRECT: Count = Count::new(0);
+    loom::model(|| first_execution_longer(&CORRECT, two_increments));
+    // ... or finds the bug, reported with its replay string.
+    static LOST: Count = Count::new(0);
+    let report = panic_message(|| loom::model(|| first_execution_longer(&LOST, lost_update)))
+        .expect("the search finds the lost update");
+    assert!(
+        report.contains("lost update") && report.contains("replay:"),
+        "{report}"
+    );
+    assert!(!report.contains("nondeterminism"), "{report}");
+    // Asked to be exhaustive, the model fails, saying why it cannot be.
+    static EXHAUSTIVE: Count = Count::new(0);
+    let mut builder = loom::model::Builder::new();
+    builder.exhaustive = true;
+    let message = panic_message(|| {
+        builder.check(|| first_execution_longer(&EXHAUSTIVE, two_increments));
+    })
+    .expect("exhaustive fails");
+    assert!(
+        message.contains(
+            "exhaustive exploration is not possible: the test took other decisions on the same \
+             schedule"
+        ),
+        "{message}"
     );
 }
 
