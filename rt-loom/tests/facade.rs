@@ -1,10 +1,10 @@
 //! The loom facade's own behaviour: a failure the exploration reaches (a
 //! data race among them) panics with rankcheck's report and a replay
-//! string that replays it; a
-//! test too big for the schedule cap, or not a function of its schedule,
-//! falls back to the randomized search (which still finds a bug) or, asked
-//! to be exhaustive, fails saying why; loom's thread limit, unnamed main thread, `Notify` and
-//! `AtomicWaker` behave as loom's.
+//! string that replays it; a test too big for the schedule cap, or not a
+//! function of its schedule, falls back to the randomized search (which
+//! still finds a bug) or, asked to be exhaustive, fails saying why; loom's
+//! thread limit, unnamed main thread, `compare_and_swap` (not deprecated),
+//! `Notify` and `AtomicWaker` behave as loom's.
 
 #[path = "../../rt/tests/support/mod.rs"]
 mod support;
@@ -15,7 +15,7 @@ use std::future::poll_fn;
 use std::task::Poll;
 
 use loom::cell::UnsafeCell;
-use loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use loom::sync::{Arc, Notify};
 use loom::thread;
 use support::panic_message;
@@ -186,6 +186,34 @@ fn a_test_not_a_function_of_its_schedule_falls_back_to_the_randomized_search() {
         ),
         "{message}"
     );
+}
+
+#[test]
+#[deny(deprecated)]
+fn compare_and_swap_is_not_deprecated_as_in_loom() {
+    loom::model(|| {
+        let count = Arc::new(AtomicUsize::new(1));
+        let other = {
+            let count = count.clone();
+            thread::spawn(move || count.compare_and_swap(1, 2, Relaxed))
+        };
+        let seen = count.compare_and_swap(1, 3, Relaxed);
+        let other_seen = other.join().unwrap();
+        // One of the two swapped and the other saw its value.
+        assert!(
+            (seen, other_seen) == (1, 3) || (seen, other_seen) == (2, 1),
+            "{seen} {other_seen}"
+        );
+        let flag = AtomicBool::new(false);
+        assert!(!flag.compare_and_swap(false, true, SeqCst));
+        assert!(flag.compare_and_swap(false, false, SeqCst));
+        let mut value = 7;
+        let pointer = AtomicPtr::new(std::ptr::null_mut());
+        assert!(pointer
+            .compare_and_swap(std::ptr::null_mut(), &mut value, SeqCst)
+            .is_null());
+        assert_eq!(pointer.into_inner(), &mut value as *mut i32);
+    });
 }
 
 #[test]

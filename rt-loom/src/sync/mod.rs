@@ -3,6 +3,7 @@
 //! rankcheck-rt: a reference count is no variable (so loom's leak check
 //! and `Arc::from_std` are not here).
 
+pub mod atomic;
 mod notify;
 
 pub use notify::Notify;
@@ -14,17 +15,4 @@ pub use rankcheck_rt::sync::{
 /// loom's `sync::mpsc`: rankcheck-rt's channels (`sync_channel` too).
 pub mod mpsc {
     pub use rankcheck_rt::sync::mpsc::*;
-}
-
-/// loom's `sync::atomic`: rankcheck-rt's atomics, whose `Ordering`s count
-/// under the model's weak memory.
-pub mod atomic {
-    pub use rankcheck_rt::sync::atomic::*;
-
-    /// The deprecated spin-loop hint, as loom's: a yield.
-    #[deprecated(note = "use hint::spin_loop")]
-    #[track_caller]
-    pub fn spin_loop_hint() {
-        crate::hint::spin_loop();
-    }
 }
