@@ -54,9 +54,10 @@ fn a_failure_panics_with_the_report_and_a_replay_string_that_replays_it() {
 }
 
 /// A spawned thread and the main thread write a cell with nothing
-/// ordering them: a data race in every schedule.
+/// ordering them: a data race in every schedule (the cell is not `Sync`;
+/// loom's spawn asks for no `Send`).
 fn racing_writes() {
-    let data = Arc::new(UnsafeCell::new(0_usize));
+    let data = std::rc::Rc::new(UnsafeCell::new(0_usize));
     let other = {
         let data = data.clone();
         thread::spawn(move || data.with_mut(|_| ()))
