@@ -169,7 +169,7 @@ pub struct FailureRecord {
     /// What replays it: for a `.rk` program the replay file, relative to
     /// the output directory (null when the shard already wrote one for
     /// this signature this night); for a Rust test the command that
-    /// replays it, `RANKCHECK_REPLAY=rc3:... cargo test ...` ([`Replay`]).
+    /// replays it, `RANKCHECK_REPLAY=rc4:... cargo test ...` ([`Replay`]).
     pub replay: Option<String>,
 }
 

@@ -12,19 +12,24 @@
 //!   panics with its report and replay string; if it meets none, the model
 //!   panics with the failures the exploration reached (kind, message,
 //!   place) and says that no replay string was found;
-//! - **the cap stopped it**: with `exhaustive` (`RANKCHECK_LOOM_EXHAUSTIVE`)
-//!   the model fails, naming the cap and how to raise it; otherwise
-//!   rankcheck's randomized search runs instead ([`FALLBACK_RUNS`] runs,
-//!   or `max_duration`), fails as any rankcheck search when it finds a
-//!   bug, and prints the guarantee it earned to stderr.
+//! - **the exploration could not finish**: the cap stopped it, or the test
+//!   is not a function of its schedule (it reads the clock, as a loop on
+//!   `std::time::Instant::now()` does, uses `std::sync` or `std::thread`
+//!   directly, or keeps a value between executions), so that replaying a
+//!   schedule took other decisions and exhaustive exploration is not
+//!   possible. With `exhaustive` (`RANKCHECK_LOOM_EXHAUSTIVE`) the model
+//!   fails, saying which; otherwise rankcheck's randomized search runs
+//!   instead ([`FALLBACK_RUNS`] runs, or `max_duration`), fails as any
+//!   rankcheck search when it finds a bug, and prints why it ran and the
+//!   guarantee it earned to stderr.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::panic::Location;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rankcheck_rt::{explore_memory, Explored, MemoryModel};
+use rankcheck_rt::{explore_memory, Explored, MemoryModel, Nondeterminism};
 
 use crate::{run, MAX_THREADS};
 
@@ -112,7 +117,8 @@ pub struct Builder {
 
     /// `RANKCHECK_LOOM_EXHAUSTIVE` (rankcheck's, not loom's): fail, rather
     /// than fall back to the randomized search, when the exploration does
-    /// not finish within `max_permutations`.
+    /// not finish: past `max_permutations`, or for a test that is not a
+    /// function of its schedule.
     pub exhaustive: bool,
 }
 
@@ -183,23 +189,27 @@ impl Builder {
         if !explored.failures.is_empty() {
             self.report(&test, &explored);
         }
-        if explored.complete {
-            if self.log {
-                println!(
-                    "loom model at {place}: every schedule explored, {} schedules (C11 weak memory)",
-                    explored.schedules
-                );
+        let unfinished = match explored.nondeterminism {
+            Some(found) => Unfinished::Nondeterministic(found),
+            None if explored.complete => {
+                if self.log {
+                    println!(
+                        "loom model at {place}: every schedule explored, {} schedules (C11 weak memory)",
+                        explored.schedules
+                    );
+                }
+                return;
             }
-            return;
-        }
+            None => Unfinished::Capped(cap),
+        };
         if self.exhaustive {
             panic!(
-                "loom model at {place}: the exploration did not finish within {cap} schedules \
-                 (model::Builder::max_permutations; raise LOOM_MAX_PERMUTATIONS, or unset \
-                 RANKCHECK_LOOM_EXHAUSTIVE to fall back to rankcheck's randomized search)"
+                "loom model at {place}: {unfinished}; the model is exhaustive \
+                 (model::Builder::exhaustive, RANKCHECK_LOOM_EXHAUSTIVE), so it fails ({})",
+                unfinished.remedy()
             );
         }
-        self.fall_back(&test, cap);
+        self.fall_back(&test, &unfinished);
     }
 
     /// The rankcheck search both the report and the fallback run: the
@@ -240,10 +250,10 @@ impl Builder {
         );
     }
 
-    /// The exploration stopped at `cap`: rankcheck's randomized search
-    /// stands in, its guarantee printed.
+    /// The exploration could not finish: rankcheck's randomized search
+    /// stands in, why and its guarantee printed.
     #[track_caller]
-    fn fall_back(&self, test: &Test, cap: u64) {
+    fn fall_back(&self, test: &Test, unfinished: &Unfinished) {
         let mut search = match self.max_duration {
             Some(time) => self.search().time(time),
             None => self.search().runs(FALLBACK_RUNS),
@@ -251,13 +261,53 @@ impl Builder {
         if let Some(bound) = self.preemption_bound {
             search = search.depth(bound as u32 + 1);
         }
-        let guarantee = search.check(closure(test));
         eprintln!(
-            "loom model at {}: the exploration did not finish within {cap} schedules \
-             (model::Builder::max_permutations, LOOM_MAX_PERMUTATIONS); rankcheck's randomized \
-             search ran instead:\n{guarantee}",
+            "loom model at {}: {unfinished}; rankcheck's randomized search runs instead",
             Location::caller()
         );
+        let guarantee = search.check(closure(test));
+        eprintln!("{guarantee}");
+    }
+}
+
+/// Why the exploration did not cover every schedule.
+#[derive(Debug)]
+enum Unfinished {
+    /// The schedule cap stopped it.
+    Capped(u64),
+    /// The test is not a function of its schedule.
+    Nondeterministic(Nondeterminism),
+}
+
+impl Unfinished {
+    /// What the user can do about it, for the message of an exhaustive
+    /// model.
+    fn remedy(&self) -> &'static str {
+        match self {
+            Unfinished::Capped(_) => {
+                "raise LOOM_MAX_PERMUTATIONS, or unset RANKCHECK_LOOM_EXHAUSTIVE to fall back to \
+                 rankcheck's randomized search"
+            }
+            Unfinished::Nondeterministic(_) => {
+                "make the test depend only on loom's types, or unset RANKCHECK_LOOM_EXHAUSTIVE to \
+                 fall back to rankcheck's randomized search"
+            }
+        }
+    }
+}
+
+impl fmt::Display for Unfinished {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unfinished::Capped(cap) => write!(
+                f,
+                "the exploration did not finish within {cap} schedules \
+                 (model::Builder::max_permutations, LOOM_MAX_PERMUTATIONS)"
+            ),
+            Unfinished::Nondeterministic(found) => {
+                write!(f, "exhaustive exploration is not possible: {found}")
+            }
+        }
     }
 }
 

@@ -37,6 +37,14 @@
 //! whose first choice is such a step has no other: every schedule from
 //! there is a schedule from after it.
 //!
+//! A test that is not a function of its schedule (it reads the clock,
+//! uses `std::sync` or `std::thread` directly, or keeps a value between
+//! runs) breaks the premise: a run that replays an earlier run's choices
+//! is then offered others (a thread that does not exist yet, a read where
+//! the earlier run scheduled). The search stops at the first such run and
+//! says so ([`Explored::nondeterminism`]) rather than explore a tree that
+//! is not one: it cannot tell which schedules it covered.
+//!
 //! Under weak memory ([`explore_memory`]) every read choice (which store a
 //! load reads, whether a `compare_exchange_weak` fails spuriously) is a
 //! node of the same path, and an access to an atomic (or a fence) also
@@ -46,6 +54,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -86,8 +95,40 @@ pub struct Explored {
     pub schedules: u64,
     /// Whether those covered every schedule (up to the order of
     /// independent steps): `false` when `max_schedules` stopped the
-    /// search first.
+    /// search first, or when the test turned out not to be a function of
+    /// its schedule (`nondeterminism`).
     pub complete: bool,
+    /// Where the search found that the test is not a function of its
+    /// schedule, which stopped it: `None` when every run repeated the
+    /// choices of the runs before it that it replayed.
+    pub nondeterminism: Option<Nondeterminism>,
+}
+
+/// A run of [`explore`] that replayed the choices of earlier runs and was
+/// offered other ones: the test took other decisions on the same
+/// schedule, so it depends on something the search does not control (the
+/// clock, `std::sync` or `std::thread` used directly, a value kept
+/// between runs, I/O, randomness), and exhaustive exploration of it is
+/// not possible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Nondeterminism {
+    /// The run (from 1) that parted from the earlier ones.
+    pub schedule: u64,
+    /// The scheduling point (from 1) of that run where it parted.
+    pub point: usize,
+}
+
+impl fmt::Display for Nondeterminism {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the test took other decisions on the same schedule (run {} of the exploration \
+             parted from the runs before it at scheduling point {}): it depends on something \
+             rankcheck does not schedule, such as the clock (std::time::Instant), std::sync or \
+             std::thread used directly, a value kept between runs, I/O or randomness",
+            self.schedule, self.point
+        )
+    }
 }
 
 /// Run `test` under every schedule, every variable tracked, at most
@@ -103,10 +144,12 @@ pub struct Explored {
 /// is reached as a `step-limit` failure, at the operation where that
 /// schedule stopped: the full search may stop others elsewhere.
 ///
-/// # Panics
-/// When the test is not a function of its schedule (it reads the clock,
-/// `std::sync` or a value kept between runs): a replayed prefix then
-/// offers other threads than the first time.
+/// A test that is not a function of its schedule (it reads the clock,
+/// uses `std::sync` or `std::thread` directly, or keeps a value between
+/// runs) offers other choices when a run replays a prefix of an earlier
+/// one: the search stops there, incomplete, and says where in
+/// [`Explored::nondeterminism`] (the failures reached before are kept).
+/// It does not panic for it.
 pub fn explore<F>(test: F, max_schedules: u64, max_steps: u64) -> Explored
 where
     F: Fn() + Send + Sync + 'static,
@@ -117,10 +160,9 @@ where
 /// As [`explore`], under the memory model `model`: under
 /// [`MemoryModel::Weak`] every read choice the model allows is explored
 /// too, so the failures are those of every outcome the model reaches (a
-/// litmus test's outcome set, when the test fails with its outcome).
-///
-/// # Panics
-/// As [`explore`].
+/// litmus test's outcome set, when the test fails with its outcome). A
+/// test that is not a function of its schedule and read choices stops
+/// the search as in [`explore`].
 pub fn explore_memory<F>(
     test: F,
     max_schedules: u64,
@@ -172,6 +214,7 @@ fn search(
                 failures,
                 schedules,
                 complete: false,
+                nondeterminism: None,
             };
         }
         let config = RunConfig {
@@ -191,31 +234,40 @@ fn search(
             log: log.clone(),
             weak,
         };
-        session
-            .run(&test, depth, config)
-            .0
-            .failure
-            .map(|f| failures.insert(reached(&f)));
+        let result = session.run(&test, depth, config).0;
+        schedules += 1;
+        match result.failure {
+            // The executor stopped at the point whose choice could not run.
+            Some(f) if f.kind == FailureKind::Diverged => {
+                return Explored {
+                    failures,
+                    schedules,
+                    complete: false,
+                    nondeterminism: Some(Nondeterminism {
+                        schedule: schedules,
+                        point: result.schedule.len(),
+                    }),
+                };
+            }
+            Some(f) => {
+                failures.insert(reached(&f));
+            }
+            None => {}
+        }
         // The last step ends the run with no point after it.
         walk.borrow_mut().stepped(&log.borrow().touches, weak);
-        schedules += 1;
         if !backtrack(&mut walk.borrow_mut().path, reduce) {
             return Explored {
                 failures,
                 schedules,
                 complete: true,
+                nondeterminism: None,
             };
         }
     }
 }
 
 fn reached(failure: &Failure) -> Reached {
-    if failure.kind == FailureKind::Diverged {
-        panic!(
-            "rankcheck::explore: the test took other decisions on the same schedule \
-             (does it read the clock, use std::sync or keep a value between runs?)"
-        );
-    }
     let mut blocked: Vec<(String, u32)> = failure
         .blocked
         .iter()
@@ -438,7 +490,7 @@ impl Depth {
         walk.at += 1;
         match walk.path.get(index) {
             // A thread the point does not offer makes the run diverge,
-            // which `reached` reports.
+            // which `search` reports.
             Some(Node::Thread(node)) => {
                 let chosen = node.chosen;
                 walk.last = Some(index);

@@ -120,7 +120,7 @@ mod var;
 mod wake;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
-pub use explore::{explore, explore_memory, Explored, Reached};
+pub use explore::{explore, explore_memory, Explored, Nondeterminism, Reached};
 pub use memory::MemoryModel;
 pub use rankcheck_rt_macros::test;
 

@@ -5,7 +5,7 @@
 
 use std::any::Any;
 use std::cell::RefCell;
-use std::panic;
+use std::panic::{self, Location};
 
 use crate::failure::SourceLocation;
 use std::sync::Once;
@@ -13,6 +13,11 @@ use std::sync::Once;
 thread_local! {
     /// The location of the last panic in a test run on this OS thread.
     static LAST: RefCell<Option<SourceLocation>> = const { RefCell::new(None) };
+
+    /// The place the next panic on this OS thread is reported at, in
+    /// place of the `panic!` that raised it ([`panic_at`]).
+    static AT: std::cell::Cell<Option<&'static Location<'static>>> =
+        const { std::cell::Cell::new(None) };
 }
 
 static INSTALL: Once = Once::new();
@@ -22,14 +27,23 @@ pub fn install() {
     INSTALL.call_once(|| {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
+            let at = AT.take();
             if crate::executor::active() {
-                let location = info.location().map(SourceLocation::from);
+                let location = at.or(info.location()).map(SourceLocation::from);
                 LAST.with(|last| *last.borrow_mut() = location);
             } else {
                 previous(info);
             }
         }));
     });
+}
+
+/// Panic with `message` as if at `place`: for a check that runs where the
+/// test's own code is not on the stack (a cell access ending in a guard's
+/// `drop`), so that the report points at the test.
+pub fn panic_at(place: &'static Location<'static>, message: &str) -> ! {
+    AT.set(Some(place));
+    panic!("{message}");
 }
 
 /// The message and location of the panic whose payload is `payload`.

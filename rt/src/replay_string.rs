@@ -1,18 +1,26 @@
 //! The replay string a failure report ends with: what the failing run
-//! tracked, its budgets of spurious wake-ups and timeouts, its stale
-//! reads, and the thread chosen at every scheduling point, with a
-//! checksum. `rc3:TRACKED:WAKES:READS:SCHEDULE:CHECKSUM`, where TRACKED is `all` or the
-//! creation ordinals of the tracked objects (`o3,7`; an object's ordinal is
-//! the same in every run of the same schedule), WAKES the waits that ended
-//! early (spurious wake-ups and timeouts, see `crate::wake`) by their
-//! ordinal in the run (`w` for none, `w0,4`), READS the weak memory
-//! choices other than the latest store (crate::memory::choice), each
-//! `ordinal.back` (`r` for none: the run is sequentially consistent;
-//! `r2.1,5.3`: the run is replayed under weak memory), and SCHEDULE the
-//! thread indices, `t*n` for `n` choices of thread `t` in a row. The
-//! strings of the earlier versions read with no stale read
-//! (`rc2:TRACKED:WAKES:SCHEDULE:CHECKSUM`) and no early wait either
-//! (`rc1:TRACKED:SCHEDULE:CHECKSUM`).
+//! tracked, its budgets of spurious wake-ups and timeouts, its memory
+//! model and stale reads, and the thread chosen at every scheduling point,
+//! with a checksum.
+//! `rc4:TRACKED:WAKES:MEMORY:READS:SCHEDULE:CHECKSUM`, where TRACKED is
+//! `all` or the creation ordinals of the tracked objects (`o3,7`; an
+//! object's ordinal is the same in every run of the same schedule), WAKES
+//! the waits that ended early (spurious wake-ups and timeouts, see
+//! `crate::wake`) by their ordinal in the run (`w` for none, `w0,4`),
+//! MEMORY the memory model the run ran under (`sc` or `weak`, as
+//! [`MemoryModel::name`]), READS the weak memory choices other than the
+//! latest store (crate::memory::choice), each `ordinal.back` (`r` for
+//! none, `r2.1,5.3`), and SCHEDULE the thread indices, `t*n` for `n`
+//! choices of thread `t` in a row.
+//!
+//! The model is written out because a run under weak memory that read no
+//! stale store is still not a sequentially consistent run: its data races
+//! on `UnsafeCell`s and its `unsync_load`s are checked only under weak
+//! memory, so a race replayed under sequential consistency would not fail.
+//! The strings of the earlier versions read with the model their stale
+//! reads imply (`rc3:TRACKED:WAKES:READS:SCHEDULE:CHECKSUM`: weak when it
+//! has one), with no stale read (`rc2:TRACKED:WAKES:SCHEDULE:CHECKSUM`)
+//! and with no early wait either (`rc1:TRACKED:SCHEDULE:CHECKSUM`).
 
 use rankcheck_engine::ThreadId;
 
@@ -21,7 +29,10 @@ use crate::memory::choice::ReadChoice;
 use crate::memory::MemoryModel;
 use crate::object::ObjectId;
 
-const VERSION: &str = "rc3";
+const VERSION: &str = "rc4";
+
+/// The version before the memory model was written out.
+const VERSION_3: &str = "rc3";
 
 /// The version before stale reads were choices.
 const VERSION_2: &str = "rc2";
@@ -36,6 +47,8 @@ pub struct ReplayString {
     pub tracking: Tracking,
     /// The waits that ended early, by ordinal, ascending.
     pub early: Vec<u32>,
+    /// The memory model the run ran under.
+    pub memory: MemoryModel,
     /// The stale reads, by ordinal, ascending.
     pub reads: Vec<ReadChoice>,
     /// The choices.
@@ -62,7 +75,8 @@ impl ReplayString {
             .collect();
         let reads = format!("r{}", reads.join(","));
         let body = format!(
-            "{VERSION}:{tracked}:{wakes}:{reads}:{}",
+            "{VERSION}:{tracked}:{wakes}:{}:{reads}:{}",
+            self.memory.name(),
             schedule_text(&self.schedule)
         );
         format!("{body}:{:08x}", checksum(&body))
@@ -78,19 +92,41 @@ impl ReplayString {
             return Err("its checksum does not match: it was cut or edited".to_owned());
         }
         let parts: Vec<&str> = body.split(':').collect();
-        let (tracked, early, reads, schedule) = match parts[..] {
-            [VERSION, tracked, early, reads, schedule] => {
-                (tracked, parse_early(early)?, parse_reads(reads)?, schedule)
-            }
+        let (tracked, early, memory, reads, schedule) = match parts[..] {
+            [VERSION, tracked, early, memory, reads, schedule] => (
+                tracked,
+                parse_early(early)?,
+                Some(parse_memory(memory)?),
+                parse_reads(reads)?,
+                schedule,
+            ),
+            [VERSION_3, tracked, early, reads, schedule] => (
+                tracked,
+                parse_early(early)?,
+                None,
+                parse_reads(reads)?,
+                schedule,
+            ),
             [VERSION_2, tracked, early, schedule] => {
-                (tracked, parse_early(early)?, Vec::new(), schedule)
+                (tracked, parse_early(early)?, None, Vec::new(), schedule)
             }
-            [VERSION_1, tracked, schedule] => (tracked, Vec::new(), Vec::new(), schedule),
-            [version, ..] if ![VERSION, VERSION_2, VERSION_1].contains(&version) => {
+            [VERSION_1, tracked, schedule] => (tracked, Vec::new(), None, Vec::new(), schedule),
+            [version, ..] if ![VERSION, VERSION_3, VERSION_2, VERSION_1].contains(&version) => {
                 return Err(format!("version {version} is not {VERSION}"));
             }
-            _ => return Err("expected VERSION:TRACKED:WAKES:READS:SCHEDULE:CHECKSUM".to_owned()),
+            _ => {
+                return Err(
+                    "expected VERSION:TRACKED:WAKES:MEMORY:READS:SCHEDULE:CHECKSUM".to_owned(),
+                )
+            }
         };
+        // Before rc4 the model was implied: weak exactly when a load read
+        // a stale store.
+        let memory = memory.unwrap_or(if reads.is_empty() {
+            MemoryModel::Sc
+        } else {
+            MemoryModel::Weak
+        });
         let tracking = match tracked {
             "all" => Tracking::All,
             t => Tracking::Objects(objects(t)?),
@@ -98,20 +134,19 @@ impl ReplayString {
         Ok(ReplayString {
             tracking,
             early,
+            memory,
             reads,
             schedule: parse_schedule(schedule)?,
         })
     }
+}
 
-    /// The memory model the run is replayed under: weak when it read a
-    /// stale store (without one, both models run it alike).
-    pub fn memory_model(&self) -> MemoryModel {
-        if self.reads.is_empty() {
-            MemoryModel::Sc
-        } else {
-            MemoryModel::Weak
-        }
-    }
+/// `sc` or `weak`: the memory model, as [`MemoryModel::name`] writes it.
+fn parse_memory(text: &str) -> Result<MemoryModel, String> {
+    [MemoryModel::Sc, MemoryModel::Weak]
+        .into_iter()
+        .find(|m| m.name() == text)
+        .ok_or_else(|| format!("bad memory model {text} (expected sc or weak)"))
 }
 
 /// `r2.1,5.3`: the stale reads, `ordinal.back`.
@@ -212,6 +247,7 @@ mod tests {
         let replay = ReplayString {
             tracking: Tracking::Objects(vec![ObjectId(1), ObjectId(4)]),
             early: vec![0, 3],
+            memory: MemoryModel::Weak,
             reads: vec![ReadChoice {
                 ordinal: 2,
                 back: 1,
@@ -220,7 +256,7 @@ mod tests {
         };
         let text = replay.encode();
         assert!(
-            text.starts_with("rc3:o1,4:w0,3:r2.1:0*3_1_2*2_0:"),
+            text.starts_with("rc4:o1,4:w0,3:weak:r2.1:0*3_1_2*2_0:"),
             "{text}"
         );
         assert_eq!(ReplayString::decode(&text), Ok(replay));
@@ -238,12 +274,44 @@ mod tests {
         let replay = ReplayString::decode(&text).unwrap();
         assert_eq!(replay.early, [1]);
         assert!(replay.reads.is_empty());
-        assert_eq!(replay.memory_model(), MemoryModel::Sc);
+        assert_eq!(replay.memory, MemoryModel::Sc);
+    }
+
+    #[test]
+    fn a_weak_run_without_stale_reads_keeps_its_model() {
+        // A data race needs no stale read, and replays only under weak
+        // memory.
+        let replay = ReplayString {
+            tracking: Tracking::All,
+            early: Vec::new(),
+            memory: MemoryModel::Weak,
+            reads: Vec::new(),
+            schedule: [0, 1, 1, 0].map(ThreadId).to_vec(),
+        };
+        let text = replay.encode();
+        assert!(text.starts_with("rc4:all:w:weak:r:0_1*2_0:"), "{text}");
+        assert_eq!(ReplayString::decode(&text), Ok(replay));
+        let body = "rc4:all:w:tso:r:0_1";
+        let text = format!("{body}:{:08x}", checksum(body));
+        let error = ReplayString::decode(&text).unwrap_err();
+        assert!(error.contains("bad memory model tso"), "{error}");
+    }
+
+    #[test]
+    fn a_third_version_string_reads_with_the_model_its_reads_imply() {
+        for (body, memory) in [
+            ("rc3:all:w:r:0_1", MemoryModel::Sc),
+            ("rc3:all:w:r2.1:0_1", MemoryModel::Weak),
+        ] {
+            let text = format!("{body}:{:08x}", checksum(body));
+            let replay = ReplayString::decode(&text).unwrap();
+            assert_eq!(replay.memory, memory, "{body}");
+        }
     }
 
     #[test]
     fn a_bad_read_is_named() {
-        let body = "rc3:all:w:r1x:0_1";
+        let body = "rc4:all:w:weak:r1x:0_1";
         let text = format!("{body}:{:08x}", checksum(body));
         let error = ReplayString::decode(&text).unwrap_err();
         assert!(error.contains("bad read 1x"), "{error}");

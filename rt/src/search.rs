@@ -332,6 +332,7 @@ fn retrace(
             _ => Tracking::Objects(failed.tracked_objects.clone()),
         },
         early: failed.early.clone(),
+        memory: builder.memory,
         reads: failed.reads.clone(),
         schedule: failed.schedule.clone(),
     };
@@ -369,7 +370,7 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u
         max_steps,
         trace: true,
         wakes: WakeChoices::Replay(replay.early.clone()),
-        memory: replay.memory_model(),
+        memory: replay.memory,
         reads: ReadPolicy::Replay(replay.reads.clone()),
         footprint: None,
     };

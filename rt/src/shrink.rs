@@ -43,7 +43,7 @@ impl Replayer for RunReplayer<'_> {
             max_steps: self.max_steps,
             trace: false,
             wakes: WakeChoices::Replay(self.replay.early.clone()),
-            memory: self.replay.memory_model(),
+            memory: self.replay.memory,
             reads: ReadPolicy::Replay(self.replay.reads.clone()),
             footprint: None,
         };

@@ -195,7 +195,7 @@ fn whole(read: &ShardText, output: &Output) -> Result<()> {
     Ok(())
 }
 
-/// The replay string of rt's replay command (`RANKCHECK_REPLAY=rc3:...
+/// The replay string of rt's replay command (`RANKCHECK_REPLAY=rc4:...
 /// cargo test NAME`).
 fn replay_string(command: &str) -> Option<&str> {
     command

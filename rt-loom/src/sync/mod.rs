@@ -4,6 +4,7 @@
 //! (module `arc`). loom has no `Weak`, and neither has this facade.
 
 pub(crate) mod arc;
+pub mod atomic;
 mod notify;
 
 pub use arc::Arc;
@@ -16,17 +17,4 @@ pub use rankcheck_rt::sync::{
 /// loom's `sync::mpsc`: rankcheck-rt's channels (`sync_channel` too).
 pub mod mpsc {
     pub use rankcheck_rt::sync::mpsc::*;
-}
-
-/// loom's `sync::atomic`: rankcheck-rt's atomics, whose `Ordering`s count
-/// under the model's weak memory.
-pub mod atomic {
-    pub use rankcheck_rt::sync::atomic::*;
-
-    /// The spin-loop hint std deprecated, as loom's (which keeps it
-    /// undeprecated): a yield ([`crate::thread::yield_now`]).
-    #[track_caller]
-    pub fn spin_loop_hint() {
-        crate::hint::spin_loop();
-    }
 }

@@ -1,9 +1,10 @@
-//! The loom facade's own behaviour: a failure the exploration reaches
-//! panics with rankcheck's report and a replay string that replays it; a
-//! test too big for the schedule cap falls back to the randomized search
-//! (which still finds a bug) or, asked to be exhaustive, fails naming the
-//! cap; loom's thread limit, unnamed main thread, `Notify` and
-//! `AtomicWaker` behave as loom's.
+//! The loom facade's own behaviour: a failure the exploration reaches (a
+//! data race among them) panics with rankcheck's report and a replay
+//! string that replays it; a test too big for the schedule cap, or not a
+//! function of its schedule, falls back to the randomized search (which
+//! still finds a bug) or, asked to be exhaustive, fails saying why; loom's
+//! thread limit, unnamed main thread, `compare_and_swap` (not deprecated),
+//! `Notify` and `AtomicWaker` behave as loom's.
 
 #[path = "../../../rt/tests/support/mod.rs"]
 mod support;
@@ -16,7 +17,8 @@ use rankcheck_loom as loom;
 use std::future::poll_fn;
 use std::task::Poll;
 
-use loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use loom::cell::UnsafeCell;
+use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use loom::sync::{Arc, Notify};
 use loom::thread;
 use support::panic_message;
@@ -52,6 +54,40 @@ fn a_failure_panics_with_the_report_and_a_replay_string_that_replays_it() {
     let replay = replay_string(&report).to_owned();
     let replayed = panic_message(|| rankcheck_rt::replay(lost_update, &replay));
     assert!(replayed.is_some_and(|r| r.contains("lost update")));
+}
+
+/// A spawned thread and the main thread write a cell with nothing
+/// ordering them: a data race in every schedule (the cell is not `Sync`;
+/// loom's spawn asks for no `Send`).
+fn racing_writes() {
+    let data = std::rc::Rc::new(UnsafeCell::new(0_usize));
+    let other = {
+        let data = data.clone();
+        thread::spawn(move || data.with_mut(|_| ()))
+    };
+    data.with_mut(|_| ());
+    other.join().unwrap();
+}
+
+#[test]
+fn a_data_race_panics_with_the_race_and_a_replay_string_that_replays_it() {
+    let report = panic_message(|| loom::model(racing_writes)).expect("the model fails");
+    assert!(
+        report.starts_with(
+            "error[panic]: Causality violation: Concurrent write accesses to `UnsafeCell`"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("with no happens-before between them"),
+        "{report}"
+    );
+    assert!(!report.contains("nondeterminism"), "{report}");
+    let replay = replay_string(&report).to_owned();
+    let replayed =
+        panic_message(|| rankcheck_rt::replay(racing_writes, &replay)).expect("the replay fails");
+    let first = |r: &str| r.lines().next().unwrap_or_default().to_owned();
+    assert_eq!(first(&replayed), first(&report), "{replayed}");
 }
 
 /// Four threads each bump a counter twice: more schedules than a cap of 10.
@@ -96,6 +132,92 @@ fn the_fallback_search_still_finds_a_bug() {
         report.contains("lost update") && report.contains("replay:"),
         "{report}"
     );
+}
+
+/// Two threads add to a counter with `fetch_add`: correct.
+fn two_increments() {
+    let count = Arc::new(AtomicUsize::new(0));
+    let other = {
+        let count = count.clone();
+        thread::spawn(move || count.fetch_add(1, Relaxed))
+    };
+    count.fetch_add(1, Relaxed);
+    other.join().unwrap();
+    assert_eq!(count.load(Relaxed), 2);
+}
+
+/// `body`, after four more steps in the first execution of the process
+/// (`executions` counts them, out of loom's sight), as a test that reads
+/// the clock may take: the test is not a function of its schedule.
+fn first_execution_longer(executions: &'static std::sync::atomic::AtomicUsize, body: fn()) {
+    if executions.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+        let own = AtomicUsize::new(0);
+        for _ in 0..4 {
+            own.load(Relaxed);
+        }
+    }
+    body();
+}
+
+#[test]
+fn a_test_not_a_function_of_its_schedule_falls_back_to_the_randomized_search() {
+    use std::sync::atomic::AtomicUsize as Count;
+    // The exploration finds it out at once and stops, without a panic;
+    // the search, which the later executions do not mislead, passes.
+    static CORRECT: Count = Count::new(0);
+    loom::model(|| first_execution_longer(&CORRECT, two_increments));
+    // ... or finds the bug, reported with its replay string.
+    static LOST: Count = Count::new(0);
+    let report = panic_message(|| loom::model(|| first_execution_longer(&LOST, lost_update)))
+        .expect("the search finds the lost update");
+    assert!(
+        report.contains("lost update") && report.contains("replay:"),
+        "{report}"
+    );
+    assert!(!report.contains("nondeterminism"), "{report}");
+    // Asked to be exhaustive, the model fails, saying why it cannot be.
+    static EXHAUSTIVE: Count = Count::new(0);
+    let mut builder = loom::model::Builder::new();
+    builder.exhaustive = true;
+    let message = panic_message(|| {
+        builder.check(|| first_execution_longer(&EXHAUSTIVE, two_increments));
+    })
+    .expect("exhaustive fails");
+    assert!(
+        message.contains(
+            "exhaustive exploration is not possible: the test took other decisions on the same \
+             schedule"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+#[deny(deprecated)]
+fn compare_and_swap_is_not_deprecated_as_in_loom() {
+    loom::model(|| {
+        let count = Arc::new(AtomicUsize::new(1));
+        let other = {
+            let count = count.clone();
+            thread::spawn(move || count.compare_and_swap(1, 2, Relaxed))
+        };
+        let seen = count.compare_and_swap(1, 3, Relaxed);
+        let other_seen = other.join().unwrap();
+        // One of the two swapped and the other saw its value.
+        assert!(
+            (seen, other_seen) == (1, 3) || (seen, other_seen) == (2, 1),
+            "{seen} {other_seen}"
+        );
+        let flag = AtomicBool::new(false);
+        assert!(!flag.compare_and_swap(false, true, SeqCst));
+        assert!(flag.compare_and_swap(false, false, SeqCst));
+        let mut value = 7;
+        let pointer = AtomicPtr::new(std::ptr::null_mut());
+        assert!(pointer
+            .compare_and_swap(std::ptr::null_mut(), &mut value, SeqCst)
+            .is_null());
+        assert_eq!(pointer.into_inner(), &mut value as *mut i32);
+    });
 }
 
 #[test]

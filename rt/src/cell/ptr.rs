@@ -20,6 +20,8 @@ use crate::op;
 pub(crate) struct Span {
     handle: Handle,
     access: Access,
+    /// Where the access began: the place of a race it makes.
+    site: op::Site,
 }
 
 impl Span {
@@ -27,20 +29,27 @@ impl Span {
     /// (a read or a write of the cell's variable), then the race check.
     ///
     /// # Panics
-    /// With loom's `Causality violation` message when it races.
+    /// With loom's `Causality violation` message when it races, at the
+    /// access's place in the test (the cell's methods track their caller
+    /// too), which the report then shows as where the run failed.
+    #[track_caller]
     pub(crate) fn begin(handle: Handle, access: Access, site: op::Site) -> Span {
         op::access(&handle, access == Access::Write, site);
         if let Some(race) = cell_begin(&handle, access, site) {
             panic!("{race}");
         }
-        Span { handle, access }
+        Span {
+            handle,
+            access,
+            site,
+        }
     }
 }
 
 impl Drop for Span {
     fn drop(&mut self) {
         if let Some(race) = cell_end(&self.handle, self.access) {
-            panic!("{race}");
+            crate::panic_capture::panic_at(self.site, &race);
         }
     }
 }

@@ -116,3 +116,50 @@ fn the_schedule_budget_stops_the_search() {
     assert!(!explored.complete);
     assert_eq!(explored.schedules, 2);
 }
+
+/// A thread stores to an atomic while main loads it; every other run of
+/// the process (`runs` counts them, outside rankcheck's control) main
+/// first takes four more steps on an atomic of its own, so the test is
+/// not a function of its schedule.
+fn every_other_run_longer(runs: &'static std::sync::atomic::AtomicUsize) {
+    if runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % 2 == 1 {
+        let own = AtomicUsize::new(0);
+        for _ in 0..4 {
+            own.load(SeqCst);
+        }
+    }
+    let a = Arc::new(AtomicUsize::new(0));
+    let other = {
+        let a = a.clone();
+        thread::spawn(move || a.store(1, SeqCst))
+    };
+    a.load(SeqCst);
+    other.join().unwrap();
+}
+
+#[test]
+fn a_test_not_a_function_of_its_schedule_stops_the_search_without_a_panic() {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let explored = rankcheck::explore(|| every_other_run_longer(&RUNS), 10_000, MAX_STEPS);
+    // The first run replays nothing; the second replays its first choices
+    // and finds the spawned thread not started yet.
+    let found = explored
+        .nondeterminism
+        .clone()
+        .expect("the nondeterminism is found");
+    assert_eq!(found.schedule, 2, "{explored:?}");
+    assert!(
+        !explored.complete && explored.failures.is_empty(),
+        "{explored:?}"
+    );
+    let said = found.to_string();
+    assert!(
+        said.starts_with("the test took other decisions on the same schedule (run 2"),
+        "{said}"
+    );
+    // A test that is a function of its schedule has none.
+    assert_eq!(
+        rankcheck::explore(lost_update, 10_000, MAX_STEPS).nondeterminism,
+        None
+    );
+}

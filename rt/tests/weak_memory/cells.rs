@@ -15,6 +15,8 @@ use rankcheck::sync::Arc;
 use rankcheck::{thread, MemoryModel};
 use rankcheck_rt as rankcheck;
 
+use crate::structures::replay_string;
+use crate::support::panic_message;
 use Ordering::{Acquire, Relaxed, Release};
 
 /// The distinct failure messages of every schedule and read of `test`.
@@ -105,6 +107,87 @@ fn unordered_writes_race_under_weak_memory_only_and_a_join_orders_them() {
     // Sequential consistency looks for no race.
     let sc = rankcheck::explore_memory(two_writes(false), 10_000, 1_000, MemoryModel::Sc);
     assert!(sc.complete && sc.failures.is_empty());
+}
+
+/// The lines of `two_writes`' racing writes: the spawned thread's and
+/// the main thread's.
+const TWO_WRITES_LINES: [u32; 2] = [84, 90];
+
+/// The first line of a report and the line that says where it failed.
+fn failure_head(report: &str) -> (&str, Option<&str>) {
+    let first = report.lines().next().unwrap_or_default();
+    (first, report.lines().find(|l| l.contains("fails here")))
+}
+
+/// A search's report of the test `make` makes, which must fail with a
+/// data race on a cell that its replay string reproduces: the report.
+fn race_found_and_replayed<F>(search: rankcheck::Builder, make: impl Fn() -> F) -> String
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    let test = make();
+    let report = panic_message(move || {
+        search.memory_model(MemoryModel::Weak).check(test);
+    })
+    .expect("the race is found");
+    assert!(
+        report.starts_with("error[panic]: Causality violation: Concurrent"),
+        "{report}"
+    );
+    assert!(!report.contains("nondeterminism"), "{report}");
+    let replay = replay_string(&report).to_owned();
+    assert!(replay.contains(":weak:"), "{replay}");
+    let replayed = panic_message(|| rankcheck::replay(make(), &replay)).expect("the replay fails");
+    assert_eq!(failure_head(&replayed), failure_head(&report), "{replayed}");
+    report
+}
+
+#[test]
+fn a_race_a_search_finds_names_both_writes_and_replays() {
+    // Every run races: nothing orders the writes.
+    let report = race_found_and_replayed(rankcheck::Builder::new().seed(1).runs(100), || {
+        two_writes(false)
+    });
+    assert!(report.contains("Concurrent write accesses"), "{report}");
+    // The report names the earlier write in its message and the later
+    // one as where the run failed, in either order.
+    let named = |earlier: u32, failing: u32| {
+        report.contains(&format!(
+            "wrote it at cells.rs:{earlier} with no happens-before"
+        )) && report.contains(&format!("fails here (cells.rs:{failing})"))
+    };
+    let [spawned, main] = TWO_WRITES_LINES;
+    assert!(named(spawned, main) || named(main, spawned), "{report}");
+    // The shrinker replays under weak memory too: its schedule is shrunk
+    // and still the race (the replay above fails as the report says).
+    assert!(report.contains("shrunk from"), "{report}");
+    assert!(!report.contains("fails here (ptr.rs"), "{report}");
+}
+
+#[test]
+fn a_race_found_by_each_strategy_past_the_preparatory_runs_replays() {
+    // One preparatory run, which the relaxed handoff passes unless the
+    // writer runs first, so that the strategies' own runs find it too.
+    for strategy in [
+        rankcheck::Strategy::Portfolio,
+        rankcheck::Strategy::Pctvb,
+        rankcheck::Strategy::Pct,
+        rankcheck::Strategy::Pos,
+        rankcheck::Strategy::Random,
+    ] {
+        for seed in 0..4 {
+            let search = rankcheck::Builder::new()
+                .strategy(strategy)
+                .seed(seed)
+                .runs(2_000)
+                .profile_runs(1);
+            let report = race_found_and_replayed(search, || handoff(Relaxed, Acquire));
+            assert!(
+                report.contains("Concurrent read and write accesses"),
+                "{strategy:?}, seed {seed}: {report}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -25,7 +25,7 @@ fn failure(program: fn(Ordering, Ordering), orderings: (Ordering, Ordering)) -> 
 }
 
 /// The replay string a report ends with.
-fn replay_string(report: &str) -> &str {
+pub(crate) fn replay_string(report: &str) -> &str {
     let start = report.find("replay(test, \"").expect("a replay") + "replay(test, \"".len();
     let end = start + report[start..].find('"').expect("its end");
     &report[start..end]
@@ -50,7 +50,7 @@ fn a_relaxed_ring_buffer_index_is_found_with_the_stale_read_named() {
     );
     let replay = replay_string(&report).to_owned();
     assert!(
-        replay.starts_with("rc3:") && !replay.contains(":r:"),
+        replay.starts_with("rc4:") && replay.contains(":weak:r") && !replay.contains(":r:"),
         "{replay}"
     );
     let replayed = panic_message(|| rankcheck::replay(|| spsc_ring(Relaxed, Relaxed), &replay))
