@@ -2,9 +2,10 @@
 //! under C11 weak memory; a failure panics with rankcheck's report.
 //!
 //! The phases of [`Builder::check`]: rankcheck's exhaustive exploration
-//! (`rankcheck::explore_memory` under `MemoryModel::Weak`: every schedule
+//! (`rankcheck::Exploration` under `MemoryModel::Weak`: every schedule
 //! and every store each load may read, up to reordering independent
-//! steps), capped at `max_permutations` schedules. Then one of:
+//! steps), capped at `max_permutations` schedules and stopped at the
+//! first failing one, as loom's. Then one of:
 //!
 //! - **every schedule ran, none failed**: the model passes;
 //! - **a failure was reached**: a seeded rankcheck search under the same
@@ -29,7 +30,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rankcheck_rt::{explore_memory, Explored, MemoryModel, Nondeterminism};
+use rankcheck_rt::{Exploration, Explored, MemoryModel, Nondeterminism};
 
 use crate::{run, MAX_THREADS};
 
@@ -61,10 +62,12 @@ pub struct Builder {
     /// [`MAX_THREADS`]): spawning more panics, as loom's.
     pub max_threads: usize,
 
-    /// `LOOM_MAX_BRANCHES` (default 1,000): the most operations of one
-    /// execution (rankcheck-rt's step limit; loom counts only its branch
-    /// points, so the same number is a tighter limit here). An execution
-    /// past it fails as `step-limit`.
+    /// `LOOM_MAX_BRANCHES` (default 1,000): the most branch points of one
+    /// execution, as loom counts them: every operation but an access to a
+    /// `cell::UnsafeCell` (atomics, locks, spawns, yields, `Arc` counts...;
+    /// cell accesses are no scheduling points either, as in loom:
+    /// rankcheck-rt's `cell_scheduling_points(false)`). An execution past
+    /// it fails as `step-limit`.
     pub max_branches: usize,
 
     /// `LOOM_MAX_PERMUTATIONS`: the most schedules the exploration runs
@@ -184,7 +187,13 @@ impl Builder {
         }
         let cap = self.max_permutations.unwrap_or(DEFAULT_MAX_PERMUTATIONS) as u64;
         let steps = self.max_branches as u64;
-        let explored = explore_memory(closure(&test), cap, steps, MemoryModel::Weak);
+        // Stopped at the first failure, as loom's: a search then finds a
+        // failing run to report.
+        let explored = Exploration::new(cap, steps)
+            .memory_model(MemoryModel::Weak)
+            .cell_scheduling_points(false)
+            .stop_at_first_failure()
+            .run(closure(&test));
         let place = Location::caller();
         if !explored.failures.is_empty() {
             self.report(&test, &explored);
@@ -223,6 +232,7 @@ impl Builder {
             .timeouts(0)
             .seed(SEED)
             .max_steps(self.max_branches as u64)
+            .cell_scheduling_points(false)
     }
 
     /// The exploration reached a failure: panic with the report of a

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::campaign;
 use crate::environment::Overrides;
+use crate::executor::StepLimit;
 use crate::memory::MemoryModel;
 use crate::report::{write_json, Guarantee, Reported};
 use crate::search;
@@ -103,6 +104,7 @@ pub struct Builder {
     pub(crate) seed: Option<u64>,
     pub(crate) confidence: f64,
     pub(crate) max_steps: u64,
+    pub(crate) cell_points: bool,
     pub(crate) profile_runs: u64,
     pub(crate) json: Option<PathBuf>,
     pub(crate) shrink_time: Option<Duration>,
@@ -126,6 +128,7 @@ impl Default for Builder {
             seed: None,
             confidence: 0.99,
             max_steps: DEFAULT_MAX_STEPS,
+            cell_points: true,
             profile_runs: 20,
             json: None,
             shrink_time: Some(Duration::from_millis(500)),
@@ -202,6 +205,27 @@ impl Builder {
     pub fn max_steps(mut self, steps: u64) -> Builder {
         self.max_steps = steps;
         self
+    }
+
+    /// Whether an access to a
+    /// [`cell::UnsafeCell`](crate::cell::UnsafeCell) is a scheduling point
+    /// (when tracked) and counts toward [`max_steps`](Builder::max_steps)
+    /// (default: it is and does). loom's are neither: its branch points
+    /// are atomics, locks, spawns, yields and the like, which its
+    /// `max_branches` counts, and its data-race check finds a cell access
+    /// that races however the run schedules it. The loom facade turns
+    /// this off, so that its runs and its limit are loom's.
+    pub fn cell_scheduling_points(mut self, points: bool) -> Builder {
+        self.cell_points = points;
+        self
+    }
+
+    /// The step limit of every run.
+    pub(crate) fn step_limit(&self) -> StepLimit {
+        StepLimit {
+            max: self.max_steps,
+            cell_points: self.cell_points,
+        }
     }
 
     /// The most time spent shrinking a failure's schedule (fewer
@@ -293,7 +317,7 @@ impl Builder {
     {
         let overrides = Overrides::from_env();
         if let Some(replay) = &overrides.replay {
-            search::replay(Arc::new(test), replay, self.max_steps);
+            search::replay(Arc::new(test), replay, self.step_limit());
         }
         let builder = overrides.apply(self);
         let caller = Location::caller();

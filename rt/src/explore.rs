@@ -60,7 +60,7 @@ use std::sync::Arc;
 
 use rankcheck_engine::{Point, Scheduler, ThreadId};
 
-use crate::executor::{RunConfig, Session, Tracking};
+use crate::executor::{RunConfig, Session, StepLimit, Tracking};
 use crate::failure::{Failure, FailureKind};
 use crate::footprint::{Place, StepLog, Touch};
 use crate::memory::choice::{ReadOracle, ReadPolicy};
@@ -154,7 +154,7 @@ pub fn explore<F>(test: F, max_schedules: u64, max_steps: u64) -> Explored
 where
     F: Fn() + Send + Sync + 'static,
 {
-    explore_memory(test, max_schedules, max_steps, MemoryModel::Sc)
+    Exploration::new(max_schedules, max_steps).run(test)
 }
 
 /// As [`explore`], under the memory model `model`: under
@@ -172,12 +172,13 @@ pub fn explore_memory<F>(
 where
     F: Fn() + Send + Sync + 'static,
 {
-    search(Arc::new(test), max_schedules, max_steps, model, true)
+    Exploration::new(max_schedules, max_steps)
+        .memory_model(model)
+        .run(test)
 }
 
 /// As [`explore_memory`] with no thread ever asleep: every schedule, for
-/// the tests that compare what the reduction reaches with what the full
-/// search does. Not API.
+/// the differential tests of the reduction (not API).
 #[doc(hidden)]
 pub fn explore_unreduced<F>(
     test: F,
@@ -188,17 +189,100 @@ pub fn explore_unreduced<F>(
 where
     F: Fn() + Send + Sync + 'static,
 {
-    search(Arc::new(test), max_schedules, max_steps, model, false)
+    let exploration = Exploration {
+        reduce: false,
+        ..Exploration::new(max_schedules, max_steps).memory_model(model)
+    };
+    exploration.run(test)
+}
+
+/// An exploration's settings: [`explore`]'s and [`explore_memory`]'s, and
+/// what loom's `model` needs besides.
+///
+/// ```
+/// use rankcheck_rt as rankcheck;
+/// use rankcheck::{Exploration, MemoryModel};
+/// use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+/// use rankcheck::sync::Arc;
+///
+/// let explored = Exploration::new(10_000, 1_000)
+///     .memory_model(MemoryModel::Weak)
+///     .stop_at_first_failure()
+///     .run(|| {
+///         let hits = Arc::new(AtomicUsize::new(0));
+///         let other = {
+///             let hits = hits.clone();
+///             rankcheck::thread::spawn(move || hits.fetch_add(1, SeqCst))
+///         };
+///         hits.fetch_add(1, SeqCst);
+///         other.join().unwrap();
+///         assert_eq!(hits.load(SeqCst), 2);
+///     });
+/// assert!(explored.complete && explored.failures.is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    max_schedules: u64,
+    steps: StepLimit,
+    model: MemoryModel,
+    reduce: bool,
+    first_failure: bool,
+}
+
+impl Exploration {
+    /// At most `max_schedules` schedules of at most `max_steps` operations
+    /// each, sequentially consistent, every failure reached.
+    pub fn new(max_schedules: u64, max_steps: u64) -> Exploration {
+        Exploration {
+            max_schedules,
+            steps: StepLimit::operations(max_steps),
+            model: MemoryModel::Sc,
+            reduce: true,
+            first_failure: false,
+        }
+    }
+
+    /// Under the memory model `model` (as [`explore_memory`]).
+    pub fn memory_model(mut self, model: MemoryModel) -> Exploration {
+        self.model = model;
+        self
+    }
+
+    /// Whether an access to a
+    /// [`cell::UnsafeCell`](crate::cell::UnsafeCell) is a scheduling point
+    /// and counts toward the step limit, as
+    /// [`Builder::cell_scheduling_points`](crate::Builder::cell_scheduling_points).
+    pub fn cell_scheduling_points(mut self, points: bool) -> Exploration {
+        self.steps.cell_points = points;
+        self
+    }
+
+    /// Stop at the first failing schedule (then `complete` is false unless
+    /// it was the last): enough to know the test fails, as loom's `model`
+    /// stops at its first failure.
+    pub fn stop_at_first_failure(mut self) -> Exploration {
+        self.first_failure = true;
+        self
+    }
+
+    /// Explore `test`'s schedules (as [`explore`]).
+    pub fn run<F>(&self, test: F) -> Explored
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        search(Arc::new(test), self)
+    }
 }
 
 /// The depth-first search (`reduce`: with sleep sets).
-fn search(
-    test: crate::executor::Test,
-    max_schedules: u64,
-    max_steps: u64,
-    model: MemoryModel,
-    reduce: bool,
-) -> Explored {
+fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
+    let Exploration {
+        max_schedules,
+        steps,
+        model,
+        reduce,
+        first_failure,
+    } = *exploration;
     let mut session = Session::new();
     let mut failures = BTreeSet::new();
     let walk = Rc::new(RefCell::new(Walk {
@@ -219,7 +303,7 @@ fn search(
         }
         let config = RunConfig {
             tracking: Tracking::All,
-            max_steps,
+            steps,
             trace: false,
             // No wait ends early: the run is a function of its schedule.
             wakes: WakeChoices::Replay(Vec::new()),
@@ -256,11 +340,12 @@ fn search(
         }
         // The last step ends the run with no point after it.
         walk.borrow_mut().stepped(&log.borrow().touches, weak);
-        if !backtrack(&mut walk.borrow_mut().path, reduce) {
+        let more = backtrack(&mut walk.borrow_mut().path, reduce);
+        if !more || (first_failure && !failures.is_empty()) {
             return Explored {
                 failures,
                 schedules,
-                complete: true,
+                complete: !more,
                 nondeterminism: None,
             };
         }

@@ -120,7 +120,7 @@ mod var;
 mod wake;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
-pub use explore::{explore, explore_memory, Explored, Nondeterminism, Reached};
+pub use explore::{explore, explore_memory, Exploration, Explored, Nondeterminism, Reached};
 pub use memory::MemoryModel;
 pub use rankcheck_rt_macros::test;
 
@@ -156,6 +156,6 @@ where
     search::replay(
         std::sync::Arc::new(test),
         replay,
-        builder::DEFAULT_MAX_STEPS,
+        executor::StepLimit::operations(builder::DEFAULT_MAX_STEPS),
     )
 }

@@ -15,7 +15,7 @@ use rankcheck_stats::Probability;
 
 use crate::builder::Builder;
 use crate::divergence;
-use crate::executor::{RunConfig, RunResult, Session, Test, Tracking};
+use crate::executor::{RunConfig, RunResult, Session, StepLimit, Test, Tracking};
 use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
 use crate::memory::MemoryModel;
 use crate::plan::{plan, scheme, Plan};
@@ -159,7 +159,7 @@ fn profile(
 fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
     RunConfig {
         tracking,
-        max_steps: builder.max_steps,
+        steps: builder.step_limit(),
         trace: false,
         wakes: WakeChoices::Draw {
             seed: run_seed(seed, WAKE_STREAM),
@@ -336,7 +336,7 @@ fn retrace(
         reads: failed.reads.clone(),
         schedule: failed.schedule.clone(),
     };
-    let traced = trace(session, test, &replay, builder.max_steps);
+    let traced = trace(session, test, &replay, builder.step_limit());
     if let Some(parted) = divergence::parted(&failed, &traced) {
         return Err(divergence::report(&failed, &parted));
     }
@@ -347,9 +347,13 @@ fn retrace(
         failed
     };
     let shrunk = match (builder.shrink_time, &result.failure) {
-        (Some(budget), Some(failure)) => {
-            shrink_run(session, test, (&replay, builder.max_steps), failure, budget)
-        }
+        (Some(budget), Some(failure)) => shrink_run(
+            session,
+            test,
+            (&replay, builder.step_limit()),
+            failure,
+            budget,
+        ),
         _ => None,
     };
     let Some(shrunk) = shrunk else {
@@ -359,15 +363,15 @@ fn retrace(
         schedule: shrunk.schedule.clone(),
         ..replay
     };
-    let traced = trace(session, test, &replay, builder.max_steps);
+    let traced = trace(session, test, &replay, builder.step_limit());
     Ok((traced, replay.encode(), Some(ShrunkJson::from(&shrunk))))
 }
 
 /// Rerun `replay` with a trace.
-fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u64) -> RunResult {
+fn trace(session: &mut Session, test: &Test, replay: &ReplayString, steps: StepLimit) -> RunResult {
     let config = RunConfig {
         tracking: replay.tracking.clone(),
-        max_steps,
+        steps,
         trace: true,
         wakes: WakeChoices::Replay(replay.early.clone()),
         memory: replay.memory,
@@ -381,13 +385,13 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, max_steps: u
 
 /// `rankcheck::replay`: panics, at the caller, with the run's report.
 #[track_caller]
-pub fn replay(test: Test, text: &str, max_steps: u64) -> ! {
+pub fn replay(test: Test, text: &str, steps: StepLimit) -> ! {
     let replay = match ReplayString::decode(text) {
         Ok(replay) => replay,
         Err(why) => panic!("rankcheck::replay: not a replay string of rankcheck: {why}"),
     };
     let mut session = Session::new();
-    let result = trace(&mut session, &test, &replay, max_steps);
+    let result = trace(&mut session, &test, &replay, steps);
     if result.failure.is_none() {
         panic!(
             "rankcheck::replay: the run did not fail: its {} choices ran the test to its end (has the test changed?)",

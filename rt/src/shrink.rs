@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::executor::{RunConfig, Session, Test};
+use crate::executor::{RunConfig, Session, StepLimit, Test};
 use crate::failure::Failure;
 use crate::memory::choice::ReadPolicy;
 use crate::replay_string::ReplayString;
@@ -19,7 +19,7 @@ struct RunReplayer<'s> {
     session: &'s mut Session,
     test: &'s Test,
     replay: &'s ReplayString,
-    max_steps: u64,
+    steps: StepLimit,
     failure: &'s Failure,
     deadline: Instant,
 }
@@ -40,7 +40,7 @@ impl Replayer for RunReplayer<'_> {
     fn replay_anyway(&mut self, guided: &mut Guided) -> bool {
         let config = RunConfig {
             tracking: self.replay.tracking.clone(),
-            max_steps: self.max_steps,
+            steps: self.steps,
             trace: false,
             wakes: WakeChoices::Replay(self.replay.early.clone()),
             memory: self.replay.memory,
@@ -60,7 +60,7 @@ impl Replayer for RunReplayer<'_> {
 pub fn shrink_run(
     session: &mut Session,
     test: &Test,
-    (replay, max_steps): (&ReplayString, u64),
+    (replay, steps): (&ReplayString, StepLimit),
     failure: &Failure,
     budget: Duration,
 ) -> Option<Shrunk> {
@@ -68,7 +68,7 @@ pub fn shrink_run(
         session,
         test,
         replay,
-        max_steps,
+        steps,
         failure,
         deadline: Instant::now() + budget,
     };

@@ -34,7 +34,7 @@ impl Span {
     /// too), which the report then shows as where the run failed.
     #[track_caller]
     pub(crate) fn begin(handle: Handle, access: Access, site: op::Site) -> Span {
-        op::access(&handle, access == Access::Write, site);
+        op::cell_access(&handle, access == Access::Write, site);
         if let Some(race) = cell_begin(&handle, access, site) {
             panic!("{race}");
         }

@@ -62,12 +62,36 @@ pub enum Tracking {
     Objects(Vec<ObjectId>),
 }
 
+/// The step limit: past `max` operations, a run fails as possibly not
+/// terminating.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepLimit {
+    /// The most operations.
+    pub max: u64,
+    /// Whether an access to a `cell::UnsafeCell` is a scheduling point
+    /// (when tracked) and counts toward `max`. loom's are neither: its
+    /// branch points, which `max_branches` counts, are the other
+    /// operations, and its race check finds a racing cell access however
+    /// it is scheduled.
+    pub cell_points: bool,
+}
+
+impl StepLimit {
+    /// At most `max` operations of every kind.
+    pub fn operations(max: u64) -> StepLimit {
+        StepLimit {
+            max,
+            cell_points: true,
+        }
+    }
+}
+
 /// How one execution is run.
 pub struct RunConfig {
     /// What is tracked.
     pub tracking: Tracking,
     /// The most operations before the run counts as a step-limit failure.
-    pub max_steps: u64,
+    pub steps: StepLimit,
     /// Whether to keep the trace (the failing run's rerun).
     pub trace: bool,
     /// Where the run's spurious wake-ups and early timeouts come from.
@@ -132,7 +156,7 @@ pub struct Execution {
     pub points: u64,
     /// Operations done, for the step limit.
     pub operations: u64,
-    max_steps: u64,
+    steps: StepLimit,
     tracking: Tracking,
     /// `tracked[var]` when tracking a set.
     tracked: Vec<bool>,
@@ -356,7 +380,7 @@ impl Execution {
             step_end: None,
             points: 0,
             operations: 0,
-            max_steps: 0,
+            steps: StepLimit::default(),
             tracking: Tracking::All,
             tracked: Vec::new(),
             tracked_objects: Vec::new(),
@@ -395,7 +419,7 @@ impl Execution {
         }
         self.tracking = config.tracking;
         self.footprint = config.footprint;
-        self.max_steps = config.max_steps;
+        self.steps = config.steps;
         self.current = ThreadId(0);
         self.next = None;
         self.step_end = None;
@@ -461,7 +485,14 @@ impl Execution {
 
     /// The most operations a run may take.
     pub fn max_steps(&self) -> u64 {
-        self.max_steps
+        self.steps.max
+    }
+
+    /// Whether an access to a `cell::UnsafeCell` is a scheduling point and
+    /// counts toward the step limit ([`StepLimit::cell_points`]).
+    #[inline(always)]
+    pub fn cell_points(&self) -> bool {
+        self.steps.cell_points
     }
 
     /// Whether an access to `object` is tracked.

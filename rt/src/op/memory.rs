@@ -3,7 +3,7 @@
 
 use rankcheck_engine::EventKind;
 
-use super::step::{enter_with, pending_on};
+use super::step::{enter_counting, pending_on};
 use super::Site;
 use crate::executor::end_step;
 use crate::executor::point::event;
@@ -22,11 +22,23 @@ pub fn touched(handle: &Handle, write: bool) {
     });
 }
 
-/// An access to plain memory (an atomic, a cell): a point after it only
-/// when its variable is tracked.
+/// An access to plain memory (an atomic, a `OnceLock`'s value): a point
+/// after it only when its variable is tracked.
 pub fn access(handle: &Handle, write: bool, site: Site) {
+    access_as::<false>(handle, write, site);
+}
+
+/// An access to a `cell::UnsafeCell`'s data, as [`access`]; a point and
+/// an operation of the step limit only where the run makes cell accesses
+/// points (`StepLimit::cell_points`).
+pub fn cell_access(handle: &Handle, write: bool, site: Site) {
+    access_as::<true>(handle, write, site);
+}
+
+#[inline(always)]
+fn access_as<const CELL: bool>(handle: &Handle, write: bool, site: Site) {
     let pending = || pending_on(handle, write, false);
-    enter_with(pending, Operation::access(handle, write), site, |ex| {
+    enter_counting::<CELL, ()>(pending, Operation::access(handle, write), site, |ex| {
         ex.check(handle);
         if !matches!(ex.objects[handle.object.index()].sync, SyncState::Memory) {
             // A synchronisation object read as memory (a `Once` found
@@ -34,7 +46,7 @@ pub fn access(handle: &Handle, write: bool, site: Site) {
             // initialiser released (crate::memory).
             ex.memory.acquire_from(ex.current, handle.object.index());
         }
-        if ex.is_tracked(handle.object) {
+        if ex.is_tracked(handle.object) && (!CELL || ex.cell_points()) {
             let kind = if write {
                 EventKind::Write
             } else {

@@ -26,7 +26,7 @@ use crate::object::{Handle, SyncState};
 pub use barrier::barrier;
 pub use channel::{channel_end, handoff, recv, send, try_send, Receive, Received, Sent};
 pub use condvar::{notify, wait};
-pub use memory::{access, touched};
+pub use memory::{access, cell_access, touched};
 pub use mutex::{lock, try_lock, unlock};
 pub use rwlock::{rw_lock, rw_unlock, try_rw_lock};
 pub use task::{async_step, await_wake, wake};

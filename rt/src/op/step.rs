@@ -45,6 +45,19 @@ pub(super) fn enter_with<R>(
     site: Site,
     effect: impl FnOnce(&mut Execution) -> R,
 ) -> Option<R> {
+    enter_counting::<false, R>(pending, operation, site, effect)
+}
+
+/// [`enter_with`]; `CELL`: the operation is an access to a
+/// `cell::UnsafeCell`, which counts toward the step limit only where the
+/// run makes cell accesses points (`StepLimit::cell_points`).
+#[inline(always)]
+pub(super) fn enter_counting<const CELL: bool, R>(
+    pending: impl Fn() -> Pending,
+    operation: Operation,
+    site: Site,
+    effect: impl FnOnce(&mut Execution) -> R,
+) -> Option<R> {
     // A thread unwinding from a panic (the execution fails with it) keeps
     // its bookkeeping and never switches.
     if std::thread::panicking() {
@@ -52,7 +65,7 @@ pub(super) fn enter_with<R>(
     }
     let entered = executor::with_active(|ex| match switch_here(ex, &pending) {
         Some(suspender) => Err((suspender, effect)),
-        None => Ok(count(ex, operation, site).map(|()| {
+        None => Ok(count::<CELL>(ex, operation, site).map(|()| {
             begin(ex, &pending);
             effect(ex)
         })),
@@ -62,7 +75,7 @@ pub(super) fn enter_with<R>(
         Err((suspender, effect)) => {
             suspender.suspend();
             with(|ex| {
-                count(ex, operation, site).map(|()| {
+                count::<CELL>(ex, operation, site).map(|()| {
                     begin(ex, &pending);
                     effect(ex)
                 })
@@ -84,9 +97,14 @@ pub(super) fn enter_with<R>(
 /// the run fails, and what suspends the thread for good comes back) and
 /// trace it.
 #[inline(always)]
-fn count(ex: &mut Execution, operation: Operation, site: Site) -> Result<(), Suspender> {
-    ex.operations += 1;
-    if ex.operations > ex.max_steps() {
+fn count<const CELL: bool>(
+    ex: &mut Execution,
+    operation: Operation,
+    site: Site,
+) -> Result<(), Suspender> {
+    let counted = !CELL || ex.cell_points();
+    ex.operations += u64::from(counted);
+    if counted && ex.operations > ex.max_steps() {
         step_limit(ex, site);
         return Err(ex.suspender(ex.current));
     }
