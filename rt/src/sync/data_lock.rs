@@ -14,10 +14,10 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{
-    AtomicU64, AtomicUsize,
+    AtomicBool, AtomicU64, AtomicUsize,
     Ordering::{Acquire, Relaxed, Release},
 };
-use std::sync::Mutex as StdMutex;
+use std::sync::{LockResult, Mutex as StdMutex, PoisonError};
 
 /// The runs that ended early and leaked their guards: their claims may be
 /// taken over.
@@ -84,6 +84,42 @@ impl DataLock {
     pub(crate) fn leave(&self) {
         if self.guards.fetch_sub(1, Relaxed) == 1 {
             self.owner.store(0, Release);
+        }
+    }
+}
+
+/// A lock's poison flag, as std's: set by a guard dropped in a panic that
+/// began while it was held.
+#[derive(Debug)]
+pub(crate) struct Poison(AtomicBool);
+
+impl Poison {
+    pub(crate) const fn new() -> Poison {
+        Poison(AtomicBool::new(false))
+    }
+
+    pub(crate) fn get(&self) -> bool {
+        self.0.load(Relaxed)
+    }
+
+    pub(crate) fn clear(&self) {
+        self.0.store(false, Relaxed);
+    }
+
+    /// A guard lets go: it poisons the lock if its thread panics now and
+    /// did not when it locked (`panicking_at_lock`).
+    pub(crate) fn let_go(&self, panicking_at_lock: bool) {
+        if !panicking_at_lock && std::thread::panicking() {
+            self.0.store(true, Relaxed);
+        }
+    }
+
+    /// `value` (a guard, the data), `Err` with it when poisoned.
+    pub(crate) fn result<V>(&self, value: V) -> LockResult<V> {
+        if self.get() {
+            Err(PoisonError::new(value))
+        } else {
+            Ok(value)
         }
     }
 }

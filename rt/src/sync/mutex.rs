@@ -19,10 +19,9 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
-use super::data_lock::DataLock;
+use super::data_lock::{DataLock, Poison};
 use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
@@ -33,7 +32,7 @@ pub struct Mutex<T: ?Sized> {
     /// Whether a guard ever reached the data mutably: a mutex carried
     /// over to the next run with changed data would leak it there.
     changed: Changed,
-    poisoned: AtomicBool,
+    poison: Poison,
     claim: DataLock,
     data: UnsafeCell<T>,
 }
@@ -75,7 +74,7 @@ impl<T> Mutex<T> {
                 SyncState::Mutex { owner: None },
             ),
             changed: Changed::new(),
-            poisoned: AtomicBool::new(false),
+            poison: Poison::new(),
             claim: DataLock::new(),
             data: UnsafeCell::new(value),
         }
@@ -83,13 +82,8 @@ impl<T> Mutex<T> {
 
     /// The data, consuming the mutex; `Err` with it when poisoned.
     pub fn into_inner(self) -> LockResult<T> {
-        let poisoned = self.is_poisoned();
-        let data = self.data.into_inner();
-        if poisoned {
-            Err(PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        let Mutex { poison, data, .. } = self;
+        poison.result(data.into_inner())
     }
 }
 
@@ -126,33 +120,23 @@ impl<T: ?Sized> Mutex<T> {
             site,
             marker: PhantomData,
         };
-        if self.is_poisoned() {
-            Err(PoisonError::new(guard))
-        } else {
-            Ok(guard)
-        }
+        self.poison.result(guard)
     }
 
     /// Whether a thread panicked while holding it, as std's.
     pub fn is_poisoned(&self) -> bool {
-        self.poisoned.load(Relaxed)
+        self.poison.get()
     }
 
     /// Clear the poison, as std's.
     pub fn clear_poison(&self) {
-        self.poisoned.store(false, Relaxed);
+        self.poison.clear();
     }
 
     /// The data, through exclusive access: no scheduling point; `Err` with
     /// it when poisoned.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        let poisoned = self.is_poisoned();
-        let data = self.data.get_mut();
-        if poisoned {
-            Err(PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        self.poison.result(self.data.get_mut())
     }
 
     /// Its object in the running execution (a mutex carried over from an
@@ -181,9 +165,7 @@ impl<T: ?Sized> MutexGuard<'_, T> {
     /// it was held, it poisons the mutex, as std's.
     fn let_go(&mut self) {
         if std::mem::take(&mut self.holds) {
-            if !self.panicking && std::thread::panicking() {
-                self.mutex.poisoned.store(true, Relaxed);
-            }
+            self.mutex.poison.let_go(self.panicking);
             self.mutex.claim.leave();
         }
     }

@@ -13,10 +13,9 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
-use super::data_lock::DataLock;
+use super::data_lock::{DataLock, Poison};
 use crate::lazy::{Changed, LazyHandle};
 use crate::object::{Handle, SyncState};
 use crate::op;
@@ -26,7 +25,7 @@ pub struct RwLock<T: ?Sized> {
     handle: LazyHandle,
     /// Whether a write guard ever reached the data mutably (as `Mutex`'s).
     changed: Changed,
-    poisoned: AtomicBool,
+    poison: Poison,
     claim: DataLock,
     data: UnsafeCell<T>,
 }
@@ -73,7 +72,7 @@ impl<T> RwLock<T> {
                     readers: 0,
                 },
             ),
-            poisoned: AtomicBool::new(false),
+            poison: Poison::new(),
             claim: DataLock::new(),
             data: UnsafeCell::new(value),
         }
@@ -81,13 +80,8 @@ impl<T> RwLock<T> {
 
     /// The data, consuming the lock; `Err` with it when poisoned.
     pub fn into_inner(self) -> LockResult<T> {
-        let poisoned = self.is_poisoned();
-        let data = self.data.into_inner();
-        if poisoned {
-            Err(PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        let RwLock { poison, data, .. } = self;
+        poison.result(data.into_inner())
     }
 }
 
@@ -136,7 +130,7 @@ impl<T: ?Sized> RwLock<T> {
     /// `Err` with it when poisoned.
     fn read_guard(&self, site: op::Site) -> LockResult<RwLockReadGuard<'_, T>> {
         self.claim.enter("RwLock");
-        self.poison_result(RwLockReadGuard {
+        self.poison.result(RwLockReadGuard {
             lock: self,
             holds: true,
             site,
@@ -146,7 +140,7 @@ impl<T: ?Sized> RwLock<T> {
 
     fn write_guard(&self, site: op::Site) -> LockResult<RwLockWriteGuard<'_, T>> {
         self.claim.enter("RwLock");
-        self.poison_result(RwLockWriteGuard {
+        self.poison.result(RwLockWriteGuard {
             lock: self,
             holds: true,
             panicking: std::thread::panicking(),
@@ -155,34 +149,20 @@ impl<T: ?Sized> RwLock<T> {
         })
     }
 
-    fn poison_result<G>(&self, guard: G) -> LockResult<G> {
-        if self.is_poisoned() {
-            Err(PoisonError::new(guard))
-        } else {
-            Ok(guard)
-        }
-    }
-
     /// Whether a thread panicked while holding the write lock, as std's.
     pub fn is_poisoned(&self) -> bool {
-        self.poisoned.load(Relaxed)
+        self.poison.get()
     }
 
     /// Clear the poison, as std's.
     pub fn clear_poison(&self) {
-        self.poisoned.store(false, Relaxed);
+        self.poison.clear();
     }
 
     /// The data, through exclusive access: no scheduling point; `Err` with
     /// it when poisoned.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        let poisoned = self.is_poisoned();
-        let data = self.data.get_mut();
-        if poisoned {
-            Err(PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        self.poison.result(self.data.get_mut())
     }
 }
 
@@ -232,9 +212,7 @@ impl<T: ?Sized> RwLockWriteGuard<'_, T> {
     /// lock, as std's.
     fn let_go(&mut self) {
         if std::mem::take(&mut self.holds) {
-            if !self.panicking && std::thread::panicking() {
-                self.lock.poisoned.store(true, Relaxed);
-            }
+            self.lock.poison.let_go(self.panicking);
             self.lock.claim.leave();
         }
     }
