@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rankcheck_engine::{Event, Pending, Scheduler, ThreadId, VarId};
+use rankcheck_engine::{Event, EventKind, Pending, Scheduler, ThreadId, VarId};
 
 use crate::failure::{Failure, FailureKind, SourceLocation};
 use crate::footprint::{Place, StepLog, Touch};
@@ -815,6 +815,15 @@ fn worker_slot(workers: &mut Vec<Option<Worker>>, thread: ThreadId) -> &mut Opti
 /// What a coroutine runs for `thread`: its job, a panic caught as the
 /// execution's failure, then the thread's end.
 fn run_thread(thread: ThreadId, job: Job) {
+    // An async task's start is a step of its own, which touches nothing:
+    // its first operation is a scheduling point like every other, so that
+    // what its first poll does before it can be interleaved, and the run
+    // can end there, with the task between two polls.
+    with(|ex| {
+        if ex.threads.get(thread).task {
+            point::end_step(ex, point::event(EventKind::Start, None, false));
+        }
+    });
     let outcome = panic::catch_unwind(AssertUnwindSafe(job));
     if let Err(payload) = outcome {
         if with(|ex| ex.aborting) {

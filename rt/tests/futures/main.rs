@@ -5,6 +5,7 @@
 mod support;
 
 mod corner;
+mod first_step;
 mod sync;
 mod tasks;
 mod time;
