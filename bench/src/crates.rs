@@ -79,11 +79,17 @@ pub fn run(args: &CratesArgs) -> Result<()> {
             .filter(|c| c.is_named(&args.crates))
             .collect();
         for name in &args.crates {
-            if !corpus.loom_crates().any(|c| c.is_named(std::slice::from_ref(name))) {
+            if !corpus
+                .loom_crates()
+                .any(|c| c.is_named(std::slice::from_ref(name)))
+            {
                 bail!("no loom crate `{name}` in bench/crates/corpus.toml");
             }
         }
-        let work = args.work.clone().unwrap_or_else(|| root.join("target/crates"));
+        let work = args
+            .work
+            .clone()
+            .unwrap_or_else(|| root.join("target/crates"));
         std::fs::create_dir_all(&work)?;
         let settings = Settings {
             work: work.canonicalize()?,
@@ -134,7 +140,14 @@ fn measure(entry: &Entry, settings: &Settings) -> Vec<Row> {
         Err(error) => {
             for tool in Tool::BOTH {
                 let cause = format!("fetch: {error:#}");
-                rows.push(Row::build(entry, tool, None, cause, "", settings_row(settings)));
+                rows.push(Row::build(
+                    entry,
+                    tool,
+                    None,
+                    cause,
+                    "",
+                    settings_row(settings),
+                ));
             }
             return rows;
         }
@@ -264,7 +277,10 @@ fn prepare_and_build(
         .args(&entry.args)
         .args(["--no-run", "--message-format=json-render-diagnostics"])
         .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", settings.work.join("target").join(tool.word()))
+        .env(
+            "CARGO_TARGET_DIR",
+            target_dir(settings, tool, &entry.rustflags),
+        )
         .env("CARGO_BUILD_JOBS", settings.jobs.to_string())
         .env("CARGO_TERM_COLOR", "never")
         .env_remove("CARGO_ENCODED_RUSTFLAGS");
@@ -287,7 +303,9 @@ fn prepare_and_build(
     match finished.ending {
         Ending::Exited(0) => {}
         Ending::TimedOut => return Err(failed("build timed out".to_string())),
-        Ending::Signalled(signal) => return Err(failed(format!("cargo killed by signal {signal}"))),
+        Ending::Signalled(signal) => {
+            return Err(failed(format!("cargo killed by signal {signal}")))
+        }
         Ending::Exited(_) => {
             let stderr = std::fs::read(&log).unwrap_or_default();
             return Err(failed(build_cause(&String::from_utf8_lossy(&stderr))));
@@ -324,6 +342,23 @@ fn prepare_and_build(
         seconds,
         manifest,
     ))
+}
+
+/// The target folder of `tool`'s builds under `rustflags`, shared by the
+/// crates built with the same flags: cargo rebuilds every dependency when
+/// RUSTFLAGS change, so crates with other flags (`--cfg oneshot_loom`)
+/// get a folder of their own rather than rebuilding the shared one.
+fn target_dir(settings: &Settings, tool: Tool, rustflags: &str) -> PathBuf {
+    let flags: String = rustflags
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let flags = if flags.is_empty() {
+        "none".to_string()
+    } else {
+        flags
+    };
+    settings.work.join("target").join(tool.word()).join(flags)
 }
 
 /// The test executables of a `cargo test --no-run --message-format=json`
@@ -384,7 +419,16 @@ fn run_tests(entry: &Entry, sides: &[Side], settings: &Settings) -> Vec<Row> {
             let facts = settings_row(settings);
             if settings.max_tests > 0 && index >= settings.max_tests {
                 let detail = format!("beyond --max-tests {}", settings.max_tests);
-                rows.push(Row::test(entry, side.tool, target, test, Outcome::Skipped, None, detail, facts));
+                rows.push(Row::test(
+                    entry,
+                    side.tool,
+                    target,
+                    test,
+                    Outcome::Skipped,
+                    None,
+                    detail,
+                    facts,
+                ));
                 continue;
             }
             let (outcome, seconds, detail) = match run_one(entry, side, binary, test, settings) {
@@ -396,7 +440,16 @@ fn run_tests(entry: &Entry, sides: &[Side], settings: &Settings) -> Vec<Row> {
                 index + 1,
                 side.tool.word()
             );
-            rows.push(Row::test(entry, side.tool, target, test, outcome, Some(seconds), detail, facts));
+            rows.push(Row::test(
+                entry,
+                side.tool,
+                target,
+                test,
+                outcome,
+                Some(seconds),
+                detail,
+                facts,
+            ));
         }
     }
     rows
@@ -419,7 +472,13 @@ fn run_one(
     std::fs::create_dir_all(&logs)?;
     let file_name: String = format!("{}__{test}", binary.target)
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let log = logs.join(format!("{file_name}.log"));
     let out = File::create(&log)?;
@@ -429,6 +488,8 @@ fn run_one(
         .current_dir(&side.dir)
         .envs(&entry.env)
         .env("CARGO_MANIFEST_DIR", &side.dir)
+        // The same output whatever the caller's environment says.
+        .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(out.try_clone()?)
         .stderr(out);

@@ -144,6 +144,13 @@ why = "a trigger"
         let path = crate::workload::root().join("bench/crates/corpus.toml");
         let corpus = Corpus::load(&path).unwrap();
         assert!(corpus.loom_crates().count() >= 20);
-        assert!(corpus.crates.iter().filter(|c| c.facade == Facade::Tokio).count() >= 5);
+        assert!(
+            corpus
+                .crates
+                .iter()
+                .filter(|c| c.facade == Facade::Tokio)
+                .count()
+                >= 5
+        );
     }
 }

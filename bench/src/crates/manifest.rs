@@ -78,7 +78,10 @@ pub fn edit(text: &str, rename: Option<Rename<'_>>) -> Result<Edited> {
     }
     let mut renamed = Vec::new();
     if let Some(rename) = rename {
-        let path = rename.path.to_str().context("the facade's path is not UTF-8")?;
+        let path = rename
+            .path
+            .to_str()
+            .context("the facade's path is not UTF-8")?;
         for table in DEPENDENCY_TABLES {
             if let Some(deps) = doc.get_mut(table).and_then(Item::as_table_like_mut) {
                 if rename_in(deps, rename, path) {
@@ -168,8 +171,13 @@ features = [
         assert!(loom.get("version").is_none());
         assert_eq!(loom["features"].as_array().unwrap().len(), 2);
         // Everything else as published.
-        assert!(edited.text.starts_with(&published[..published.find("[target").unwrap()]));
-        assert_eq!(doc["dependencies"]["parking_lot"]["version"].as_str(), Some("0.12"));
+        assert!(edited
+            .text
+            .starts_with(&published[..published.find("[target").unwrap()]));
+        assert_eq!(
+            doc["dependencies"]["parking_lot"]["version"].as_str(),
+            Some("0.12")
+        );
     }
 
     #[test]
@@ -211,10 +219,19 @@ loom = "0.2.2"
         assert_eq!(edited.renamed, ["dependencies", "dev-dependencies"]);
         let doc: DocumentMut = edited.text.parse().unwrap();
         for table in ["dependencies", "dev-dependencies"] {
-            assert_eq!(doc[table]["loom"]["package"].as_str(), Some("rankcheck-loom"));
+            assert_eq!(
+                doc[table]["loom"]["package"].as_str(),
+                Some("rankcheck-loom")
+            );
         }
-        assert_eq!(doc["dependencies"]["loom"]["optional"].as_bool(), Some(true));
-        assert_eq!(edited.describe(), "renamed in dependencies, dev-dependencies");
+        assert_eq!(
+            doc["dependencies"]["loom"]["optional"].as_bool(),
+            Some(true)
+        );
+        assert_eq!(
+            edited.describe(),
+            "renamed in dependencies, dev-dependencies"
+        );
     }
 
     #[test]

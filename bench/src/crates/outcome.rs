@@ -83,9 +83,16 @@ pub fn classify(ending: Ending, output: &str, test: &str) -> (Outcome, String) {
     match ending {
         Ending::TimedOut => (Outcome::Timeout, String::new()),
         Ending::Signalled(signal) => {
-            let tail = last_lines(output);
             let name = signal_name(signal);
-            (Outcome::Abort, join([format!("{name} ({signal})")], tail))
+            let mut lines = panic_lines(output).unwrap_or_default();
+            // The runtime's last word (`thread caused non-unwinding
+            // panic. aborting.`), unless the lines already end with it.
+            let last = last_lines(output).pop();
+            if let Some(last) = last.filter(|l| !lines.contains(l)) {
+                lines.truncate(MESSAGE_LINES - 1);
+                lines.push(last);
+            }
+            (Outcome::Abort, join([format!("{name} ({signal})")], lines))
         }
         Ending::Exited(0) => match summary(output) {
             Some(Summary { passed: 1, .. }) => (Outcome::Pass, String::new()),
@@ -93,7 +100,9 @@ pub fn classify(ending: Ending, output: &str, test: &str) -> (Outcome, String) {
             _ => (Outcome::NotRun, last_lines(output).join(" | ")),
         },
         Ending::Exited(code) => {
-            let message = panic_message(output, test).unwrap_or_else(|| last_lines(output));
+            let message = captured_message(output, test)
+                .or_else(|| panic_lines(output))
+                .unwrap_or_else(|| last_lines(output));
             let lead = (code != 101).then(|| format!("exit code {code}"));
             (Outcome::Fail, join(lead, message))
         }
@@ -115,7 +124,10 @@ struct Summary {
 }
 
 fn summary(output: &str) -> Option<Summary> {
-    let line = output.lines().rev().find(|l| l.starts_with("test result:"))?;
+    let line = output
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("test result:"))?;
     let count = |word: &str| {
         line.split(';')
             .find_map(|part| part.trim().strip_suffix(word))
@@ -130,7 +142,7 @@ fn summary(output: &str) -> Option<Summary> {
 
 /// The first lines of the failed test's captured output (`---- name
 /// stdout ----`), the panic's place and message first when there is one.
-fn panic_message(output: &str, test: &str) -> Option<Vec<String>> {
+fn captured_message(output: &str, test: &str) -> Option<Vec<String>> {
     let header = format!("---- {test} stdout ----");
     let start = output.find(&header)? + header.len();
     let section = &output[start..];
@@ -142,13 +154,34 @@ fn panic_message(output: &str, test: &str) -> Option<Vec<String>> {
         .collect();
     // A panic's own line, then what follows it, ahead of whatever the
     // test printed before panicking (loom's and rankcheck's logs).
-    let first = lines.iter().position(|l| l.contains("panicked at")).unwrap_or(0);
+    let first = lines
+        .iter()
+        .position(|l| l.contains("panicked at"))
+        .unwrap_or(0);
     let kept: Vec<String> = lines[first..]
         .iter()
         .take(MESSAGE_LINES)
         .map(|l| shorten(l))
         .collect();
     (!kept.is_empty()).then_some(kept)
+}
+
+/// The first panic's line and the lines after it up to a backtrace, when
+/// the output was not captured (an abort ends the harness before it
+/// prints its failures).
+fn panic_lines(output: &str) -> Option<Vec<String>> {
+    let lines: Vec<&str> = output.lines().collect();
+    let first = lines.iter().position(|l| l.contains("panicked at"))?;
+    Some(
+        lines[first..]
+            .iter()
+            .map(|l| l.trim_end())
+            .take_while(|l| !l.starts_with("stack backtrace:") && !l.starts_with("note: run with"))
+            .filter(|l| !l.is_empty())
+            .take(MESSAGE_LINES - 1)
+            .map(shorten)
+            .collect(),
+    )
 }
 
 /// The output's last non-empty lines.
@@ -208,7 +241,10 @@ mod tests {
     #[test]
     fn a_pass_an_ignore_and_a_panic_are_read_off_the_output() {
         assert_eq!(classify(Ending::Exited(0), PASSED, "a::b").0, Outcome::Pass);
-        assert_eq!(classify(Ending::Exited(0), IGNORED, "a::b").0, Outcome::Ignored);
+        assert_eq!(
+            classify(Ending::Exited(0), IGNORED, "a::b").0,
+            Outcome::Ignored
+        );
         let (outcome, message) = classify(Ending::Exited(101), FAILED, "a::b");
         assert_eq!(outcome, Outcome::Fail);
         assert_eq!(
@@ -222,12 +258,28 @@ mod tests {
         let aborted = "running 1 test\nfatal runtime error: stack overflow\n";
         let (outcome, message) = classify(Ending::Signalled(6), aborted, "a::b");
         assert_eq!(outcome, Outcome::Abort);
-        assert_eq!(message, "SIGABRT (6) | running 1 test | fatal runtime error: stack overflow");
+        assert_eq!(
+            message,
+            "SIGABRT (6) | running 1 test | fatal runtime error: stack overflow"
+        );
+        let non_unwinding = "running 1 test\nno failure in 20000 runs\nthread 'spsc' (32687) panicked at tests/loom.rs:208:43:\ncalled `Result::unwrap()` on an `Err` value: PoisonError { .. }\nstack backtrace:\n   0:     0x55 - std::backtrace\nthread caused non-unwinding panic. aborting.\n";
+        let (outcome, message) = classify(Ending::Signalled(6), non_unwinding, "spsc");
+        assert_eq!(outcome, Outcome::Abort);
+        assert_eq!(
+            message,
+            "SIGABRT (6) | thread 'spsc' (32687) panicked at tests/loom.rs:208:43: | called `Result::unwrap()` on an `Err` value: PoisonError { .. } | thread caused non-unwinding panic. aborting."
+        );
         assert_eq!(classify(Ending::TimedOut, "", "a::b").0, Outcome::Timeout);
         let (outcome, message) = classify(Ending::Exited(3), "bye\n", "a::b");
-        assert_eq!((outcome, message.as_str()), (Outcome::Fail, "exit code 3 | bye"));
+        assert_eq!(
+            (outcome, message.as_str()),
+            (Outcome::Fail, "exit code 3 | bye")
+        );
         let nothing = "running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 9 filtered out\n";
-        assert_eq!(classify(Ending::Exited(0), nothing, "a::b").0, Outcome::NotRun);
+        assert_eq!(
+            classify(Ending::Exited(0), nothing, "a::b").0,
+            Outcome::NotRun
+        );
         for outcome in [Outcome::Pass, Outcome::Abort, Outcome::NotRun] {
             assert_eq!(Outcome::from_word(outcome.word()), Some(outcome));
         }
@@ -236,8 +288,9 @@ mod tests {
     #[test]
     fn a_build_cause_is_the_first_error() {
         let stderr = "   Compiling loom v0.7.2\nwarning: unused\n\nerror: Package `rankcheck-loom v0.1.0 (/r/rt-loom)` does not have feature `futures`. It has an optional dependency with that name, but that dependency uses the \"dep:\" syntax\n\nerror: could not compile\n";
-        assert!(build_cause(stderr)
-            .starts_with("error: Package `rankcheck-loom v0.1.0 (/r/rt-loom)` does not have feature `futures`"));
+        assert!(build_cause(stderr).starts_with(
+            "error: Package `rankcheck-loom v0.1.0 (/r/rt-loom)` does not have feature `futures`"
+        ));
         let rustc = "error[E0432]: unresolved import `loom::sync::atomic::AtomicU128`\n --> src/lib.rs:3:5\n  |\n3 | use loom::sync::atomic::AtomicU128;\n\nerror: aborting\n";
         assert_eq!(
             build_cause(rustc),

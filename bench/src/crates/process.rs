@@ -59,7 +59,11 @@ pub fn run_bounded(mut command: Command, timeout: Duration) -> Result<Finished> 
         }
         // Short polls while most tests end, longer ones after: the time
         // recorded is off by at most a poll.
-        let poll = if elapsed < Duration::from_secs(2) { 5 } else { 100 };
+        let poll = if elapsed < Duration::from_secs(2) {
+            5
+        } else {
+            100
+        };
         std::thread::sleep(Duration::from_millis(poll));
     }
 }

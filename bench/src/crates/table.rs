@@ -64,7 +64,11 @@ impl Row {
         manifest: &str,
         facts: RunFacts,
     ) -> Row {
-        let outcome = if cause.is_empty() { BUILT } else { BUILD_FAILURE };
+        let outcome = if cause.is_empty() {
+            BUILT
+        } else {
+            BUILD_FAILURE
+        };
         Row {
             name: entry.name.clone(),
             version: entry.version.clone(),
@@ -234,8 +238,10 @@ impl Tally {
 
 /// `results/crates.md` from the corpus and every row.
 pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
-    let mut md = String::from("# Published crates' loom tests: real loom against rankcheck-loom\n\n");
-    let commits: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.commit.as_str()).collect();
+    let mut md =
+        String::from("# Published crates' loom tests: real loom against rankcheck-loom\n\n");
+    let commits: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r.commit.as_str()).collect();
     let timeouts: std::collections::BTreeSet<u64> = rows.iter().map(|r| r.timeout_s).collect();
     let _ = writeln!(
         md,
@@ -320,10 +326,17 @@ pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
     );
 
     let _ = writeln!(md, "| crate | loom build | rankcheck-loom build | tests | agree | both pass | false failures | aborts (rc) | timeouts (rc / loom) |");
-    let _ = writeln!(md, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        md,
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
     for entry in &loom_crates {
         let Some(found) = crate_rows(rows, &entry.id()) else {
-            let _ = writeln!(md, "| {} | not yet run | not yet run | | | | | | |", entry.id());
+            let _ = writeln!(
+                md,
+                "| {} | not yet run | not yet run | | | | | | |",
+                entry.id()
+            );
             continue;
         };
         let mut tally = Tally::default();
@@ -443,7 +456,10 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
         let _ = writeln!(md, "No test ran.\n");
         return;
     }
-    let _ = writeln!(md, "| test | loom | s | rankcheck-loom | s | cause where they differ |");
+    let _ = writeln!(
+        md,
+        "| test | loom | s | rankcheck-loom | s | cause where they differ |"
+    );
     let _ = writeln!(md, "| --- | --- | ---: | --- | ---: | --- |");
     for ((target, test), pair) in &found.tests {
         let side = |row: Option<&Row>| match row {
@@ -508,12 +524,20 @@ mod tests {
             name: "a".into(),
             version: "1.0.0".into(),
             tool: tool.word().into(),
-            target: if test.is_empty() { BUILD.into() } else { "loom".into() },
+            target: if test.is_empty() {
+                BUILD.into()
+            } else {
+                "loom".into()
+            },
             test: test.into(),
             outcome: outcome.into(),
             seconds: "1.0".into(),
             timeout_s: 300,
-            detail: if outcome == "pass" { String::new() } else { "thread panicked | at x".into() },
+            detail: if outcome == "pass" {
+                String::new()
+            } else {
+                "thread panicked | at x".into()
+            },
             manifest: String::new(),
             commit: "abc".into(),
         }
@@ -559,9 +583,14 @@ why = "not run"
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(back.len(), rows.len());
         let md = markdown(&corpus, &back);
-        assert!(md.contains("2 in the corpus's loom list, 1 run, 1 not yet run (b-2.0.0)"), "{md}");
+        assert!(
+            md.contains("2 in the corpus's loom list, 1 run, 1 not yet run (b-2.0.0)"),
+            "{md}"
+        );
         assert!(md.contains("Tests run under both: 3; outcomes agree on 2 (1 pass under both)"));
-        assert!(md.contains("False failures (pass under loom, fail or abort under rankcheck-loom): 1;"));
+        assert!(
+            md.contains("False failures (pass under loom, fail or abort under rankcheck-loom): 1;")
+        );
         assert!(md.contains("| `loom: t2` | pass | 1.0 | **abort** | 1.0 | rankcheck-loom: thread panicked \\| at x |"));
         assert!(md.contains("## b 2.0.0"));
         assert!(md.contains("**Not yet run.**"));
