@@ -139,11 +139,13 @@ fn rename_in(deps: &mut dyn TableLike, rename: Rename<'_>, path: &str) -> bool {
 mod tests {
     use super::*;
 
-    const FACADE: Rename<'static> = Rename {
-        key: "loom",
-        package: "rankcheck-loom",
-        path: Path::new("/repo/rt-loom"),
-    };
+    fn facade() -> Rename<'static> {
+        Rename {
+            key: "loom",
+            package: "rankcheck-loom",
+            path: Path::new("/repo/rt-loom"),
+        }
+    }
 
     #[test]
     fn a_target_dev_dependency_is_renamed_keeping_its_features() {
@@ -161,7 +163,7 @@ features = [
     "futures",
 ]
 "#;
-        let edited = edit(published, Some(FACADE)).unwrap();
+        let edited = edit(published, Some(facade())).unwrap();
         assert_eq!(edited.renamed, [r#"target."cfg(loom)".dev-dependencies"#]);
         assert!(edited.workspace_added);
         let doc: DocumentMut = edited.text.parse().unwrap();
@@ -192,7 +194,7 @@ package = "loom"
 "#;
         let rename = Rename {
             key: "loom-crate",
-            ..FACADE
+            ..facade()
         };
         let edited = edit(published, Some(rename)).unwrap();
         let doc: DocumentMut = edited.text.parse().unwrap();
@@ -214,7 +216,7 @@ loom = { version = "0.7", optional = true }
 [dev-dependencies]
 loom = "0.2.2"
 "#;
-        let edited = edit(published, Some(FACADE)).unwrap();
+        let edited = edit(published, Some(facade())).unwrap();
         assert!(!edited.workspace_added);
         assert_eq!(edited.renamed, ["dependencies", "dev-dependencies"]);
         let doc: DocumentMut = edited.text.parse().unwrap();
@@ -240,6 +242,6 @@ loom = "0.2.2"
         let edited = edit(published, None).unwrap();
         assert_eq!(edited.text, "[package]\nname = \"a\"\n\n[workspace]\n");
         assert_eq!(edited.describe(), "[workspace] added");
-        assert!(edit(published, Some(FACADE)).is_err());
+        assert!(edit(published, Some(facade())).is_err());
     }
 }

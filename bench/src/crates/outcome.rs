@@ -84,14 +84,19 @@ pub fn classify(ending: Ending, output: &str, test: &str) -> (Outcome, String) {
         Ending::TimedOut => (Outcome::Timeout, String::new()),
         Ending::Signalled(signal) => {
             let name = signal_name(signal);
-            let mut lines = panic_lines(output).unwrap_or_default();
-            // The runtime's last word (`thread caused non-unwinding
-            // panic. aborting.`), unless the lines already end with it.
-            let last = last_lines(output).pop();
-            if let Some(last) = last.filter(|l| !lines.contains(l)) {
-                lines.truncate(MESSAGE_LINES - 1);
-                lines.push(last);
-            }
+            let lines = match panic_lines(output) {
+                Some(mut lines) => {
+                    // The runtime's last word (`thread caused non-unwinding
+                    // panic. aborting.`), unless the lines hold it already.
+                    let last = last_lines(output).pop();
+                    if let Some(last) = last.filter(|l| !lines.contains(l)) {
+                        lines.truncate(MESSAGE_LINES - 1);
+                        lines.push(last);
+                    }
+                    lines
+                }
+                None => last_lines(output),
+            };
             (Outcome::Abort, join([format!("{name} ({signal})")], lines))
         }
         Ending::Exited(0) => match summary(output) {
