@@ -80,6 +80,10 @@ pub struct CratesArgs {
     /// `skipped` (0: all).
     #[arg(long, default_value_t = 0)]
     pub max_tests: usize,
+    /// Run the loom side's tests even where rankcheck-loom did not build
+    /// (otherwise they are recorded as `skipped`: nothing to compare).
+    #[arg(long)]
+    pub loom_alone: bool,
     /// Rewrite `crates.md` from `crates.csv` only.
     #[arg(long)]
     pub report_only: bool,

@@ -63,6 +63,7 @@ struct Settings {
     build_timeout: Duration,
     jobs: usize,
     max_tests: usize,
+    loom_alone: bool,
     commit: String,
 }
 
@@ -98,6 +99,7 @@ pub fn run(args: &CratesArgs) -> Result<()> {
             build_timeout: Duration::from_secs(args.build_timeout),
             jobs: args.jobs,
             max_tests: args.max_tests,
+            loom_alone: args.loom_alone,
             commit: commit(),
         };
         for entry in selected {
@@ -417,8 +419,14 @@ fn run_tests(entry: &Entry, sides: &[Side], settings: &Settings) -> Vec<Row> {
                 continue;
             };
             let facts = settings_row(settings);
-            if settings.max_tests > 0 && index >= settings.max_tests {
-                let detail = format!("beyond --max-tests {}", settings.max_tests);
+            let alone = side.tool == Tool::Loom && sides.len() == 1 && !settings.loom_alone;
+            let beyond = settings.max_tests > 0 && index >= settings.max_tests;
+            if alone || beyond {
+                let detail = if alone {
+                    "rankcheck-loom did not build (--loom-alone runs these)".to_string()
+                } else {
+                    format!("beyond --max-tests {}", settings.max_tests)
+                };
                 rows.push(Row::test(
                     entry,
                     side.tool,
