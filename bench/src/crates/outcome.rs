@@ -204,10 +204,25 @@ fn last_lines(output: &str) -> Vec<String> {
 }
 
 fn shorten(line: &str) -> String {
+    let line = &without_thread_id(line);
     match line.char_indices().nth(LINE_CHARS) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line.to_string(),
     }
+}
+
+/// `line` without the OS thread id the panic message gives a thread
+/// (`thread 'spsc' (10816) panicked`), which differs from run to run.
+fn without_thread_id(line: &str) -> String {
+    let Some(start) = line.find("' (") else {
+        return line.to_string();
+    };
+    let rest = &line[start + 3..];
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 || !rest[digits..].starts_with(')') {
+        return line.to_string();
+    }
+    format!("{}'{}", &line[..start], &rest[digits + 1..])
 }
 
 /// The first error of a failed build's diagnostics (cargo's or rustc's,
@@ -272,7 +287,7 @@ mod tests {
         assert_eq!(outcome, Outcome::Abort);
         assert_eq!(
             message,
-            "SIGABRT (6) | thread 'spsc' (32687) panicked at tests/loom.rs:208:43: | called `Result::unwrap()` on an `Err` value: PoisonError { .. } | thread caused non-unwinding panic. aborting."
+            "SIGABRT (6) | thread 'spsc' panicked at tests/loom.rs:208:43: | called `Result::unwrap()` on an `Err` value: PoisonError { .. } | thread caused non-unwinding panic. aborting."
         );
         assert_eq!(classify(Ending::TimedOut, "", "a::b").0, Outcome::Timeout);
         let (outcome, message) = classify(Ending::Exited(3), "bye\n", "a::b");
