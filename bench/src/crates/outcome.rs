@@ -225,18 +225,30 @@ fn without_thread_id(line: &str) -> String {
     format!("{}'{}", &line[..start], &rest[digits + 1..])
 }
 
-/// The first error of a failed build's diagnostics (cargo's or rustc's,
-/// `error...` and the lines after it up to a blank), else its last lines.
+/// The first error of a failed build's diagnostics (cargo's or rustc's:
+/// `error...` and its lines up to the next `error` or `warning`, without
+/// the blank, gutter-only and cargo's `...` lines), else its last lines.
 pub fn build_cause(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().collect();
     let Some(first) = lines.iter().position(|l| l.starts_with("error")) else {
         return last_lines(stderr).join(" | ");
     };
-    lines[first..]
-        .iter()
-        .take_while(|l| !l.trim().is_empty())
+    let block = std::iter::once(lines[first]).chain(
+        lines[first + 1..]
+            .iter()
+            .copied()
+            .take_while(|l| !l.starts_with("error") && !l.starts_with("warning")),
+    );
+    block
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty()
+                && *l != "|"
+                && !l.starts_with("...")
+                && !l.starts_with("versions that meet")
+        })
         .take(MESSAGE_LINES)
-        .map(|l| shorten(l.trim()))
+        .map(shorten)
         .collect::<Vec<_>>()
         .join(" | ")
 }
@@ -314,7 +326,7 @@ mod tests {
         let rustc = "error[E0432]: unresolved import `loom::sync::atomic::AtomicU128`\n --> src/lib.rs:3:5\n  |\n3 | use loom::sync::atomic::AtomicU128;\n\nerror: aborting\n";
         assert_eq!(
             build_cause(rustc),
-            "error[E0432]: unresolved import `loom::sync::atomic::AtomicU128` | --> src/lib.rs:3:5 | | | 3 | use loom::sync::atomic::AtomicU128;"
+            "error[E0432]: unresolved import `loom::sync::atomic::AtomicU128` | --> src/lib.rs:3:5 | 3 | use loom::sync::atomic::AtomicU128;"
         );
     }
 }
