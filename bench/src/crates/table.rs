@@ -325,7 +325,27 @@ pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
         total.rankcheck_only, total.rankcheck_passes
     );
 
-    let _ = writeln!(md, "| crate | loom build | rankcheck-loom build | tests | agree | both pass | false failures | aborts (rc) | timeouts (rc / loom) |");
+    let mut failures = String::new();
+    for entry in &loom_crates {
+        let Some(found) = crate_rows(rows, &entry.id()) else {
+            continue;
+        };
+        if let Some(row) = found.builds.get(Tool::Rankcheck.word()) {
+            if row.outcome == BUILD_FAILURE {
+                let _ = writeln!(
+                    failures,
+                    "- {}: `{}`",
+                    entry.id(),
+                    row.detail.replace('`', "'")
+                );
+            }
+        }
+    }
+    if !failures.is_empty() {
+        let _ = writeln!(md, "Why the rename alone does not build:\n\n{failures}");
+    }
+
+    let _ = writeln!(md, "| crate | loom build | rankcheck-loom build | tests listed | agree | both pass | false failures | aborts (rc) | timeouts (rc / loom) |");
     let _ = writeln!(
         md,
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -456,6 +476,26 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
         let _ = writeln!(md, "No test ran.\n");
         return;
     }
+    let loom_alone = found.tests.iter().all(|(_, pair)| {
+        pair.rankcheck.is_none()
+            && pair
+                .loom
+                .is_some_and(|r| r.outcome == Outcome::Skipped.word())
+    });
+    if loom_alone {
+        let names: Vec<String> = found
+            .tests
+            .iter()
+            .map(|((target, test), _)| format!("`{}`", test_name(target, test)))
+            .collect();
+        let _ = writeln!(
+            md,
+            "The loom side lists {} tests, not run as rankcheck-loom did not build (`--loom-alone` runs them): {}.\n",
+            names.len(),
+            names.join(", ")
+        );
+        return;
+    }
     let _ = writeln!(
         md,
         "| test | loom | s | rankcheck-loom | s | cause where they differ |"
@@ -479,11 +519,7 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
                 .map(|r| format!("{}: {}", r.tool, cell(&r.detail)))
                 .unwrap_or_default()
         };
-        let name = if *target == "lib" {
-            test.to_string()
-        } else {
-            format!("{target}: {test}")
-        };
+        let name = test_name(target, test);
         let strong = |o: &str| {
             if o == "pass" || o == "—" {
                 o.to_string()
@@ -499,6 +535,16 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
         );
     }
     md.push('\n');
+}
+
+/// A test's name in the tables: the library's tests by their path, an
+/// integration test's with its target first.
+fn test_name(target: &str, test: &str) -> String {
+    if target == "lib" {
+        test.to_string()
+    } else {
+        format!("{target}: {test}")
+    }
 }
 
 /// Text made safe for a table cell.
