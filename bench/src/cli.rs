@@ -58,7 +58,8 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct CratesArgs {
     /// Only these crates of the corpus (`name` or `name-version`),
-    /// comma-separated; the other crates' rows in `crates.csv` are kept.
+    /// comma-separated, run in this order; the other crates' rows in
+    /// `crates.csv` are kept.
     #[arg(long, value_delimiter = ',')]
     pub crates: Vec<String>,
     /// Seconds a test may run under one tool before its process group is

@@ -75,16 +75,20 @@ pub fn run(args: &CratesArgs) -> Result<()> {
     let md_path = results.join("crates.md");
     let mut rows = table::read(&csv_path)?;
     if !args.report_only {
-        let selected: Vec<&Entry> = corpus
-            .loom_crates()
-            .filter(|c| c.is_named(&args.crates))
-            .collect();
+        // The corpus's order, or the order `--crates` names them in.
+        let mut selected: Vec<&Entry> = Vec::new();
+        if args.crates.is_empty() {
+            selected.extend(corpus.loom_crates());
+        }
         for name in &args.crates {
-            if !corpus
-                .loom_crates()
-                .any(|c| c.is_named(std::slice::from_ref(name)))
-            {
+            let named = std::slice::from_ref(name);
+            if !corpus.loom_crates().any(|c| c.is_named(named)) {
                 bail!("no loom crate `{name}` in bench/crates/corpus.toml");
+            }
+            for entry in corpus.loom_crates().filter(|c| c.is_named(named)) {
+                if !selected.iter().any(|s| s.id() == entry.id()) {
+                    selected.push(entry);
+                }
             }
         }
         let work = args
