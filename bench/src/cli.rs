@@ -48,6 +48,46 @@ pub enum Command {
     /// Executions per second of a night in 2 shards against 1, and of a
     /// night with checkpoints against a plain search (`results/nightly.*`).
     Nightly(NightlyArgs),
+    /// Published crates' own loom tests under real loom and under
+    /// rankcheck-loom by a dependency rename (`bench/crates/corpus.toml`,
+    /// `results/crates.*`).
+    Crates(CratesArgs),
+}
+
+/// Options of `crates`.
+#[derive(Debug, Args)]
+pub struct CratesArgs {
+    /// Only these crates of the corpus (`name` or `name-version`),
+    /// comma-separated, run in this order; the other crates' rows in
+    /// `crates.csv` are kept.
+    #[arg(long, value_delimiter = ',')]
+    pub crates: Vec<String>,
+    /// Seconds a test may run under one tool before its process group is
+    /// killed (outcome `timeout`).
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
+    /// Seconds one side's build may take.
+    #[arg(long, default_value_t = 3600)]
+    pub build_timeout: u64,
+    /// The work folder: fetched sources, the two copies, their target
+    /// folders and every test's log (default `target/crates/`).
+    #[arg(long)]
+    pub work: Option<std::path::PathBuf>,
+    /// Cargo's jobs for the crates' builds (CARGO_BUILD_JOBS; builds run
+    /// under `nice -n 19`).
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Run at most this many tests per crate, the rest recorded as
+    /// `skipped` (0: all).
+    #[arg(long, default_value_t = 0)]
+    pub max_tests: usize,
+    /// Run the loom side's tests even where rankcheck-loom did not build
+    /// (otherwise they are recorded as `skipped`: nothing to compare).
+    #[arg(long)]
+    pub loom_alone: bool,
+    /// Rewrite `crates.md` from `crates.csv` only.
+    #[arg(long)]
+    pub report_only: bool,
 }
 
 /// Options of `nightly`.

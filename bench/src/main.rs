@@ -21,11 +21,15 @@
 //! same programs written as shuttle tests (`bench/shuttle-baseline/`), and
 //! writes raw rows to `results/throughput.csv` plus the ratios to
 //! `results/throughput.md`. Rounds alternate between the two tools so that
-//! machine noise hits both alike.
+//! machine noise hits both alike;
+//! `crates` runs published crates' own loom tests under real loom and
+//! under rankcheck-loom by a dependency rename (`bench/crates/corpus.toml`,
+//! `results/crates.*`).
 
 mod baseline;
 mod cli;
 mod corner;
+mod crates;
 mod cycle;
 mod figures;
 mod jobs;
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Command::Cycle(args) => cycle::run(args),
         Command::Figures => figures::run(),
         Command::Nightly(args) => nightly::run(args),
+        Command::Crates(args) => crates::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
