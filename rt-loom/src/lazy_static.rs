@@ -2,7 +2,7 @@
 //! names, of which code outside it uses [`AccessError`] (tokio does).
 //! The macro itself is [`crate::lazy_static!`]; loom's `Lazy`, the type
 //! its expansion builds, is not here, the macro building a rankcheck-rt
-//! `LazyLock` instead.
+//! `LazyStatic` instead (a value per execution, also across OS threads).
 
 pub use crate::thread::{yield_now, AccessError};
 pub use std::thread::panicking;

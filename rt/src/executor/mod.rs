@@ -346,8 +346,8 @@ impl Session {
         EXECUTION.with(|cell| *cell.borrow_mut() = Some(execution));
         crate::lazy::started(id);
         let test = test.clone();
-        drive(Box::new(move || test()), &mut self.workers);
-        crate::lazy::ended(id, teardown::leaked_run());
+        let leaked = drive(Box::new(move || test()), &mut self.workers);
+        crate::lazy::ended(id, leaked);
         let mut execution = EXECUTION
             .with(|cell| cell.borrow_mut().take())
             .unwrap_or_else(|| unreachable!("invariant: the execution is still installed"));
@@ -763,8 +763,9 @@ fn foreign_object(name: Option<&str>) -> ! {
 }
 
 /// Run the execution installed on this OS thread to its end: the main
-/// thread runs `main`, then whichever thread the scheduler picks.
-fn drive(main: Job, workers: &mut Vec<Option<Worker>>) {
+/// thread runs `main`, then whichever thread the scheduler picks. Whether
+/// the teardown leaked the run (crate::executor's teardown).
+fn drive(main: Job, workers: &mut Vec<Option<Worker>>) -> bool {
     let first = with(|ex| {
         let main_thread = ex.add_thread(main, None, None, false, Location::caller());
         point::start(ex, main_thread)
@@ -791,7 +792,7 @@ fn drive(main: Job, workers: &mut Vec<Option<Worker>>) {
             }
         });
     }
-    teardown::tear_down(workers);
+    teardown::tear_down(workers)
 }
 
 /// The slot of `thread`'s worker: its own, or a pooled one started on its

@@ -26,7 +26,6 @@
 //! user's values, is unwound. A task stopped in the middle of a poll
 //! cannot be dropped without unwinding its poll: it is leaked.
 
-use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -41,31 +40,20 @@ pub const LEAK_BUDGET: u64 = 4096;
 /// The stacks this process's failed runs leaked.
 static LEAKED: AtomicU64 = AtomicU64::new(0);
 
-thread_local! {
-    /// Whether the last teardown on this OS thread leaked its run.
-    static LEAKED_RUN: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether the run just torn down on this OS thread was leaked (a
-/// failure, within the budget): what its statics hold is leaked too.
-pub fn leaked_run() -> bool {
-    LEAKED_RUN.with(Cell::get)
-}
-
 /// Drop or leak what the run's threads left (module doc); their operations
 /// do nothing meanwhile. `workers` is left empty, its idle coroutines back
-/// in the pool.
+/// in the pool. Whether the run was leaked (a failure, within the
+/// budget): what its statics hold is leaked too.
 ///
 /// Newest first, and bodies that never ran before any: a scoped thread
 /// (`thread::scope`) borrows from the frames of the older thread that
 /// spawned it, which must still be there when its body and frames drop.
-pub fn tear_down(workers: &mut Vec<Option<Worker>>) {
+pub fn tear_down(workers: &mut Vec<Option<Worker>>) -> bool {
     let (failed, id) = with(|ex| {
         ex.aborting = true;
         (ex.failure.is_some(), ex.id)
     });
     let leak = failed && LEAKED.load(Relaxed) < LEAK_BUDGET;
-    LEAKED_RUN.with(|leaked| leaked.set(leak));
     if leak {
         // The locks its leaked guards hold are free for the next run.
         crate::sync::abandon(id);
@@ -104,6 +92,7 @@ pub fn tear_down(workers: &mut Vec<Option<Worker>>) {
         }
     }
     crate::local::tear_down(leak);
+    leak
 }
 
 /// Drop `thread`'s future if it is a task waiting between two polls:
