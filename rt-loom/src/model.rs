@@ -235,10 +235,17 @@ impl Builder {
             .cell_scheduling_points(false)
     }
 
-    /// The exploration reached a failure: panic with the report of a
-    /// failing run a search finds, else with what the exploration saw.
+    /// The exploration reached a failure: panic with the report of its
+    /// run; should that not fail again (a test that is not a function of
+    /// its schedule), with the report of a failing run a search finds,
+    /// else with what the exploration saw.
     #[track_caller]
     fn report(&self, test: &Test, explored: &Explored) -> ! {
+        if let Some(run) = &explored.first_failing {
+            if let Some(report) = run.report(&self.search(), closure(test)) {
+                panic!("{report}");
+            }
+        }
         self.search().runs(REPORT_RUNS).check(closure(test));
         let mut found = String::new();
         for failure in &explored.failures {

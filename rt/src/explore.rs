@@ -60,11 +60,12 @@ use std::sync::Arc;
 
 use rankcheck_engine::{Point, Scheduler, ThreadId};
 
-use crate::executor::{RunConfig, Session, StepLimit, Tracking};
+use crate::executor::{RunConfig, RunResult, Session, StepLimit, Tracking};
 use crate::failure::{Failure, FailureKind};
 use crate::footprint::{Place, StepLog, Touch};
 use crate::memory::choice::{ReadOracle, ReadPolicy};
 use crate::memory::MemoryModel;
+use crate::replay_string::ReplayString;
 use crate::wake::WakeChoices;
 
 /// A failure [`explore`] reached: how it failed and where.
@@ -102,6 +103,33 @@ pub struct Explored {
     /// schedule, which stopped it: `None` when every run repeated the
     /// choices of the runs before it that it replayed.
     pub nondeterminism: Option<Nondeterminism>,
+    /// The first schedule that failed, to report and replay.
+    pub first_failing: Option<FailingRun>,
+}
+
+/// A schedule of [`explore`] that failed: which one, and its replay
+/// string, so that the failure is reported from the very run the
+/// exploration reached (no search has to meet it again).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailingRun {
+    /// The schedule (from 1) of the exploration.
+    pub schedule: u64,
+    /// The replay string of its run (`RANKCHECK_REPLAY` reruns it, under
+    /// the exploration's step limit and memory model).
+    pub replay: String,
+}
+
+impl FailingRun {
+    /// The report of this run of `test`, as `builder`'s search would
+    /// write it (rerun with its trace, shrunk if the builder shrinks),
+    /// or `None` when the rerun did not fail (a test that is not a
+    /// function of its schedule).
+    pub fn report<F>(&self, builder: &crate::Builder, test: F) -> Option<String>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        crate::search::explored_failure(builder, Arc::new(test), self)
+    }
 }
 
 /// A run of [`explore`] that replayed the choices of earlier runs and was
@@ -292,6 +320,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
     let log = StepLog::default();
     let weak = model == MemoryModel::Weak;
     let mut schedules = 0;
+    let mut first_failing = None;
     loop {
         if schedules == max_schedules {
             return Explored {
@@ -299,6 +328,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
                 schedules,
                 complete: false,
                 nondeterminism: None,
+                first_failing,
             };
         }
         let config = RunConfig {
@@ -320,7 +350,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         };
         let result = session.run(&test, depth, config).0;
         schedules += 1;
-        match result.failure {
+        match &result.failure {
             // The executor stopped at the point whose choice could not run.
             Some(f) if f.kind == FailureKind::Diverged => {
                 return Explored {
@@ -331,10 +361,15 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
                         schedule: schedules,
                         point: result.schedule.len(),
                     }),
+                    first_failing,
                 };
             }
             Some(f) => {
-                failures.insert(reached(&f));
+                failures.insert(reached(f));
+                first_failing.get_or_insert_with(|| FailingRun {
+                    schedule: schedules,
+                    replay: replay_of(&result, model, steps.cell_points),
+                });
             }
             None => {}
         }
@@ -347,9 +382,24 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
                 schedules,
                 complete: !more,
                 nondeterminism: None,
+                first_failing,
             };
         }
     }
+}
+
+/// The replay string of a run of the exploration: every object tracked,
+/// no wait ended early, its read choices and schedule.
+fn replay_of(result: &RunResult, memory: MemoryModel, cell_points: bool) -> String {
+    ReplayString {
+        tracking: Tracking::All,
+        early: result.early.clone(),
+        memory,
+        cell_points,
+        reads: result.reads.clone(),
+        schedule: result.schedule.clone(),
+    }
+    .encode()
 }
 
 fn reached(failure: &Failure) -> Reached {

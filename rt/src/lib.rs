@@ -120,7 +120,9 @@ mod var;
 mod wake;
 
 pub use builder::{Builder, Priorities, Strategy, Vars};
-pub use explore::{explore, explore_memory, Exploration, Explored, Nondeterminism, Reached};
+pub use explore::{
+    explore, explore_memory, Exploration, Explored, FailingRun, Nondeterminism, Reached,
+};
 pub use memory::MemoryModel;
 pub use rankcheck_rt_macros::test;
 

@@ -8,7 +8,9 @@
 //! the waits that ended early (spurious wake-ups and timeouts, see
 //! `crate::wake`) by their ordinal in the run (`w` for none, `w0,4`),
 //! MEMORY the memory model the run ran under (`sc` or `weak`, as
-//! [`MemoryModel::name`]), READS the weak memory choices other than the
+//! [`MemoryModel::name`]), followed by `+nocells` when accesses to
+//! `UnsafeCell`s were not scheduling points (the loom facade's runs, as
+//! loom's), READS the weak memory choices other than the
 //! latest store (crate::memory::choice), each `ordinal.back` (`r` for
 //! none, `r2.1,5.3`), and SCHEDULE the thread indices, `t*n` for `n`
 //! choices of thread `t` in a row.
@@ -31,6 +33,10 @@ use crate::object::ObjectId;
 
 const VERSION: &str = "rc4";
 
+/// After the memory model: the run's `UnsafeCell` accesses were not
+/// scheduling points.
+const NO_CELL_POINTS: &str = "+nocells";
+
 /// The version before the memory model was written out.
 const VERSION_3: &str = "rc3";
 
@@ -49,6 +55,9 @@ pub struct ReplayString {
     pub early: Vec<u32>,
     /// The memory model the run ran under.
     pub memory: MemoryModel,
+    /// Whether accesses to `UnsafeCell`s were scheduling points: the
+    /// schedule's choices are only those of a run that makes the same.
+    pub cell_points: bool,
     /// The stale reads, by ordinal, ascending.
     pub reads: Vec<ReadChoice>,
     /// The choices.
@@ -74,8 +83,9 @@ impl ReplayString {
             .map(|r| format!("{}.{}", r.ordinal, r.back))
             .collect();
         let reads = format!("r{}", reads.join(","));
+        let cells = if self.cell_points { "" } else { NO_CELL_POINTS };
         let body = format!(
-            "{VERSION}:{tracked}:{wakes}:{}:{reads}:{}",
+            "{VERSION}:{tracked}:{wakes}:{}{cells}:{reads}:{}",
             self.memory.name(),
             schedule_text(&self.schedule)
         );
@@ -92,11 +102,18 @@ impl ReplayString {
             return Err("its checksum does not match: it was cut or edited".to_owned());
         }
         let parts: Vec<&str> = body.split(':').collect();
+        let mut cell_points = true;
         let (tracked, early, memory, reads, schedule) = match parts[..] {
             [VERSION, tracked, early, memory, reads, schedule] => (
                 tracked,
                 parse_early(early)?,
-                Some(parse_memory(memory)?),
+                Some(match memory.strip_suffix(NO_CELL_POINTS) {
+                    Some(memory) => {
+                        cell_points = false;
+                        parse_memory(memory)?
+                    }
+                    None => parse_memory(memory)?,
+                }),
                 parse_reads(reads)?,
                 schedule,
             ),
@@ -135,6 +152,7 @@ impl ReplayString {
             tracking,
             early,
             memory,
+            cell_points,
             reads,
             schedule: parse_schedule(schedule)?,
         })
@@ -248,6 +266,7 @@ mod tests {
             tracking: Tracking::Objects(vec![ObjectId(1), ObjectId(4)]),
             early: vec![0, 3],
             memory: MemoryModel::Weak,
+            cell_points: true,
             reads: vec![ReadChoice {
                 ordinal: 2,
                 back: 1,
@@ -285,12 +304,23 @@ mod tests {
             tracking: Tracking::All,
             early: Vec::new(),
             memory: MemoryModel::Weak,
+            cell_points: true,
             reads: Vec::new(),
             schedule: [0, 1, 1, 0].map(ThreadId).to_vec(),
         };
         let text = replay.encode();
         assert!(text.starts_with("rc4:all:w:weak:r:0_1*2_0:"), "{text}");
-        assert_eq!(ReplayString::decode(&text), Ok(replay));
+        assert_eq!(ReplayString::decode(&text), Ok(replay.clone()));
+        let silent = ReplayString {
+            cell_points: false,
+            ..replay
+        };
+        let text = silent.encode();
+        assert!(
+            text.starts_with("rc4:all:w:weak+nocells:r:0_1*2_0:"),
+            "{text}"
+        );
+        assert_eq!(ReplayString::decode(&text), Ok(silent));
         let body = "rc4:all:w:tso:r:0_1";
         let text = format!("{body}:{:08x}", checksum(body));
         let error = ReplayString::decode(&text).unwrap_err();

@@ -16,6 +16,7 @@ use rankcheck_stats::Probability;
 use crate::builder::Builder;
 use crate::divergence;
 use crate::executor::{RunConfig, RunResult, Session, StepLimit, Test, Tracking};
+use crate::explore::FailingRun;
 use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
 use crate::memory::MemoryModel;
 use crate::plan::{plan, scheme, Plan};
@@ -333,6 +334,7 @@ fn retrace(
         },
         early: failed.early.clone(),
         memory: builder.memory,
+        cell_points: builder.step_limit().cell_points,
         reads: failed.reads.clone(),
         schedule: failed.schedule.clone(),
     };
@@ -367,11 +369,15 @@ fn retrace(
     Ok((traced, replay.encode(), Some(ShrunkJson::from(&shrunk))))
 }
 
-/// Rerun `replay` with a trace.
+/// Rerun `replay` with a trace, within `steps` (its cells being
+/// scheduling points as they were in the run).
 fn trace(session: &mut Session, test: &Test, replay: &ReplayString, steps: StepLimit) -> RunResult {
     let config = RunConfig {
         tracking: replay.tracking.clone(),
-        steps,
+        steps: StepLimit {
+            cell_points: replay.cell_points,
+            ..steps
+        },
         trace: true,
         wakes: WakeChoices::Replay(replay.early.clone()),
         memory: replay.memory,
@@ -400,6 +406,45 @@ pub fn replay(test: Test, text: &str, steps: StepLimit) -> ! {
     }
     let report = report::replayed(&result, text.trim(), session.registry());
     panic!("{report}");
+}
+
+/// The report of the failing run an exploration reached (`run`), as
+/// `builder`'s search writes one: rerun with a trace, shrunk unless the
+/// builder says not to; `None` when the rerun does not fail.
+pub fn explored_failure(builder: &Builder, test: Test, run: &FailingRun) -> Option<String> {
+    let started = Instant::now();
+    let replay = ReplayString::decode(&run.replay).ok()?;
+    let mut session = Session::new();
+    let traced = trace(&mut session, &test, &replay, builder.step_limit());
+    let failure = traced.failure.clone()?;
+    let shrunk = builder.shrink_time.and_then(|budget| {
+        shrink_run(
+            &mut session,
+            &test,
+            (&replay, builder.step_limit()),
+            &failure,
+            budget,
+        )
+    });
+    let (traced, text, shrunk) = match shrunk {
+        None => (traced, run.replay.clone(), None),
+        Some(shrunk) => {
+            let replay = ReplayString {
+                schedule: shrunk.schedule.clone(),
+                ..replay
+            };
+            let traced = trace(&mut session, &test, &replay, builder.step_limit());
+            (traced, replay.encode(), Some(ShrunkJson::from(&shrunk)))
+        }
+    };
+    let facts = RunFacts::explored(run.schedule).shrunk(shrunk);
+    Some(report::explored(
+        &traced,
+        &facts,
+        &text,
+        session.registry(),
+        started.elapsed(),
+    ))
 }
 
 /// Replays a schedule; past its end (a test that changed) it asks for a

@@ -355,3 +355,32 @@ fn max_branches_counts_loom_s_branch_points_not_cell_accesses() {
     builder.exhaustive = true;
     builder.check(fill_then_publish);
 }
+
+#[test]
+fn a_failure_the_exploration_reaches_is_reported_from_its_own_run() {
+    let report = panic_message(|| loom::model(lost_update)).expect("the model fails");
+    assert!(
+        report.contains("of the exhaustive exploration"),
+        "the exploration's run is the one reported: {report}"
+    );
+}
+
+#[test]
+fn a_weak_compare_exchange_retry_loop_is_explored_to_the_end() {
+    loom::model(|| {
+        let count = Arc::new(AtomicUsize::new(0));
+        let bump = |count: Arc<AtomicUsize>| {
+            let mut seen = count.load(Relaxed);
+            while let Err(now) = count.compare_exchange_weak(seen, seen + 1, SeqCst, Relaxed) {
+                seen = now;
+            }
+        };
+        let other = {
+            let count = count.clone();
+            thread::spawn(move || bump(count))
+        };
+        bump(count.clone());
+        other.join().unwrap();
+        assert_eq!(count.load(SeqCst), 2);
+    });
+}

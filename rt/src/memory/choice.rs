@@ -18,6 +18,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::spurious::SpuriousFailures;
 use rankcheck_engine::search::run_seed;
 
 /// The chance that a choice at a tracked atomic reads stale under a
@@ -87,6 +88,8 @@ pub struct ReadChoices {
     ordinal: u32,
     /// Those other than the latest, for the replay string.
     pub made: Vec<ReadChoice>,
+    /// Which weak compare-exchanges may fail spuriously.
+    pub spurious: SpuriousFailures,
 }
 
 impl ReadChoices {
@@ -96,6 +99,7 @@ impl ReadChoices {
             policy,
             ordinal: 0,
             made: Vec::new(),
+            spurious: SpuriousFailures::default(),
         }
     }
 

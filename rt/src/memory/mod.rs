@@ -13,6 +13,7 @@ pub mod choice;
 mod clock;
 pub mod model;
 pub mod race;
+mod spurious;
 pub mod unsync;
 
 use std::fmt::Write as _;
@@ -457,11 +458,12 @@ pub fn fails_spuriously<V: Bits>(
 ) -> bool {
     let bits = current.to_bits();
     on_model(Some(handle), failure, |model, choices, stale, run| {
-        if choices.decide(2, run.access) == 0 {
+        let object = handle.object.index();
+        if !choices.spurious.may_fail(run.thread, object) || choices.decide(2, run.access) == 0 {
             return Some(false);
         }
+        choices.spurious.failed(run.thread, object);
         if let Some(model) = model {
-            let object = handle.object.index();
             model.behind_the_back(object, bits);
             model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
         }

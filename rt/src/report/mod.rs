@@ -99,6 +99,19 @@ impl RunFacts {
         }
     }
 
+    /// Schedule `schedule` (from 1) of an exhaustive exploration.
+    pub fn explored(schedule: u64) -> RunFacts {
+        RunFacts {
+            run: Some(schedule),
+            found_by: FoundBy::Explore,
+            strategy: "explore",
+            depth: None,
+            changes: None,
+            tracked: None,
+            shrunk: None,
+        }
+    }
+
     /// A replayed run.
     pub fn replayed() -> RunFacts {
         RunFacts {
@@ -193,6 +206,25 @@ pub fn failed(
 pub fn replayed(result: &RunResult, replay: &str, registry: &Registry) -> String {
     let failure = failure_json(result, &RunFacts::replayed(), replay, registry);
     failure_part(result, &failure, "replayed\n", replay)
+}
+
+/// The report of the failing run `result` (traced, replayed by `replay`)
+/// that an exploration reached at the schedule `facts` names, `elapsed`
+/// after the report began.
+pub fn explored(
+    result: &RunResult,
+    facts: &RunFacts,
+    replay: &str,
+    registry: &Registry,
+    elapsed: std::time::Duration,
+) -> String {
+    let failure = failure_json(result, facts, replay, registry);
+    let found = format!(
+        "found in schedule {} of the exhaustive exploration (shrunk and reported in {:.2}s)\n",
+        facts.run.unwrap_or(0),
+        elapsed.as_secs_f64()
+    );
+    failure_part(result, &failure, &found, replay)
 }
 
 /// The failure in the shared text, then how it was found and the replay

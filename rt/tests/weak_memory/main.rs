@@ -9,4 +9,5 @@ mod support;
 mod cells;
 mod litmus;
 mod programs;
+mod spurious;
 mod structures;
