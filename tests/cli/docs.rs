@@ -68,6 +68,17 @@ fn every_chapter_in_the_summary_exists_and_every_chapter_is_in_it() {
     }
 }
 
+/// The README's table of contents is the guide's: a chapter added to
+/// `SUMMARY.md` is one a reader of the front page can find.
+#[test]
+fn the_readme_links_every_chapter_of_the_guide() {
+    let linked = links(&read(&root().join("README.md")));
+    for chapter in summary_chapters() {
+        let target = format!("{GUIDE}/{chapter}");
+        assert!(linked.contains(&target), "README.md does not link {target}");
+    }
+}
+
 #[test]
 fn every_relative_link_in_the_documentation_resolves() {
     let mut files = vec![root().join("README.md")];
