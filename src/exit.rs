@@ -1,4 +1,4 @@
-//! The exit statuses every command uses (README, Exit status).
+//! The exit statuses every command uses (`docs/guide/src/exit-status.md`).
 
 use std::process::ExitCode;
 

@@ -115,7 +115,7 @@ fn both_front_ends_reach_the_same_failures() {
     eprintln!("crossfront:\n{summary}");
     if let Ok(path) = std::env::var("CROSSFRONT_RESULTS") {
         let header = format!(
-            "# Both front ends, one verdict\n\nWritten by `CROSSFRONT_PROGRAMS={} CROSSFRONT_SEED={} CROSSFRONT_RT_SCHEDULES={} CROSSFRONT_RESULTS=results/crossfront.md cargo test -p rankcheck-crossfront --test agree` (README, Testing).\n\n",
+            "# Both front ends, one verdict\n\nWritten by `CROSSFRONT_PROGRAMS={} CROSSFRONT_SEED={} CROSSFRONT_RT_SCHEDULES={} CROSSFRONT_RESULTS=results/crossfront.md cargo test -p rankcheck-crossfront --test agree` (docs/guide/src/testing.md).\n\n",
             PROGRAMS.len(),
             std::env::var("CROSSFRONT_SEED").unwrap_or_else(|_| "0".to_owned()),
             budgets.runtime_schedules

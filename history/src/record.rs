@@ -1,4 +1,4 @@
-//! The shard file format (README, Shard files). It lives in
+//! The shard file format (`docs/HISTORY.md`, Shard files). It lives in
 //! `rankcheck_report::shard`, where `rankcheck-rt` writes it too (a Rust
 //! test in a campaign); this module re-exports it and adds what the
 //! history reads off a record: a failure's identity.

@@ -1,5 +1,6 @@
 //! The shard file: what one shard of one night did, as JSON Lines, one
-//! record a line, appended chunk by chunk (README, Shard files).
+//! record a line, appended chunk by chunk (`docs/HISTORY.md`, Shard
+//! files).
 //!
 //! A file opens with a [`Header`], then holds a [`ChunkRecord`] per finished
 //! chunk of runs, a [`FailureRecord`] per failing chunk (written in the same

@@ -1,7 +1,7 @@
 //! A loom-shaped facade over rankcheck-rt: a crate whose tests are written
 //! against [loom](https://docs.rs/loom/0.7) runs them under rankcheck by a
-//! dependency rename, with no change to its code (README, "Loom tests: the
-//! loom facade"):
+//! dependency rename, with no change to its code (the user guide,
+//! `docs/guide/src/rust/loom.md`):
 //!
 //! ```toml
 //! [dev-dependencies]

@@ -1,7 +1,7 @@
 //! A tokio-shaped facade over rankcheck-rt's async runtime: a crate
 //! written against tokio switches to rankcheck's search by a dependency
 //! rename under a feature, and its `#[tokio::test]`s then run under the
-//! search (README, "Async code: the tokio facade").
+//! search (the user guide, `docs/guide/src/rust/tokio.md`).
 //!
 //! ```
 //! use rankcheck_tokio as tokio;

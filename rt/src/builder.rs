@@ -277,8 +277,8 @@ impl Builder {
     /// every atomic operation acts as `SeqCst`). Under
     /// [`MemoryModel::Weak`] the `Ordering`s count: a load may read one of
     /// its atomic's last 4 stores where C11 allows it, a scheduling choice
-    /// that counts toward the depth (README, Weak memory); the guarantee
-    /// then says it covers C11 weak memory.
+    /// that counts toward the depth (`docs/guide/src/rust/weak-memory.md`);
+    /// the guarantee then says it covers C11 weak memory.
     pub fn memory_model(mut self, model: MemoryModel) -> Builder {
         self.memory = model;
         self
@@ -286,8 +286,8 @@ impl Builder {
 
     /// Also write the search's summary to `path` as JSON, whether it
     /// fails or not: the document `rankcheck check --format json` prints
-    /// (README, JSON output), its `program` being where the test called
-    /// `check`, and `first_failure` the failing run when there is one
+    /// (`docs/guide/src/json-output.md`), its `program` being where the test
+    /// called `check`, and `first_failure` the failing run when there is one
     /// (its `trace[].location` and `file` say where in the test's files,
     /// and `replay` is the replay string). Without it nothing is written.
     pub fn json(mut self, path: impl Into<PathBuf>) -> Builder {

@@ -2,7 +2,7 @@
 //! a check appends what it did to `FILE` in the shard record format the
 //! command writes for a `.rk` program (`rankcheck_report::shard`), so that
 //! `rankcheck nightly` counts a Rust test's runs like a program's
-//! (README, Rust tests in a campaign): a chunk record per setting of the
+//! (`docs/guide/src/nightly/rust-tests.md`): a chunk record per setting of the
 //! search (its runs, clean runs, failures and per-run bound), after the
 //! failure record of a failing run (its identity and the command that
 //! replays it). `RANKCHECK_FIRST_RUN` places the runs in the campaign's

@@ -40,8 +40,8 @@
 //! `OnceLock`, `LazyLock` and the atomics have `const fn new` and can be
 //! `static`: a static starts every run afresh (its lock state, an atomic's
 //! initial value, an empty `OnceLock`) and stays the same variable; a
-//! static lock whose data a run changed is refused in the next (README,
-//! Testing Rust code, Statics).
+//! static lock whose data a run changed is refused in the next
+//! (`docs/guide/src/rust/intercepted.md`, Statics).
 //!
 //! Beyond threads and locks: [`thread::scope`] (scoped threads, torn down
 //! before the frames they borrow when a run fails), [`thread_local!`] (a
@@ -74,12 +74,13 @@
 //! Every check reads `RANKCHECK_SEED`, `RANKCHECK_RUNS`, `RANKCHECK_TIME`
 //! and `RANKCHECK_REPLAY` from the environment, over the test's own
 //! settings, and `RANKCHECK_FIRST_RUN` and `RANKCHECK_RECORDS`, with which
-//! `rankcheck nightly` runs it as a chunk of a campaign (README, Rust
-//! tests in a campaign); and a failing run that its replay does not repeat is reported
+//! `rankcheck nightly` runs it as a chunk of a campaign
+//! (`docs/guide/src/nightly/rust-tests.md`); and a failing run that its replay does not repeat is reported
 //! as uncontrolled nondeterminism, with the scheduling point where they
 //! parted.
 //!
-//! The types behave as std documents them (README, What is intercepted):
+//! The types behave as std documents them
+//! (`docs/guide/src/rust/intercepted.md`):
 //! `try_lock`, `try_read`, `try_write` and `try_send` decide at their own
 //! scheduling point and never block; a panic caught with `catch_unwind`
 //! poisons the locks its thread held, and a spawned thread's panic is its

@@ -47,7 +47,8 @@ pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result
         ))));
     }
     // A yield gives way at once: in Rust code `yield_now` is what spin
-    // loops call (README, What is intercepted: the rule and its cost).
+    // loops call (`docs/guide/src/rust/intercepted.md`: the rule and its
+    // cost).
     let priority = |settings| {
         PriorityStrategy::new(
             scheme(builder),

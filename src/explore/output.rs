@@ -406,7 +406,8 @@ fn set_tag(set: &TrackSet) -> String {
     tag
 }
 
-/// The CSV columns of `explore` and `classify` (README, CSV output).
+/// The CSV columns of `explore` and `classify`
+/// (`docs/guide/src/csv-output.md`).
 pub const EXPLORE_COLUMNS: [&str; 17] = [
     "program",
     "preemptions",

@@ -60,7 +60,7 @@ pub fn print(
     })
 }
 
-/// The report (README, JSON output: report).
+/// The report (`docs/guide/src/json-output.md`, report).
 #[derive(Debug, Serialize)]
 pub struct MorningReport {
     /// The history database.

@@ -1,6 +1,6 @@
 //! The suite a campaign runs: a directory of `.rk` files, or a
 //! `rankcheck.toml` that lists programs (paths or globs, relative to the
-//! file) with their options (README, Nightly campaigns).
+//! file) with their options (`docs/guide/src/nightly.md`).
 //!
 //! ```toml
 //! seed = 7                      # the suite seed (--seed overrides it)

@@ -3,7 +3,9 @@
 //! binary, so exit codes, JSON, replay files and diagnostics are all covered.
 
 mod deploy;
+mod docs;
 mod help;
+mod markdown;
 mod nightly;
 mod plots;
 mod readme;

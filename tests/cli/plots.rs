@@ -1,12 +1,13 @@
 //! The plot commands through the binary: each writes a well-formed SVG
 //! whose marks carry exactly the numbers the same command prints, and every
 //! CSV output round-trips through the `csv` crate with the columns the
-//! README documents.
+//! user guide documents (its "CSV output" chapter).
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::markdown::chapter;
 use crate::support::{json, rankcheck, root, temp_dir};
 
 /// A mark: its series and its `data-*` attributes (without `data-`).
@@ -304,16 +305,11 @@ fn csv_header(out: &std::process::Output) -> Vec<String> {
     header
 }
 
-/// The README's CSV table: for a command, the columns (and, in
+/// The guide's CSV table: for a command, the columns (and, in
 /// parentheses, the variant a flag gives).
 fn documented_columns(command: &str) -> (Vec<String>, Vec<String>) {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = readme
-        .split("\n## CSV output")
-        .nth(1)
-        .expect("a CSV output section");
-    let section = section.split("\n## ").next().unwrap();
-    let row = section
+    let csv = chapter("csv-output.md", "CSV output");
+    let row = csv
         .lines()
         .find(|l| l.starts_with(&format!("| {command} |")))
         .unwrap_or_else(|| panic!("no CSV row for {command}"));
@@ -394,7 +390,7 @@ fn csv_outputs_have_the_documented_columns() {
     );
 }
 
-/// `plot hits --format json` has exactly the README's fields.
+/// `plot hits --format json` has exactly the guide's fields (JSON output).
 pub fn plot_hits_json() -> Value {
     let dir = temp_dir("plot-hits-json");
     let svg = dir.join("hits.svg");

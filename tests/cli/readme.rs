@@ -1,29 +1,24 @@
-//! The README's JSON tables against real output: every documented field is
-//! present, and every field present is documented, so that the two cannot
-//! drift apart again.
+//! The JSON tables of the user guide (its "JSON output" chapter) against
+//! real output: every documented field is present, and every field present
+//! is documented, so that the two cannot drift apart again.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use crate::markdown::{chapter, section};
 use crate::support::{json, rankcheck, root, temp_dir};
 
-/// The field paths a README section's tables document: the backquoted names
-/// in the first column of every row (`a[].b` is field `b` of each element of
-/// array `a`).
-fn documented(section: &str) -> BTreeSet<String> {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let json = readme
-        .split("\n## JSON output")
-        .nth(1)
-        .expect("a JSON output section");
-    let json = json.split("\n## ").next().unwrap_or_default();
-    let heading = format!("\n### {section}\n");
-    let body = json
-        .split(&heading)
-        .nth(1)
-        .unwrap_or_else(|| panic!("no `### {section}` in the README's JSON output"));
-    let body = body.split("\n### ").next().unwrap_or_default();
+/// The guide's chapter of JSON fields, one `## ` section per command.
+const JSON_OUTPUT: &str = "json-output.md";
+
+/// The field paths a section of the guide's JSON output chapter documents
+/// in its tables: the backquoted names in the first column of every row
+/// (`a[].b` is field `b` of each element of array `a`).
+fn documented(name: &str) -> BTreeSet<String> {
+    let json = chapter(JSON_OUTPUT, "JSON output");
+    let body = section(&json, name)
+        .unwrap_or_else(|| panic!("no `## {name}` in the guide's {JSON_OUTPUT}"));
     let mut fields = BTreeSet::new();
     for row in body.lines().filter(|l| l.starts_with("| `")) {
         let first = row.split('|').nth(1).unwrap_or_default();
@@ -33,7 +28,7 @@ fn documented(section: &str) -> BTreeSet<String> {
             }
         }
     }
-    assert!(!fields.is_empty(), "no fields under {section}");
+    assert!(!fields.is_empty(), "no fields under {name}");
     fields
 }
 
@@ -75,7 +70,7 @@ fn assert_same(section: &str, outputs: &[Value], opaque: &[&str]) {
     let undocumented: Vec<&String> = present.difference(&documented).collect();
     assert!(
         missing.is_empty() && undocumented.is_empty(),
-        "README `{section}`: documented but absent {missing:?}; present but undocumented {undocumented:?}"
+        "the guide's {JSON_OUTPUT}, `{section}`: documented but absent {missing:?}; present but undocumented {undocumented:?}"
     );
 }
 
@@ -84,7 +79,7 @@ fn run_json(args: &[&str]) -> Value {
 }
 
 #[test]
-fn readme_json_tables_match_real_output() {
+fn json_output_tables_match_real_output() {
     let dir = temp_dir("readme");
     let dir = dir.to_str().unwrap();
     let example = |name: &str| root().join(name).to_str().unwrap().to_string();
@@ -207,7 +202,8 @@ fn readme_json_tables_match_real_output() {
     );
 }
 
-/// Every float cell of `check --format csv` in the README's one notation
+/// Every float cell of `check --format csv` in the one notation of the
+/// guide's CSV output chapter
 /// (plain between 1e-6 and 1e16), and the JSON's fields one type each:
 /// the top-level `vars_asked` a string, `settings[].vars` a number.
 #[test]

@@ -1,5 +1,5 @@
 //! Reports a user can believe: each item of the reports issue pinned
-//! through the real binary. (The README's JSON tables are checked in
+//! through the real binary. (The guide's JSON tables are checked in
 //! `readme.rs`, interruption and exit statuses in `trust.rs`.)
 
 use std::path::{Path, PathBuf};
@@ -7,6 +7,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::markdown::{markdown_files, GUIDE};
 use crate::support::{buggy_programs, exhaustive, header_bounds, json, rankcheck, root, temp_dir};
 
 fn path(relative: &str) -> String {
@@ -416,6 +417,9 @@ fn the_documents_are_in_the_repository() {
     for doc in [
         "docs/LANGUAGE.md",
         "docs/ALGORITHMS.md",
+        "docs/HISTORY.md",
+        "docs/guide/book.toml",
+        "docs/guide/src/SUMMARY.md",
         "ARCHITECTURE.md",
         "examples/README.md",
     ] {
@@ -423,7 +427,12 @@ fn the_documents_are_in_the_repository() {
     }
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     assert!(readme.contains("cargo install --path ."));
-    assert!(!readme.contains("../shared"));
+    let mut documents = vec![root().join("README.md")];
+    documents.extend(markdown_files(&root().join(GUIDE)));
+    for document in documents {
+        let text = std::fs::read_to_string(&document).unwrap();
+        assert!(!text.contains("../shared"), "{}", document.display());
+    }
 }
 
 /// A statement that fails in every run that reaches it (here `wait` with

@@ -113,7 +113,8 @@ pub struct PrintedJson {
     pub text: String,
 }
 
-/// A failure in JSON (README, JSON output: `first_failure`). Fields are
+/// A failure in JSON (`docs/guide/src/json-output.md`, `first_failure`).
+/// Fields are
 /// added, never renamed; those only one front end has are left out of the
 /// other's JSON rather than written as null, so that each front end's
 /// JSON stays what its documentation lists.

@@ -5,7 +5,8 @@ use rankcheck_stats::decimal::number;
 use super::SummaryJson;
 
 /// The CSV rows of a summary: one per setting (one row for the
-/// random strategy). Columns as the README lists them.
+/// random strategy). Columns as the user guide lists them
+/// (`docs/guide/src/csv-output.md`).
 pub fn summary_rows(json: &SummaryJson) -> Vec<[String; 13]> {
     let row = |depth: String,
                vars: String,

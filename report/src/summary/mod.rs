@@ -96,7 +96,8 @@ pub struct KqJson {
 }
 
 /// The summary of a search: the JSON object of `rankcheck check --format
-/// json`. Fields are added, never renamed (README, JSON output).
+/// json`. Fields are added, never renamed
+/// (`docs/guide/src/json-output.md`).
 #[derive(Debug, Serialize)]
 pub struct SummaryJson {
     /// The program's path (for a Rust test, where `check` was called).

@@ -2,7 +2,8 @@
 //! function pinned to loom's signature (a coercion to a `fn` pointer of
 //! loom's type), each type's trait impls asked for, so that a crate
 //! written against loom compiles here; and what each does, run in a
-//! model. The README's table says how each behaves.
+//! model. The table in the user guide (`docs/guide/src/rust/loom.md`)
+//! says how each behaves.
 
 #![allow(unsafe_code)]
 

@@ -1,5 +1,6 @@
 //! Drop-in replacements for `std::sync`. `Arc` and `Weak` are std's own:
-//! reference counts are no variable (see the README, What is intercepted).
+//! reference counts are no variable (see the user guide,
+//! `docs/guide/src/rust/intercepted.md`).
 
 pub mod atomic;
 mod barrier;

@@ -1,5 +1,6 @@
-//! The README's complete test ("Testing Rust code"), as it stands there:
-//! it must fail with a lost increment, and its report is the README's.
+//! The complete test of the README and of the user guide
+//! (`docs/guide/src/rust.md`), as it stands there: it must fail with a lost
+//! increment, and its report is the guide's.
 
 use rankcheck::{
     sync::atomic::{AtomicUsize, Ordering::SeqCst},

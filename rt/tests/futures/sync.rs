@@ -258,9 +258,10 @@ fn owned_guards_semaphores_rwlocks_oneshots_and_watches_behave_as_tokio() {
     });
 }
 
-/// README, Async code: the example as written there.
+/// The user guide's example (`docs/guide/src/rust/async.md`), as written
+/// there.
 #[test]
-fn the_readme_example_passes() {
+fn the_guide_example_passes() {
     use rankcheck::future::{self, block_on, sync::Mutex};
     use rankcheck::sync::Arc;
 

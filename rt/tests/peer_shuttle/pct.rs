@@ -45,7 +45,7 @@ fn figure5_random() {
 }
 
 #[test]
-#[ignore = "rankcheck's sleep is a yield, and under PCT a yielding thread drops below every other for the rest of the run (README: the rule and its cost), so the sleeping thread never runs to completion ahead of main"]
+#[ignore = "rankcheck's sleep is a yield, and under PCT a yielding thread drops below every other for the rest of the run (docs/guide/src/rust/intercepted.md: the rule and its cost), so the sleeping thread never runs to completion ahead of main"]
 #[should_panic(expected = "thread 1 ran to completion")]
 fn figure5_pct() {
     // Change of hitting the bug should be 1 - (1 - 1/2)^20 > 99.9999%, so this should trip the assert

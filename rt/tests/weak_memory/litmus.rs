@@ -134,8 +134,8 @@ fn two_plus_two_writes_seq_cst_never_ends_with_both_first_stores() {
 #[test]
 fn two_plus_two_writes_relaxed_keeps_stores_in_execution_order() {
     // C11 allows "11" with Relaxed; the model puts every store last in its
-    // atomic's modification order (README, Weak memory), so it does not
-    // reach it, and reaches nothing C11 forbids.
+    // atomic's modification order (docs/guide/src/rust/weak-memory.md), so
+    // it does not reach it, and reaches nothing C11 forbids.
     let reached = outcomes(MemoryModel::Weak, two_plus_two_writes(Relaxed));
     assert_eq!(reached, set(&["12", "21", "22"]));
 }
