@@ -80,11 +80,11 @@ pub struct Builder {
     /// bounded by `max_permutations` only.
     pub max_duration: Option<Duration>,
 
-    /// `LOOM_MAX_PREEMPTIONS`: loom explores only the schedules with at
-    /// most this many preemptions. The exploration here bounds none (it
-    /// covers those schedules and the others); the fallback search runs
-    /// PCTVB at depth `bound + 1`, whose guarantee is then for bugs of that
-    /// many preemptions.
+    /// `LOOM_MAX_PREEMPTIONS`: as loom's, the exploration covers only the
+    /// schedules with at most this many preemptions (a switch away from a
+    /// thread that could have gone on; the read choices of weak memory are
+    /// not bounded); the fallback search runs PCTVB at depth `bound + 1`,
+    /// whose guarantee is then for bugs of that many preemptions.
     pub preemption_bound: Option<usize>,
 
     /// `LOOM_CHECKPOINT_FILE`: loom (with its `checkpoint` feature) saves
@@ -189,11 +189,14 @@ impl Builder {
         let steps = self.max_branches as u64;
         // Stopped at the first failure, as loom's: a search then finds a
         // failing run to report.
-        let explored = Exploration::new(cap, steps)
+        let mut exploration = Exploration::new(cap, steps)
             .memory_model(MemoryModel::Weak)
             .cell_scheduling_points(false)
-            .stop_at_first_failure()
-            .run(closure(&test));
+            .stop_at_first_failure();
+        if let Some(bound) = self.preemption_bound {
+            exploration = exploration.preemption_bound(bound.try_into().unwrap_or(u32::MAX));
+        }
+        let explored = exploration.run(closure(&test));
         let place = Location::caller();
         if !explored.failures.is_empty() {
             self.report(&test, &explored);
@@ -202,8 +205,12 @@ impl Builder {
             Some(found) => Unfinished::Nondeterministic(found),
             None if explored.complete => {
                 if self.log {
+                    let bounded = match self.preemption_bound {
+                        Some(bound) => format!(" with at most {bound} preemptions"),
+                        None => String::new(),
+                    };
                     println!(
-                        "loom model at {place}: every schedule explored, {} schedules (C11 weak memory)",
+                        "loom model at {place}: every schedule{bounded} explored, {} schedules (C11 weak memory)",
                         explored.schedules
                     );
                 }

@@ -255,6 +255,7 @@ pub struct Exploration {
     model: MemoryModel,
     reduce: bool,
     first_failure: bool,
+    preemption_bound: Option<u32>,
 }
 
 impl Exploration {
@@ -267,7 +268,17 @@ impl Exploration {
             model: MemoryModel::Sc,
             reduce: true,
             first_failure: false,
+            preemption_bound: None,
         }
+    }
+
+    /// Only the schedules with at most `bound` preemptions (a switch away
+    /// from a thread that could have gone on), as loom's
+    /// `preemption_bound`: `complete` then says that every such schedule
+    /// ran. Under weak memory the read choices are not bounded.
+    pub fn preemption_bound(mut self, bound: u32) -> Exploration {
+        self.preemption_bound = Some(bound);
+        self
     }
 
     /// Under the memory model `model` (as [`explore_memory`]).
@@ -310,11 +321,13 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         model,
         reduce,
         first_failure,
+        preemption_bound,
     } = *exploration;
     let mut session = Session::new();
     let mut failures = BTreeSet::new();
     let walk = Rc::new(RefCell::new(Walk {
         reduce,
+        preemption_bound,
         ..Walk::default()
     }));
     let log = StepLog::default();
@@ -446,14 +459,39 @@ struct ThreadNode {
     chosen: ThreadId,
     /// What its step touched, once the run went past it.
     step: Option<Footprint>,
+    /// The thread that ran up to here, if it could go on: another choice
+    /// preempts it.
+    running: Option<ThreadId>,
+    /// The preemptions the run made before this point, and how many more
+    /// it may make (`None`: no bound).
+    preemptions: (u32, Option<u32>),
 }
 
 impl ThreadNode {
-    /// The first thread that can run here, is not asleep and was not
-    /// explored yet.
+    /// The first thread that can run here, is not asleep, was not
+    /// explored yet, and stays within the preemption bound.
     fn untried(&self) -> Option<ThreadId> {
         let seen = |t: &ThreadId| self.done.iter().chain(&self.asleep).any(|(d, _)| d == t);
-        self.enabled.iter().copied().find(|t| !seen(t))
+        self.enabled
+            .iter()
+            .copied()
+            .find(|t| !seen(t) && self.within_bound(*t))
+    }
+
+    /// Whether choosing `thread` here preempts the running thread.
+    fn preempts(&self, thread: ThreadId) -> bool {
+        self.running.is_some_and(|r| r != thread)
+    }
+
+    /// Whether choosing `thread` here keeps the run within the bound.
+    fn within_bound(&self, thread: ThreadId) -> bool {
+        let (made, bound) = self.preemptions;
+        bound.is_none_or(|b| made + u32::from(self.preempts(thread)) <= b)
+    }
+
+    /// The preemptions made once this node's choice ran.
+    fn preemptions_after(&self) -> u32 {
+        self.preemptions.0 + u32::from(self.preempts(self.chosen))
     }
 
     /// The sleep set after this node's choice: the threads asleep or
@@ -562,6 +600,8 @@ struct Walk {
     redundant: bool,
     /// Whether threads sleep (off: every schedule is run).
     reduce: bool,
+    /// The most preemptions a schedule may make (`None`: no bound).
+    preemption_bound: Option<u32>,
     /// The node of the run's last scheduling point, while the run adds
     /// to the path: its choice's step is the one running.
     last: Option<usize>,
@@ -652,12 +692,15 @@ impl Depth {
                 .collect(),
             _ => Vec::new(),
         };
+        let made = parent.map_or(0, ThreadNode::preemptions_after);
         let mut node = ThreadNode {
             enabled,
             asleep,
             done: Vec::new(),
             chosen: ThreadId(0),
             step: None,
+            running: point.last.filter(|t| point.is_enabled(*t)),
+            preemptions: (made, walk.preemption_bound),
         };
         match node.untried() {
             Some(chosen) => {

@@ -163,3 +163,20 @@ fn a_test_not_a_function_of_its_schedule_stops_the_search_without_a_panic() {
         None
     );
 }
+
+#[test]
+fn a_preemption_bound_covers_exactly_the_schedules_within_it() {
+    // The lost update needs a preemption between one thread's load and
+    // its store: a bound of 0 covers no such schedule, a bound of 1 does.
+    let none = rankcheck::Exploration::new(10_000, MAX_STEPS)
+        .preemption_bound(0)
+        .run(lost_update);
+    assert!(none.complete && none.failures.is_empty(), "{none:?}");
+    let one = rankcheck::Exploration::new(10_000, MAX_STEPS)
+        .preemption_bound(1)
+        .run(lost_update);
+    assert!(one.complete, "{one:?}");
+    assert_eq!(one.failures.len(), 1, "{one:?}");
+    let unbounded = rankcheck::explore(lost_update, 10_000, MAX_STEPS);
+    assert!(none.schedules < one.schedules && one.schedules <= unbounded.schedules);
+}
