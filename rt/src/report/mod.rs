@@ -7,6 +7,7 @@
 //! `file:line:column`, the found line, the replay call) it writes itself.
 
 mod guarantee;
+mod replay_line;
 mod steps;
 mod summary;
 
@@ -262,7 +263,7 @@ fn failure_part(result: &RunResult, failure: &FailureJson, found: &str, replay: 
         );
     }
     out.push_str(found);
-    let _ = writeln!(out, "replay: rankcheck::replay(test, \"{replay}\")");
+    out.push_str(&replay_line::replay_lines(replay));
     out
 }
 

@@ -116,7 +116,7 @@ fn a_park_without_its_loop_is_found_by_a_spurious_wakeup() {
     let report = parked(1).expect("a spurious wake-up finds it");
     assert!(report.contains("wakes spuriously: park"), "{report}");
     assert!(
-        report.contains("replay: rankcheck::replay(test, \"rc4:"),
+        report.contains("rankcheck::replay(test, \"rc4:"),
         "{report}"
     );
 }

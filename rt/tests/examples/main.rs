@@ -47,9 +47,9 @@ fn report_at_header(example: &Example, c: u32, v: usize) -> String {
 fn replay_string(report: &str) -> &str {
     let line = report
         .lines()
-        .find_map(|l| l.strip_prefix("replay: rankcheck::replay(test, \""))
+        .find_map(|l| l.split_once("rankcheck::replay(test, \"").map(|(_, r)| r))
         .expect("a report has a replay line");
-    line.trim_end_matches("\")")
+    &line[..line.find('"').expect("the string's end")]
 }
 
 /// A report's failure and the steps of its interleaving, without their

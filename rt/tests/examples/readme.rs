@@ -40,7 +40,7 @@ fn the_readme_test_finds_the_lost_increment() {
         "{report}"
     );
     assert!(
-        report.contains("replay: rankcheck::replay(test, \"rc4:"),
+        report.contains("rankcheck::replay(test, \"rc4:"),
         "{report}"
     );
 }

@@ -195,3 +195,52 @@ fn two_tests_sharing_a_static_at_once_are_refused() {
         "{message}"
     );
 }
+
+/// Run by `the_replay_command_reruns_the_failure_when_pasted` in a child
+/// process (it does nothing otherwise): a check that fails.
+#[test]
+fn child_of_the_paste_test() {
+    if std::env::var_os("RANKCHECK_PASTE_CHILD").is_none() {
+        return;
+    }
+    rankcheck::Builder::new().seed(3).check(lost_update);
+}
+
+/// The test binary run with `args` and `env`: its combined output.
+fn child(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+    command.args(args).env("RANKCHECK_PASTE_CHILD", "1");
+    for name in [
+        "RANKCHECK_SEED",
+        "RANKCHECK_RUNS",
+        "RANKCHECK_TIME",
+        "RANKCHECK_REPLAY",
+    ] {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().copied());
+    let output = command.output().expect("the test binary runs");
+    String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr)
+}
+
+#[test]
+fn the_replay_command_reruns_the_failure_when_pasted() {
+    let name = "child_of_the_paste_test";
+    let first = child(&["--exact", name, "--nocapture"], &[]);
+    let line = first
+        .lines()
+        .find(|l| l.starts_with("replay: "))
+        .unwrap_or_else(|| panic!("a replay line: {first}"));
+    // `RANKCHECK_REPLAY='...' cargo test -- --exact NAME`: the string and
+    // the test, as a shell would pass them.
+    let (_, quoted) = line.split_once("RANKCHECK_REPLAY='").expect("the variable");
+    let (replay, rest) = quoted.split_once('\'').expect("its end");
+    let (_, test) = rest.split_once("-- --exact ").expect("the test's name");
+    assert_eq!(test.trim(), name, "{line}");
+    let again = child(
+        &["--exact", test.trim(), "--nocapture"],
+        &[("RANKCHECK_REPLAY", replay)],
+    );
+    assert!(again.contains("replayed"), "{again}");
+    assert!(again.contains("lost"), "{again}");
+}
