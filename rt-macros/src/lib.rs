@@ -122,6 +122,10 @@ fn builder_call(krate: &syn::Path, name: &str, option: &MetaNameValue) -> syn::R
             let text = string(value)?;
             quote! { .time(#krate::__private::duration("time", #text)) }
         }
+        "max_time" => {
+            let text = string(value)?;
+            quote! { .max_time(Some(#krate::__private::duration("max_time", #text))) }
+        }
         "json" => {
             let path = string(value)?;
             quote! { .json(#path) }

@@ -16,6 +16,15 @@ use crate::wake::Wakes;
 /// The step limit of one run by default: operations of replacement types.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
 
+/// The most runs a check's confidence may ask for by default: a test in
+/// `cargo test` takes seconds, not minutes (shuttle runs 100 iterations,
+/// proptest 256 cases). `Builder::max_runs` raises it.
+pub const DEFAULT_MAX_RUNS: u64 = 10_000;
+
+/// The most time a check's confidence may take by default, when neither
+/// runs nor time is given. `Builder::max_time` changes it.
+pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(10);
+
 /// The spurious wake-ups and timeouts a run may make by default: one each.
 pub const DEFAULT_WAKES: Wakes = Wakes {
     spurious: 1,
@@ -101,6 +110,7 @@ pub struct Builder {
     pub(crate) runs: Option<u64>,
     pub(crate) time: Option<Duration>,
     pub(crate) max_runs: u64,
+    pub(crate) max_time: Option<Duration>,
     pub(crate) seed: Option<u64>,
     pub(crate) confidence: f64,
     pub(crate) max_steps: u64,
@@ -124,7 +134,8 @@ impl Default for Builder {
             priorities: Priorities::Pct,
             runs: None,
             time: None,
-            max_runs: 1_000_000,
+            max_runs: DEFAULT_MAX_RUNS,
+            max_time: Some(DEFAULT_MAX_TIME),
             seed: None,
             confidence: 0.99,
             max_steps: DEFAULT_MAX_STEPS,
@@ -182,10 +193,31 @@ impl Builder {
         self
     }
 
-    /// The most runs the confidence may ask for (default 1,000,000).
+    /// The most runs the confidence may ask for (default 10,000,
+    /// [`DEFAULT_MAX_RUNS`]; the command line's default is 1,000,000).
     pub fn max_runs(mut self, runs: u64) -> Builder {
         self.max_runs = runs;
         self
+    }
+
+    /// The most time the confidence's runs may take when neither
+    /// [`runs`](Builder::runs) nor [`time`](Builder::time) is given
+    /// (default 10 s, [`DEFAULT_MAX_TIME`]; `None`: no limit). A check it
+    /// stops says so, and its guarantee is what the runs made earned.
+    pub fn max_time(mut self, time: Option<Duration>) -> Builder {
+        self.max_time = time;
+        self
+    }
+
+    /// When the runs must stop, `started` being when they began: at the
+    /// end of the time given, else of the most time the confidence may
+    /// take (unless a run count is given).
+    pub(crate) fn deadline(&self, started: std::time::Instant) -> Option<std::time::Instant> {
+        match (self.time, self.runs) {
+            (Some(time), _) => Some(started + time),
+            (None, Some(_)) => None,
+            (None, None) => self.max_time.map(|t| started + t),
+        }
     }
 
     /// The master seed (default: a fresh one, printed in every report).
@@ -349,7 +381,12 @@ impl Builder {
             None => Ok(()),
         };
         match (reported.verdict, written) {
-            (Ok(guarantee), Ok(())) => guarantee,
+            (Ok(guarantee), Ok(())) => {
+                // Captured by the test harness: `cargo test -- --show-output`
+                // (or `--nocapture`) shows it.
+                println!("rankcheck: {}", guarantee.headline());
+                guarantee
+            }
             (Ok(_), Err(unwritten)) => panic!("{unwritten}"),
             (Err(report), Ok(())) => panic!("{report}"),
             (Err(report), Err(unwritten)) => panic!("{report}\n{unwritten}"),

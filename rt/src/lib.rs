@@ -109,6 +109,7 @@ mod object;
 mod op;
 mod panic_capture;
 mod plan;
+mod progress;
 mod replay_string;
 mod report;
 mod scope;
@@ -120,7 +121,7 @@ mod trace;
 mod var;
 mod wake;
 
-pub use builder::{Builder, Priorities, Strategy, Vars};
+pub use builder::{Builder, Priorities, Strategy, Vars, DEFAULT_MAX_RUNS, DEFAULT_MAX_TIME};
 pub use explore::{
     explore, explore_memory, Exploration, Explored, FailingRun, Nondeterminism, Reached,
 };

@@ -20,6 +20,7 @@ use crate::explore::FailingRun;
 use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
 use crate::memory::MemoryModel;
 use crate::plan::{plan, scheme, Plan};
+use crate::progress::Progress;
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
 use crate::shrink::shrink_run;
@@ -60,11 +61,20 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         max_runs: builder.max_runs,
     };
     let (runs, runs_capped) = asked.target(&plan.rotation(), &bounds);
-    let started = Instant::now();
+    let mut progress = Progress::new(program);
+    let started = progress.started;
     // `runs_of` is generic over the strategy: one call per kind.
     macro_rules! search {
         ($strategy:expr) => {
-            runs_of(&mut session, &test, builder, $strategy, seed, runs, started)
+            runs_of(
+                &mut session,
+                &test,
+                builder,
+                $strategy,
+                seed,
+                runs,
+                &mut progress,
+            )
         };
     }
     let outcome = match &plan {
@@ -74,6 +84,8 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         Plan::Portfolio(s) => search!((**s).clone()),
     };
     let elapsed = started.elapsed();
+    // The most time the confidence may take stopped the runs short.
+    let runs_capped = runs_capped || (builder.time.is_none() && outcome.runs < runs);
     let failed = match outcome.failure {
         None => None,
         Some(Failed {
@@ -209,23 +221,27 @@ fn runs_of<St>(
     mut strategy: St,
     seed: u64,
     runs: u64,
-    started: Instant,
+    progress: &mut Progress<'_>,
 ) -> Outcome
 where
     St: Strategy,
     St::Scheduler: Explained + 'static,
 {
-    let deadline = builder.time.map(|t| started + t);
+    let deadline = builder.deadline(progress.started);
     let mut wakes = WakeCount::default();
     let mut cut = 0;
     for done in 0..runs {
-        if deadline.is_some_and(|d| done % 64 == 0 && Instant::now() >= d) {
-            return Outcome {
-                runs: done,
-                failure: None,
-                wakes,
-                cut,
-            };
+        if done % 64 == 0 {
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                return Outcome {
+                    runs: done,
+                    failure: None,
+                    wakes,
+                    cut,
+                };
+            }
+            progress.tick(done, runs, now);
         }
         // A campaign's chunk starts at its own run index (crate::campaign).
         let run = builder.first_run + done;

@@ -163,7 +163,7 @@ fn the_max_runs_note_is_only_said_when_true() {
     ]);
     assert!(
         clean.contains(
-            "--max-runs cut the run count, so the target confidence 0.99 was not reached"
+            "(--max-runs; in Rust, Builder::max_runs or max_time) cut the run count, so the target confidence 0.99 was not reached"
         ),
         "{clean}"
     );

@@ -16,7 +16,7 @@ use crate::failure::FailureJson;
 
 pub use self::build::{describe_selection, rate, var_count, SearchFacts, VarNames};
 pub use self::csv::{summary_rows, SUMMARY_COLUMNS};
-pub use self::text::{over_vars, summary_text};
+pub use self::text::{over_vars, summary_headline, summary_text};
 
 /// One variable set's guarantee within a setting that draws variables.
 #[derive(Debug, Serialize)]

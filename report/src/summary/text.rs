@@ -115,11 +115,37 @@ pub fn summary_text(json: &SummaryJson) -> String {
     if json.runs_capped && !failed && !json.interrupted {
         let _ = writeln!(
             out,
-            "--max-runs cut the run count, so the target confidence {} was not reached for every setting",
+            "the run cap (--max-runs; in Rust, Builder::max_runs or max_time) cut the run count, so the target confidence {} was not reached for every setting",
             json.target_confidence
         );
     }
     out
+}
+
+/// A clean search in one line, for a test harness's output: the
+/// summary's first line, then the setting with the weakest guarantee
+/// (`; weakest: no bug of depth 3 over any variables, with probability >=
+/// 0.1310`), or that no setting claims a bound.
+pub fn summary_headline(json: &SummaryJson) -> String {
+    let first = summary_text(json);
+    let first = first.lines().next().unwrap_or_default().to_owned();
+    let weakest = json
+        .settings
+        .iter()
+        .filter_map(|s| {
+            let bound = Probability::from_ln(s.bound_ln?).ok()?;
+            Some((s, s.confidence?, bound))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    match weakest {
+        Some((s, _, bound)) => format!(
+            "{first}; weakest: no bug of depth {} over {}, with probability >= {}",
+            s.depth,
+            over_vars(s.vars, &s.tracking),
+            show_confidence(bound, s.runs)
+        ),
+        None => format!("{first}; no per-run bound is claimed"),
+    }
 }
 
 /// What a setting tracks, as its line says after `depth d over`: `1

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use rankcheck_report::summary::{summary_text, SummaryJson};
+use rankcheck_report::summary::{summary_headline, summary_text, SummaryJson};
 use rankcheck_report::words::count;
 
 use crate::memory::model::HISTORY;
@@ -32,6 +32,7 @@ pub struct Guarantee {
     /// The memory model the guarantee covers.
     pub memory_model: MemoryModel,
     text: String,
+    headline: String,
 }
 
 /// What one (depth, variables) setting's clean runs proved.
@@ -72,6 +73,7 @@ impl Guarantee {
             timeouts: 0,
             memory_model: MemoryModel::Sc,
             text: summary_text(summary),
+            headline: summary_headline(summary),
         }
     }
 
@@ -115,6 +117,14 @@ impl Guarantee {
 /// `1 time`, `3 times`.
 pub(crate) fn times(n: u64) -> String {
     count(n, "time", "times")
+}
+
+impl Guarantee {
+    /// The guarantee in one line: the runs, then the setting with the
+    /// weakest guarantee (what a passing test prints).
+    pub fn headline(&self) -> &str {
+        &self.headline
+    }
 }
 
 impl fmt::Display for Guarantee {
