@@ -676,7 +676,7 @@ impl Depth {
             None => {}
         }
         if walk.redundant {
-            return point.enabled[0];
+            return without_preempting(point);
         }
         let mut enabled = point.enabled.to_vec();
         enabled.sort_unstable();
@@ -710,14 +710,32 @@ impl Depth {
                 chosen
             }
             None => {
-                // No thread that can run here is awake: the rest of the
-                // run only reorders what ran already (ending it here would
-                // cost more, in unwinding its threads, than finishing it).
+                // No thread that can run here is awake (or within the
+                // preemption bound): the rest of the run only reorders
+                // what ran already, or leaves the bound (ending it here
+                // would cost more, in unwinding its threads, than
+                // finishing it).
                 walk.redundant = true;
                 walk.last = None;
-                node.enabled[0]
+                without_preempting(point)
             }
         }
+    }
+}
+
+/// The choice of a run's rest that adds no node: the running thread while
+/// it can go on, else the lowest that can run. Never a preemption, so a
+/// thread that gives way in a spin loop lets the others finish, and the
+/// run ends.
+fn without_preempting(point: &Point<'_>) -> ThreadId {
+    match point.last.filter(|t| point.is_enabled(*t)) {
+        Some(running) => running,
+        None => point
+            .enabled
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(point.enabled[0]),
     }
 }
 

@@ -87,13 +87,14 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     ex.threads.newly_enabled.clear();
     ex.points += 1;
     ex.schedule.push(chosen);
-    if let Some(hidden) = hidden {
-        let chose_hidden = hidden.is(chosen);
+    if !hidden.is_empty() {
+        let chose_hidden = hidden.contains(chosen);
         super::give_way::restore(&mut ex.threads, hidden);
         if chose_hidden {
             return diverged(ex, chosen);
         }
     }
+    super::give_way::stepped(&mut ex.threads, chosen);
     if chosen.index() >= ex.threads.all.len() || !ex.threads.is_enabled(chosen) {
         return diverged(ex, chosen);
     }

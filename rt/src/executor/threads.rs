@@ -164,6 +164,8 @@ pub struct Threads {
     /// The thread that gave way since the last point
     /// (crate::executor::give_way).
     pub gave_way: Option<ThreadId>,
+    /// The threads that gave way and still wait a step from others.
+    pub yielded: Vec<super::give_way::GaveWay>,
 }
 
 impl Threads {
@@ -188,6 +190,7 @@ impl Threads {
         }
         self.live = 0;
         self.gave_way = None;
+        self.yielded.clear();
     }
 
     /// `id` finished its body.

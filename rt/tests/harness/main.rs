@@ -244,3 +244,48 @@ fn the_replay_command_reruns_the_failure_when_pasted() {
     assert!(again.contains("replayed"), "{again}");
     assert!(again.contains("lost"), "{again}");
 }
+
+/// Four threads of many steps: the confidence alone would ask for far
+/// more runs than a test's budget.
+fn four_yielders() {
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            thread::spawn(|| {
+                for _ in 0..20 {
+                    thread::yield_now();
+                }
+            })
+        })
+        .collect();
+    for handle in handles {
+        handle.join().unwrap();
+    }
+}
+
+#[test]
+fn a_check_without_options_keeps_to_a_test_s_budget() {
+    let _env = exclusive();
+    let guarantee = rankcheck::Builder::new().seed(2).check(four_yielders);
+    assert!(guarantee.runs <= rankcheck::DEFAULT_MAX_RUNS, "{guarantee}");
+    assert!(
+        guarantee.to_string().contains("the run cap"),
+        "the cap is said: {guarantee}"
+    );
+    let headline = guarantee.headline();
+    assert!(
+        headline.starts_with("no failure in") && headline.contains("; weakest: no bug of depth"),
+        "{headline}"
+    );
+}
+
+#[test]
+fn the_most_time_stops_the_runs_and_says_so() {
+    let _env = exclusive();
+    let guarantee = rankcheck::Builder::new()
+        .seed(2)
+        .max_runs(u64::MAX)
+        .max_time(Some(std::time::Duration::from_millis(50)))
+        .check(four_yielders);
+    assert!(guarantee.runs < 1_000_000, "{guarantee}");
+    assert!(guarantee.to_string().contains("the run cap"), "{guarantee}");
+}
