@@ -245,14 +245,17 @@ fn the_replay_command_reruns_the_failure_when_pasted() {
     assert!(again.contains("lost"), "{again}");
 }
 
-/// Four threads of many steps: the confidence alone would ask for far
-/// more runs than a test's budget.
-fn four_yielders() {
+/// Four threads each bump a shared counter 20 times: the confidence
+/// alone would ask for far more runs than a test's budget.
+fn four_counters() {
+    use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let count = rankcheck::sync::Arc::new(AtomicUsize::new(0));
     let handles: Vec<_> = (0..4)
         .map(|_| {
-            thread::spawn(|| {
+            let count = count.clone();
+            thread::spawn(move || {
                 for _ in 0..20 {
-                    thread::yield_now();
+                    count.fetch_add(1, SeqCst);
                 }
             })
         })
@@ -260,12 +263,13 @@ fn four_yielders() {
     for handle in handles {
         handle.join().unwrap();
     }
+    assert_eq!(count.load(SeqCst), 80);
 }
 
 #[test]
 fn a_check_without_options_keeps_to_a_test_s_budget() {
     let _env = exclusive();
-    let guarantee = rankcheck::Builder::new().seed(2).check(four_yielders);
+    let guarantee = rankcheck::Builder::new().seed(2).check(four_counters);
     assert!(guarantee.runs <= rankcheck::DEFAULT_MAX_RUNS, "{guarantee}");
     assert!(
         guarantee.to_string().contains("the run cap"),
@@ -285,7 +289,7 @@ fn the_most_time_stops_the_runs_and_says_so() {
         .seed(2)
         .max_runs(u64::MAX)
         .max_time(Some(std::time::Duration::from_millis(50)))
-        .check(four_yielders);
+        .check(four_counters);
     assert!(guarantee.runs < 1_000_000, "{guarantee}");
     assert!(guarantee.to_string().contains("the run cap"), "{guarantee}");
 }
