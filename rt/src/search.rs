@@ -364,6 +364,19 @@ fn retrace(
     } else {
         failed
     };
+    Ok(shrunk_trace(session, test, builder, result, replay))
+}
+
+/// The failing run `result` of `replay`, shrunk unless the builder says
+/// not to: the traced run to report, its replay string, and how it was
+/// shrunk.
+fn shrunk_trace(
+    session: &mut Session,
+    test: &Test,
+    builder: &Builder,
+    result: RunResult,
+    replay: ReplayString,
+) -> (RunResult, String, Option<ShrunkJson>) {
     let shrunk = match (builder.shrink_time, &result.failure) {
         (Some(budget), Some(failure)) => shrink_run(
             session,
@@ -375,14 +388,14 @@ fn retrace(
         _ => None,
     };
     let Some(shrunk) = shrunk else {
-        return Ok((result, replay.encode(), None));
+        return (result, replay.encode(), None);
     };
     let replay = ReplayString {
         schedule: shrunk.schedule.clone(),
         ..replay
     };
     let traced = trace(session, test, &replay, builder.step_limit());
-    Ok((traced, replay.encode(), Some(ShrunkJson::from(&shrunk))))
+    (traced, replay.encode(), Some(ShrunkJson::from(&shrunk)))
 }
 
 /// Rerun `replay` with a trace, within `steps` (its cells being
@@ -432,27 +445,8 @@ pub fn explored_failure(builder: &Builder, test: Test, run: &FailingRun) -> Opti
     let replay = ReplayString::decode(&run.replay).ok()?;
     let mut session = Session::new();
     let traced = trace(&mut session, &test, &replay, builder.step_limit());
-    let failure = traced.failure.clone()?;
-    let shrunk = builder.shrink_time.and_then(|budget| {
-        shrink_run(
-            &mut session,
-            &test,
-            (&replay, builder.step_limit()),
-            &failure,
-            budget,
-        )
-    });
-    let (traced, text, shrunk) = match shrunk {
-        None => (traced, run.replay.clone(), None),
-        Some(shrunk) => {
-            let replay = ReplayString {
-                schedule: shrunk.schedule.clone(),
-                ..replay
-            };
-            let traced = trace(&mut session, &test, &replay, builder.step_limit());
-            (traced, replay.encode(), Some(ShrunkJson::from(&shrunk)))
-        }
-    };
+    traced.failure.as_ref()?;
+    let (traced, text, shrunk) = shrunk_trace(&mut session, &test, builder, traced, replay);
     let facts = RunFacts::explored(run.schedule).shrunk(shrunk);
     Some(report::explored(
         &traced,
