@@ -288,7 +288,7 @@ fn run_test(
     row.seconds = format!("{seconds:.2}");
     let head = replay::failure_head(&output);
     row.detail = head.clone().unwrap_or(detail);
-    if outcome == Outcome::Fail && mode != Mode::Loom {
+    if matches!(outcome, Outcome::Fail | Outcome::Abort) && mode != Mode::Loom {
         if let Some(replay) = replay::replay_string(&output) {
             row.reproduces = replays(
                 version,

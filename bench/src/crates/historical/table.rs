@@ -105,6 +105,12 @@ impl Row {
         Outcome::from_word(&self.outcome)
     }
 
+    /// Whether the run failed: a panic or an error exit, or an abort (loom
+    /// aborts when the bug's panic is followed by one in a destructor).
+    fn failed(&self) -> bool {
+        matches!(self.outcome(), Some(Outcome::Fail | Outcome::Abort))
+    }
+
     fn seconds(&self) -> Option<f64> {
         self.seconds.parse().ok()
     }
@@ -149,9 +155,8 @@ impl Verdict {
     fn of(rows: &[&Row], buggy: bool) -> Verdict {
         let mut times: Vec<f64> = rows
             .iter()
-            .map(|r| match (r.outcome(), r.seconds()) {
-                (Some(Outcome::Fail), Some(s)) => s,
-                (_, Some(s)) if !buggy => s,
+            .map(|r| match r.seconds() {
+                Some(s) if r.failed() || !buggy => s,
                 _ => f64::INFINITY,
             })
             .collect();
@@ -163,10 +168,7 @@ impl Verdict {
             }
         }
         Verdict {
-            failed: rows
-                .iter()
-                .filter(|r| r.outcome() == Some(Outcome::Fail))
-                .count(),
+            failed: rows.iter().filter(|r| r.failed()).count(),
             runs: rows.len(),
             median: median(&times),
             outcomes,
@@ -238,7 +240,7 @@ fn bug_rows<'a>(rows: &'a [Row], id: &str) -> Option<BugRows<'a>> {
     let failing = |mode: Mode| {
         mine.iter()
             .copied()
-            .find(|r| r.is(BUGGY, mode) && r.outcome() == Some(Outcome::Fail))
+            .find(|r| r.is(BUGGY, mode) && r.failed())
     };
     Some(BugRows {
         builds: mine
@@ -257,7 +259,8 @@ fn bug_rows<'a>(rows: &'a [Row], id: &str) -> Option<BugRows<'a>> {
     })
 }
 
-/// A buggy-side cell: `found 0.31 s`, `found 4/5, median 2.1 s`,
+/// A buggy-side cell (a failure is a panic, an error exit or an abort):
+/// `found 0.31 s`, `found 4/5, median 2.1 s`,
 /// `pass (missed) 12.0 s`, `timeout 300 s`, or what did not run.
 fn buggy_cell(verdict: &Verdict, builds: &[&Row], tool: &str) -> String {
     if verdict.runs == 0 {
@@ -270,6 +273,7 @@ fn buggy_cell(verdict: &Verdict, builds: &[&Row], tool: &str) -> String {
     if verdict.runs == 1 {
         return match verdict.outcomes[0].as_str() {
             "fail" => format!("**found**{median}"),
+            "abort" => format!("**found**{median} (abort)"),
             "pass" => "pass (missed)".to_string(),
             other => other.to_string(),
         };
@@ -288,7 +292,7 @@ fn buggy_cell(verdict: &Verdict, builds: &[&Row], tool: &str) -> String {
         .outcomes
         .iter()
         .map(String::as_str)
-        .filter(|o| *o != "fail")
+        .filter(|o| *o != "fail" && *o != "abort")
         .collect();
     let others = if others.is_empty() {
         String::new()
@@ -360,13 +364,15 @@ pub fn markdown(bugs: &Bugs, rows: &[Row], seeds: usize) -> String {
          keeps the others' rows; `--report-only` rewrites this file from `historical.csv`; \
          `bench/crates/README.md`, \"Historical bugs\"). Each bug of `bench/crates/historical.toml` is a \
          published version before a fix and the first with it; the fix's regression test (a loom test) is laid \
-         over the buggy version's published source (files under `bench/crates/historical/<crate>-<version>/`), \
+         over the buggy version's published source (files under `bench/crates/historical/<crate>-<buggy>/`), \
          and both versions are built as published (real loom) and with `loom` renamed to `rankcheck-loom`. \
          The test runs alone, killed at the timeout: under real loom's `loom::model`; under rankcheck-loom's \
          `loom::model` as it is (explore, then a search for the report); and under rankcheck's randomized \
          search (`RANKCHECK_LOOM_SEARCH=random`) with seeds 1 to {seeds} (`RANKCHECK_SEED`). Every \
          rankcheck failure's replay string is rerun (`RANKCHECK_REPLAY=<string> <test binary> <test> \
-         --exact`). Times are wall seconds of the test process to its end. Raw rows: `historical.csv`. \
+         --exact`). A run finds the bug when it fails: a panic, an error exit, or an abort (loom aborts when the \
+         bug's panic is followed by a second one in a destructor). Times are wall seconds of the test process \
+         to its end. Raw rows: `historical.csv`. \
          Rows from rankcheck commit(s) {}; per-test timeout(s) {} s; machine: 2 shared cores.\n",
         join(commits.iter().map(|c| format!("`{c}`"))),
         join(timeouts.iter().map(u64::to_string)),
@@ -647,7 +653,7 @@ adaptation = "none"
     #[test]
     fn the_markdown_has_a_row_per_bug_and_the_median_ratio() {
         let mut rows = vec![
-            run(Mode::Loom, BUGGY, "", "fail", 0.30),
+            run(Mode::Loom, BUGGY, "", "abort", 0.30),
             run(Mode::Model, BUGGY, "", "fail", 0.15),
             run(Mode::Loom, FIXED, "", "pass", 1.0),
             run(Mode::Model, FIXED, "", "pass", 1.0),
@@ -671,7 +677,7 @@ adaptation = "none"
         assert!(md.starts_with("# Historical bugs"), "{md}");
         assert!(md.contains("cargo run --release -p rankcheck-bench -- historical"));
         assert!(
-            md.contains("| oneshot-0.1.10 → 0.1.11 | CHANGELOG 0.1.11 | **found** 0.30 s | **found** 0.15 s | **found** 3/3, median 0.20 s | 0.50 | 0.67 | yes (4/4) | pass / pass / pass |"),
+            md.contains("| oneshot-0.1.10 → 0.1.11 | CHANGELOG 0.1.11 | **found** 0.30 s (abort) | **found** 0.15 s | **found** 3/3, median 0.20 s | 0.50 | 0.67 | yes (4/4) | pass / pass / pass |"),
             "{md}"
         );
         assert!(
