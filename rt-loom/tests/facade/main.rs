@@ -12,6 +12,7 @@ mod support;
 
 mod api;
 mod arc;
+mod findings;
 mod search;
 
 use rankcheck_loom as loom;

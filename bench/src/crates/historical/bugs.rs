@@ -58,6 +58,10 @@ pub struct Bug {
     /// Every change made to place the fix's test into the buggy version
     /// ("none" when its file is the fixed version's, as published).
     pub adaptation: String,
+    /// What the measurements showed that the table cannot say (a false
+    /// failure's cause, a test that misses the bug under both tools).
+    #[serde(default)]
+    pub notes: Option<String>,
 }
 
 impl Bug {

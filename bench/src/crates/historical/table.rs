@@ -148,6 +148,9 @@ pub struct Verdict {
     pub median: Option<f64>,
     /// The outcome words met, in order, without repeats.
     pub outcomes: Vec<String>,
+    /// The same mode fails on the fixed version too: its failures here
+    /// say nothing of the bug, and count as a miss.
+    pub also_fixed: bool,
 }
 
 impl Verdict {
@@ -172,17 +175,20 @@ impl Verdict {
             runs: rows.len(),
             median: median(&times),
             outcomes,
+            also_fixed: false,
         }
     }
 
     /// Whether every run found the bug.
     fn found(&self) -> bool {
-        self.runs > 0 && self.failed == self.runs
+        self.runs > 0 && self.failed == self.runs && !self.also_fixed
     }
 
-    /// The finite time to the failure, when the median run found it.
+    /// The finite time to the failure, when the median run found the bug.
     pub fn time_to_failure(&self) -> Option<f64> {
-        self.median.filter(|m| m.is_finite())
+        self.median
+            .filter(|m| m.is_finite())
+            .filter(|_| !self.also_fixed)
     }
 }
 
@@ -198,8 +204,12 @@ pub fn median(sorted: &[f64]) -> Option<f64> {
 
 /// rankcheck's time over loom's for one bug: both found it, the ratio of
 /// their times; only loom found it, infinite (rankcheck missed);
-/// only rankcheck found it, 0 (loom missed); neither, none.
+/// only rankcheck found it, 0 (loom missed); neither, or one did not
+/// run, none.
 pub fn ratio(rankcheck: &Verdict, loom: &Verdict) -> Option<f64> {
+    if rankcheck.runs == 0 || loom.runs == 0 {
+        return None;
+    }
     match (rankcheck.time_to_failure(), loom.time_to_failure()) {
         (Some(r), Some(l)) => Some(r / l.max(0.001)),
         (None, Some(_)) => Some(f64::INFINITY),
@@ -242,14 +252,19 @@ fn bug_rows<'a>(rows: &'a [Row], id: &str) -> Option<BugRows<'a>> {
             .copied()
             .find(|r| r.is(BUGGY, mode) && r.failed())
     };
+    let fixed = verdicts(FIXED);
+    let mut buggy = verdicts(BUGGY);
+    for (verdict, on_fixed) in buggy.iter_mut().zip(&fixed) {
+        verdict.also_fixed = verdict.failed > 0 && on_fixed.failed > 0;
+    }
     Some(BugRows {
         builds: mine
             .iter()
             .copied()
             .filter(|r| r.mode == Mode::Build.word())
             .collect(),
-        buggy: verdicts(BUGGY),
-        fixed: verdicts(FIXED),
+        buggy,
+        fixed,
         replays: (
             replayed.len(),
             replayed.iter().filter(|r| r.reproduces == "yes").count(),
@@ -270,6 +285,12 @@ fn buggy_cell(verdict: &Verdict, builds: &[&Row], tool: &str) -> String {
         .median
         .filter(|m| m.is_finite())
         .map_or(String::new(), |m| format!(" {}", seconds(m)));
+    if verdict.also_fixed {
+        return format!(
+            "fails {}/{}{median}, **also on the fixed version** (a miss)",
+            verdict.failed, verdict.runs
+        );
+    }
     if verdict.runs == 1 {
         return match verdict.outcomes[0].as_str() {
             "fail" => format!("**found**{median}"),
@@ -487,7 +508,8 @@ fn summary_lines(bugs: &Bugs, rows: &[Row], ratios: &Ratios) -> String {
         let _ = writeln!(
             out,
             "- Median ratio rankcheck {name} / loom over {} bugs: **{median}** (a ratio per bug: both found it, \
-             rankcheck's time over loom's; only loom, ∞; only rankcheck, 0; neither, left out).",
+             rankcheck's time over loom's; only loom, ∞; only rankcheck, 0; neither, left out; a mode that \
+             fails on the fixed version too has not found the bug).",
             values.len()
         );
     }
@@ -515,6 +537,9 @@ fn bug_section(bug: &Bug, rows: &[Row]) -> String {
     let _ = writeln!(out, "- Regression test: `{}`", bug.test);
     let _ = writeln!(out, "- The crate's command: {}", bug.command);
     let _ = writeln!(out, "- Adaptation: {}", bug.adaptation);
+    if let Some(notes) = &bug.notes {
+        let _ = writeln!(out, "- Notes: {notes}");
+    }
     let Some(found) = bug_rows(rows, &bug.id()) else {
         out.push_str("- Not yet run.\n");
         return out;
@@ -695,6 +720,35 @@ adaptation = "none"
         assert!(md.contains("RANKCHECK_REPLAY=\"rc4.model\""), "{md}");
         assert!(
             md.contains("Fixed version passes under every tool and mode: 1 of 1."),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn a_mode_that_fails_the_fixed_version_too_has_missed_the_bug() {
+        let mut rows = Vec::new();
+        for (mode, side, outcome) in [
+            (Mode::Loom, BUGGY, "fail"),
+            (Mode::Model, BUGGY, "fail"),
+            (Mode::Loom, FIXED, "pass"),
+            (Mode::Model, FIXED, "fail"),
+        ] {
+            rows.push(run(mode, side, "", outcome, 0.5));
+        }
+        let md = markdown(&bugs(), &rows, 3);
+        assert!(
+            md.contains(
+                "| **found** 0.50 s | fails 1/1 0.50 s, **also on the fixed version** (a miss) | \
+                 not run | ∞ (missed) | — |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("Found (the run failed): loom 1, rankcheck `model` 0,"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Fixed version passes under every tool and mode: 0 of 1."),
             "{md}"
         );
     }
