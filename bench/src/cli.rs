@@ -106,6 +106,11 @@ pub struct HistoricalArgs {
     /// (`RANKCHECK_SEED`); the median of their times is reported.
     #[arg(long, default_value_t = 5)]
     pub seeds: usize,
+    /// The most runs of loom's and rankcheck's `model` on the buggy
+    /// version (deterministic: repeated, while they take under 30 s in
+    /// all, for the median of their times).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
     /// Seconds one run of a test may take before its process group is
     /// killed (outcome `timeout`).
     #[arg(long, default_value_t = 300)]

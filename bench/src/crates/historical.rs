@@ -70,6 +70,7 @@ pub fn run(args: &HistoricalArgs) -> Result<()> {
             settings,
             overlays: root.join("bench/crates/historical"),
             seeds: args.seeds,
+            repeats: args.repeats.max(1),
         };
         for bug in bugs.bugs.iter().filter(|b| b.is_named(&args.bugs)) {
             eprintln!("== {} -> {}", bug.id(), bug.fixed);
@@ -92,7 +93,14 @@ struct Plan {
     overlays: PathBuf,
     /// The search's seeds, 1 to `seeds`.
     seeds: usize,
+    /// The most runs of a deterministic mode (loom's and rankcheck's
+    /// `model`) on the buggy version, for a median of their times.
+    repeats: usize,
 }
+
+/// A deterministic mode is run again only while its runs so far took
+/// less than this in all: a run near the timeout is not repeated.
+const REPEAT_BUDGET: Duration = Duration::from_secs(30);
 
 /// One version of a bug's crate, built under both tools (or not).
 struct Version {
@@ -208,9 +216,11 @@ fn source_with_overlay(entry: &Entry, bug: Option<&str>, plan: &Plan) -> Result<
     Ok((patched, format!("; overlay: {}", placed.join(", "))))
 }
 
-/// The runs of `mode` on one version: once for loom and rankcheck's
-/// model, once per seed for the search on the buggy version (seed 1 on
-/// the fixed one).
+/// The runs of `mode` on one version. On the buggy version: once per
+/// seed for the search; loom's and rankcheck's `model` again and again,
+/// up to `repeats` runs while they take less than [`REPEAT_BUDGET`] in
+/// all, for the median of their times. On the fixed version: once (seed
+/// 1 for the search).
 fn run_mode(bug: &Bug, version: &Version, mode: Mode, plan: &Plan) -> Vec<Row> {
     let tool = match mode {
         Mode::Loom => Tool::Loom,
@@ -219,15 +229,45 @@ fn run_mode(bug: &Bug, version: &Version, mode: Mode, plan: &Plan) -> Vec<Row> {
     let Some(side) = version.built.iter().find(|s| s.tool == tool) else {
         return Vec::new();
     };
-    let seeds: Vec<Option<usize>> = match mode {
-        Mode::Search if version.side == BUGGY => (1..=plan.seeds).map(Some).collect(),
-        Mode::Search => vec![Some(1)],
-        _ => vec![None],
-    };
-    seeds
-        .into_iter()
-        .map(|seed| run_test(bug, version, side, mode, seed, plan))
-        .collect()
+    let buggy = version.side == BUGGY;
+    if mode == Mode::Search {
+        let seeds = if buggy { plan.seeds } else { 1 };
+        return (1..=seeds)
+            .map(|seed| run_test(bug, version, side, mode, Attempt::Seed(seed), plan))
+            .collect();
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    let mut spent = 0.0;
+    for repeat in 1..=if buggy { plan.repeats } else { 1 } {
+        let row = run_test(bug, version, side, mode, Attempt::Repeat(repeat), plan);
+        spent += row.seconds.parse::<f64>().unwrap_or(f64::INFINITY);
+        let stop = row.outcome == Outcome::Timeout.word() || spent >= REPEAT_BUDGET.as_secs_f64();
+        rows.push(row);
+        if stop {
+            break;
+        }
+    }
+    rows
+}
+
+/// Which run of a mode: a seed of the search, or a repeat of a
+/// deterministic mode.
+#[derive(Debug, Clone, Copy)]
+enum Attempt {
+    Seed(usize),
+    Repeat(usize),
+}
+
+impl Attempt {
+    /// The run's name in its log file (`-seed3`, `-run2`; the first
+    /// repeat has none).
+    fn label(self) -> String {
+        match self {
+            Attempt::Seed(seed) => format!("-seed{seed}"),
+            Attempt::Repeat(1) => String::new(),
+            Attempt::Repeat(n) => format!("-run{n}"),
+        }
+    }
 }
 
 /// One run of the regression test, and, when rankcheck failed, its replay.
@@ -236,15 +276,23 @@ fn run_test(
     version: &Version,
     side: &Side,
     mode: Mode,
-    seed: Option<usize>,
+    attempt: Attempt,
     plan: &Plan,
 ) -> Row {
+    let seed = match attempt {
+        Attempt::Seed(seed) => Some(seed),
+        Attempt::Repeat(_) => None,
+    };
     let mut row = Row {
         bug: bug.id(),
         side: version.side.to_string(),
         version: version.entry.version.clone(),
         mode: mode.word().to_string(),
         seed: seed.map(|s| s.to_string()).unwrap_or_default(),
+        repeat: match attempt {
+            Attempt::Repeat(n) => n.to_string(),
+            Attempt::Seed(_) => String::new(),
+        },
         test: bug.test.clone(),
         timeout_s: plan.settings.timeout.as_secs(),
         commit: plan.settings.commit.clone(),
@@ -262,12 +310,7 @@ fn run_test(
     if let Some(seed) = seed {
         extra.push(("RANKCHECK_SEED".to_string(), seed.to_string()));
     }
-    let label = format!(
-        "{}-{}{}",
-        version.side,
-        mode.word(),
-        seed.map_or(String::new(), |s| format!("-seed{s}"))
-    );
+    let label = format!("{}-{}{}", version.side, mode.word(), attempt.label());
     let ran = run_logged_test(version, side, binary, &bug.test, &extra, &label, plan);
     let (outcome, seconds, detail, output) = match ran {
         Ok(ran) => ran,
@@ -279,13 +322,13 @@ fn run_test(
         ),
     };
     eprintln!(
-        "   {} {} {}: {outcome} {seconds:.2} s",
+        "   {} {}{}: {outcome} {seconds:.3} s",
         version.side,
         mode.word(),
-        seed.map_or(String::new(), |s| format!("seed {s}"))
+        attempt.label()
     );
     row.outcome = outcome.word().to_string();
-    row.seconds = format!("{seconds:.2}");
+    row.seconds = format!("{seconds:.3}");
     let head = replay::failure_head(&output);
     row.detail = head.clone().unwrap_or(detail);
     if matches!(outcome, Outcome::Fail | Outcome::Abort) && mode != Mode::Loom {

@@ -51,6 +51,8 @@ pub struct Bug {
     pub env: BTreeMap<String, String>,
     /// The crate's own loom command, as its CI or README gives it.
     pub command: String,
+    /// The fix's short reference for the table (`tokio-rs/tokio#4226`).
+    pub reference: String,
     /// Where the fix is recorded: changelog entry, issue, pull request.
     pub fix: String,
     /// What the bug is.
@@ -158,6 +160,7 @@ rustflags = "--cfg oneshot_loom"
 args = ["--release", "--test", "loom", "--features", "loom,std,async"]
 env = { LOOM_MAX_BRANCHES = "100000" }
 command = "cargo test"
+reference = "CHANGELOG 0.1.11"
 fix = "CHANGELOG 0.1.11"
 bug = "Receiver::drop mishandles UNPARKING"
 adaptation = "none"
@@ -170,6 +173,7 @@ dependency = "loom"
 test = "sync::tests::loom_oneshot::recv_closed"
 args = ["--lib"]
 command = "cargo test --lib"
+reference = "tokio#4226"
 fix = "tokio#4226"
 bug = "a data race"
 adaptation = "none"

@@ -75,6 +75,9 @@ pub struct Row {
     pub tool: String,
     /// The search's seed (`RANKCHECK_SEED`), else empty.
     pub seed: String,
+    /// Which run of a deterministic mode (1, 2, ...), else empty.
+    #[serde(default)]
+    pub repeat: String,
     /// The regression test (empty on a build row).
     pub test: String,
     /// `built`, `build-failure`, or the test's `Outcome` word.
@@ -146,6 +149,8 @@ pub struct Verdict {
     /// The median wall time to the end of a run, a run that did not fail
     /// counting as infinitely long on the buggy side; `None` when no run.
     pub median: Option<f64>,
+    /// The median wall time of every run, failed or not.
+    pub spent: Option<f64>,
     /// The outcome words met, in order, without repeats.
     pub outcomes: Vec<String>,
     /// The same mode fails on the fixed version too: its failures here
@@ -164,6 +169,8 @@ impl Verdict {
             })
             .collect();
         times.sort_by(f64::total_cmp);
+        let mut spent: Vec<f64> = rows.iter().filter_map(|r| r.seconds()).collect();
+        spent.sort_by(f64::total_cmp);
         let mut outcomes: Vec<String> = Vec::new();
         for row in rows {
             if !outcomes.contains(&row.outcome) {
@@ -174,6 +181,7 @@ impl Verdict {
             failed: rows.iter().filter(|r| r.failed()).count(),
             runs: rows.len(),
             median: median(&times),
+            spent: median(&spent),
             outcomes,
             also_fixed: false,
         }
@@ -275,39 +283,46 @@ fn bug_rows<'a>(rows: &'a [Row], id: &str) -> Option<BugRows<'a>> {
 }
 
 /// A buggy-side cell (a failure is a panic, an error exit or an abort):
-/// `found 0.31 s`, `found 4/5, median 2.1 s`,
-/// `pass (missed) 12.0 s`, `timeout 300 s`, or what did not run.
+/// `**found** 0.31 s`, `**found** 5/5, median 2.10 s`, `found 3/5,
+/// median 9.00 s (else pass)`, `pass (missed) 0.58 s`, a failure that the
+/// fixed version shows too, or what did not run.
 fn buggy_cell(verdict: &Verdict, builds: &[&Row], tool: &str) -> String {
     if verdict.runs == 0 {
         return not_run(builds, tool);
     }
-    let median = verdict
-        .median
-        .filter(|m| m.is_finite())
-        .map_or(String::new(), |m| format!(" {}", seconds(m)));
+    let several = verdict.runs > 1;
+    let count = if several {
+        format!(" {}/{}", verdict.failed, verdict.runs)
+    } else {
+        String::new()
+    };
+    let time = |t: Option<f64>| match t.filter(|t| t.is_finite()) {
+        Some(t) if several => format!(", median {}", seconds(t)),
+        Some(t) => format!(" {}", seconds(t)),
+        None => String::new(),
+    };
     if verdict.also_fixed {
         return format!(
-            "fails {}/{}{median}, **also on the fixed version** (a miss)",
-            verdict.failed, verdict.runs
+            "fails{count}{}, **also on the fixed version** (a miss)",
+            time(verdict.median)
         );
     }
-    if verdict.runs == 1 {
-        return match verdict.outcomes[0].as_str() {
-            "fail" => format!("**found**{median}"),
-            "abort" => format!("**found**{median} (abort)"),
-            "pass" => "pass (missed)".to_string(),
-            other => other.to_string(),
-        };
+    if verdict.failed == 0 {
+        return format!(
+            "{} (missed){}",
+            verdict.outcomes.join("/"),
+            time(verdict.spent)
+        );
     }
     let found = if verdict.found() {
         "**found**"
     } else {
         "found"
     };
-    let median = if median.is_empty() {
-        String::new()
+    let aborts = if verdict.outcomes.iter().any(|o| o == "abort") {
+        " (abort)"
     } else {
-        format!(", median{median}")
+        ""
     };
     let others: Vec<&str> = verdict
         .outcomes
@@ -320,10 +335,7 @@ fn buggy_cell(verdict: &Verdict, builds: &[&Row], tool: &str) -> String {
     } else {
         format!(" (else {})", others.join(", "))
     };
-    format!(
-        "{found} {}/{}{median}{others}",
-        verdict.failed, verdict.runs
-    )
+    format!("{found}{count}{}{aborts}{others}", time(verdict.median))
 }
 
 /// Why a mode has no runs: its side's build failed, or it was not run.
@@ -391,7 +403,9 @@ pub fn markdown(bugs: &Bugs, rows: &[Row], seeds: usize) -> String {
          `loom::model` as it is (explore, then a search for the report); and under rankcheck's randomized \
          search (`RANKCHECK_LOOM_SEARCH=random`) with seeds 1 to {seeds} (`RANKCHECK_SEED`). Every \
          rankcheck failure's replay string is rerun (`RANKCHECK_REPLAY=<string> <test binary> <test> \
-         --exact`). A run finds the bug when it fails: a panic, an error exit, or an abort (loom aborts when the \
+         --exact`). Where a mode ran several times (the search once per seed; loom's and rankcheck's `model`, \
+         which are deterministic, repeated up to 5 times while their runs take under 30 s in all), its cell \
+         gives the runs that failed and their median time. A run finds the bug when it fails: a panic, an error exit, or an abort (loom aborts when the \
          bug's panic is followed by a second one in a destructor). Times are wall seconds of the test process \
          to its end. Raw rows: `historical.csv`. \
          Rows from rankcheck commit(s) {}; per-test timeout(s) {} s; machine: 2 shared cores.\n",
@@ -433,7 +447,7 @@ fn summary_table(bugs: &Bugs, rows: &[Row]) -> (String, Ratios) {
                 "| {} → {} | {} | not yet run | | | | | | |",
                 bug.id(),
                 bug.fixed,
-                short_fix(&bug.fix)
+                bug.reference
             );
             continue;
         };
@@ -457,7 +471,7 @@ fn summary_table(bugs: &Bugs, rows: &[Row]) -> (String, Ratios) {
             "| {} → {} | {} | {} | {} | {} | {} | {} | {replay} | {} |",
             bug.id(),
             bug.fixed,
-            short_fix(&bug.fix),
+            bug.reference,
             cells[0],
             cells[1],
             cells[2],
@@ -586,16 +600,6 @@ fn bug_section(bug: &Bug, rows: &[Row]) -> String {
     out
 }
 
-/// The fix's first reference (up to the first space after a link or
-/// number), for the summary table.
-fn short_fix(fix: &str) -> String {
-    fix.split([';', ','])
-        .next()
-        .unwrap_or(fix)
-        .trim()
-        .to_string()
-}
-
 fn join(words: impl Iterator<Item = String>) -> String {
     let words: Vec<String> = words.collect();
     if words.is_empty() {
@@ -637,6 +641,7 @@ test = "poll_then_drop_receiver_during_send"
 rustflags = "--cfg oneshot_loom"
 args = ["--release", "--test", "loom"]
 command = "cargo test"
+reference = "CHANGELOG 0.1.11"
 fix = "CHANGELOG 0.1.11; faern/oneshot"
 bug = "Receiver::drop mishandles UNPARKING"
 adaptation = "none"
@@ -648,6 +653,7 @@ fixed = "0.2.13"
 test = "iter_linearizability"
 args = ["--test", "loom"]
 command = "cargo test"
+reference = "boxcar 0.2.13"
 fix = "boxcar 0.2.13"
 bug = "an iterator misses a pushed element"
 adaptation = "none"
@@ -738,7 +744,7 @@ adaptation = "none"
         let md = markdown(&bugs(), &rows, 3);
         assert!(
             md.contains(
-                "| **found** 0.50 s | fails 1/1 0.50 s, **also on the fixed version** (a miss) | \
+                "| **found** 0.50 s | fails 0.50 s, **also on the fixed version** (a miss) | \
                  not run | ∞ (missed) | — |"
             ),
             "{md}"
