@@ -52,6 +52,11 @@ pub enum Command {
     /// rankcheck-loom by a dependency rename (`bench/crates/corpus.toml`,
     /// `results/crates.*`).
     Crates(CratesArgs),
+    /// Published concurrency bugs, the version before each fix run with
+    /// the fix's loom regression test: time to the first failure under
+    /// loom and under rankcheck (`bench/crates/historical.toml`,
+    /// `results/historical.*`).
+    Historical(HistoricalArgs),
 }
 
 /// Options of `crates`.
@@ -86,6 +91,42 @@ pub struct CratesArgs {
     #[arg(long)]
     pub loom_alone: bool,
     /// Rewrite `crates.md` from `crates.csv` only.
+    #[arg(long)]
+    pub report_only: bool,
+}
+
+/// Options of `historical`.
+#[derive(Debug, Args)]
+pub struct HistoricalArgs {
+    /// Only these bugs (crate `name` or `name-buggyversion`),
+    /// comma-separated; the other bugs' rows in `historical.csv` are kept.
+    #[arg(long, value_delimiter = ',')]
+    pub bugs: Vec<String>,
+    /// The seeds of rankcheck's search on the buggy version, 1 to this
+    /// (`RANKCHECK_SEED`); the median of their times is reported.
+    #[arg(long, default_value_t = 5)]
+    pub seeds: usize,
+    /// The most runs of loom's and rankcheck's `model` on the buggy
+    /// version (deterministic: repeated, while they take under 30 s in
+    /// all, for the median of their times).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
+    /// Seconds one run of a test may take before its process group is
+    /// killed (outcome `timeout`).
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
+    /// Seconds one side's build may take.
+    #[arg(long, default_value_t = 3600)]
+    pub build_timeout: u64,
+    /// The work folder: fetched sources, the copies, their target folders
+    /// and every run's log (default `target/historical/`).
+    #[arg(long)]
+    pub work: Option<std::path::PathBuf>,
+    /// Cargo's jobs for the crates' builds (CARGO_BUILD_JOBS; builds run
+    /// under `nice -n 19`).
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Rewrite `historical.md` from `historical.csv` only.
     #[arg(long)]
     pub report_only: bool,
 }

@@ -14,6 +14,7 @@
 //! measured and a subset (`--crates`) leaves the others' rows alone.
 
 mod corpus;
+pub mod historical;
 mod manifest;
 mod outcome;
 mod process;
@@ -476,13 +477,25 @@ fn run_one(
     test: &str,
     settings: &Settings,
 ) -> Result<(Outcome, f64, String)> {
+    let log = log_path(
+        entry,
+        side.tool,
+        &format!("{}__{test}", binary.target),
+        settings,
+    )?;
+    run_logged(entry, side, binary, test, settings, &[], &log)
+}
+
+/// The log file `<work>/<crate>/logs/<tool>/<label>.log`, its folder made,
+/// `label` made a file name.
+fn log_path(entry: &Entry, tool: Tool, label: &str, settings: &Settings) -> Result<PathBuf> {
     let logs = settings
         .work
         .join(entry.id())
         .join("logs")
-        .join(side.tool.word());
+        .join(tool.word());
     std::fs::create_dir_all(&logs)?;
-    let file_name: String = format!("{}__{test}", binary.target)
+    let file_name: String = label
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -492,21 +505,51 @@ fn run_one(
             }
         })
         .collect();
-    let log = logs.join(format!("{file_name}.log"));
-    let out = File::create(&log)?;
+    Ok(logs.join(format!("{file_name}.log")))
+}
+
+/// rankcheck's variables a test reads, none inherited from the caller.
+const RANKCHECK_VARIABLES: [&str; 8] = [
+    "RANKCHECK_SEED",
+    "RANKCHECK_RUNS",
+    "RANKCHECK_TIME",
+    "RANKCHECK_REPLAY",
+    "RANKCHECK_RECORDS",
+    "RANKCHECK_FIRST_RUN",
+    "RANKCHECK_LOOM_EXHAUSTIVE",
+    "RANKCHECK_LOOM_SEARCH",
+];
+
+/// One test alone, as `run_one`, with `extra` set in its environment over
+/// the crate's (a seed, a replay string) and its output in `log`.
+fn run_logged(
+    entry: &Entry,
+    side: &Side,
+    binary: &Binary,
+    test: &str,
+    settings: &Settings,
+    extra: &[(String, String)],
+    log: &Path,
+) -> Result<(Outcome, f64, String)> {
+    let out = File::create(log)?;
     let mut command = Command::new(&binary.path);
     command
         .args([test, "--exact", "--test-threads=1"])
         .current_dir(&side.dir)
-        .envs(&entry.env)
         .env("CARGO_MANIFEST_DIR", &side.dir)
         // The same output whatever the caller's environment says.
-        .env("RUST_BACKTRACE", "0")
+        .env("RUST_BACKTRACE", "0");
+    for variable in RANKCHECK_VARIABLES {
+        command.env_remove(variable);
+    }
+    command
+        .envs(&entry.env)
+        .envs(extra.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(out.try_clone()?)
         .stderr(out);
     let finished = run_bounded(command, settings.timeout)?;
-    let output = std::fs::read(&log)?;
+    let output = std::fs::read(log)?;
     let (outcome, detail) = classify(finished.ending, &String::from_utf8_lossy(&output), test);
     Ok((outcome, finished.seconds, detail))
 }

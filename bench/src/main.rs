@@ -24,7 +24,10 @@
 //! machine noise hits both alike;
 //! `crates` runs published crates' own loom tests under real loom and
 //! under rankcheck-loom by a dependency rename (`bench/crates/corpus.toml`,
-//! `results/crates.*`).
+//! `results/crates.*`); `historical` runs published concurrency bugs,
+//! each the version before its fix with the fix's loom regression test,
+//! under loom and rankcheck (`bench/crates/historical.toml`,
+//! `results/historical.*`).
 
 mod baseline;
 mod cli;
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Figures => figures::run(),
         Command::Nightly(args) => nightly::run(args),
         Command::Crates(args) => crates::run(args),
+        Command::Historical(args) => crates::historical::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -35,6 +35,9 @@
 //! (`max_permutations`, `LOOM_MAX_PERMUTATIONS`), the model falls back to
 //! rankcheck's randomized search and prints the guarantee it earned, or
 //! fails when asked to be exhaustive (`RANKCHECK_LOOM_EXHAUSTIVE`).
+//! `RANKCHECK_LOOM_SEARCH=random` skips the exploration and runs that
+//! randomized search at once (`RANKCHECK_SEED` seeds it), so that a loom
+//! test measures rankcheck's search unchanged.
 //! Never a silent pass: [`model::Builder`] says which of loom's settings
 //! act and how.
 //!

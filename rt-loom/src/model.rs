@@ -23,6 +23,12 @@
 //!   instead ([`FALLBACK_RUNS`] runs, or `max_duration`), fails as any
 //!   rankcheck search when it finds a bug, and prints why it ran and the
 //!   guarantee it earned to stderr.
+//!
+//! With `random_search` (`RANKCHECK_LOOM_SEARCH=random`) the model skips
+//! the exploration and runs that randomized search at once, as if the
+//! exploration could not finish: the same search, seed and stderr lines.
+//! It is for measuring the search on a loom test unchanged (the bench's
+//! `historical` mode) and for tests whose exploration is known too big.
 
 use std::fmt::{self, Write as _};
 use std::panic::Location;
@@ -123,6 +129,14 @@ pub struct Builder {
     /// not finish: past `max_permutations`, or for a test that is not a
     /// function of its schedule.
     pub exhaustive: bool,
+
+    /// `RANKCHECK_LOOM_SEARCH=random` (rankcheck's, not loom's): skip the
+    /// exploration and run the randomized search it falls back to
+    /// straight away (`FALLBACK_RUNS` runs, or `max_duration`, at depth
+    /// `preemption_bound + 1` when set). `RANKCHECK_LOOM_SEARCH=explore`,
+    /// or unset, is the default: explore first. Asked together with
+    /// `exhaustive`, the model panics: the two contradict.
+    pub random_search: bool,
 }
 
 impl Default for Builder {
@@ -149,6 +163,7 @@ impl Builder {
             location: std::env::var_os("LOOM_LOCATION").is_some(),
             log: std::env::var_os("LOOM_LOG").is_some(),
             exhaustive: std::env::var_os("RANKCHECK_LOOM_EXHAUSTIVE").is_some(),
+            random_search: search_env(),
         }
     }
 
@@ -183,6 +198,17 @@ impl Builder {
         });
         if std::env::var_os("RANKCHECK_REPLAY").is_some() {
             self.search().check(closure(&test));
+            return;
+        }
+        if self.random_search {
+            assert!(
+                !self.exhaustive,
+                "loom model at {}: RANKCHECK_LOOM_SEARCH=random skips the exploration that \
+                 RANKCHECK_LOOM_EXHAUSTIVE asks to complete (model::Builder's random_search and \
+                 exhaustive); unset one",
+                Location::caller()
+            );
+            self.fall_back(&test, &Unfinished::Skipped);
             return;
         }
         let cap = self.max_permutations.unwrap_or(DEFAULT_MAX_PERMUTATIONS) as u64;
@@ -301,6 +327,8 @@ enum Unfinished {
     Capped(u64),
     /// The test is not a function of its schedule.
     Nondeterministic(Nondeterminism),
+    /// `random_search` asked for no exploration.
+    Skipped,
 }
 
 impl Unfinished {
@@ -316,6 +344,7 @@ impl Unfinished {
                 "make the test depend only on loom's types, or unset RANKCHECK_LOOM_EXHAUSTIVE to \
                  fall back to rankcheck's randomized search"
             }
+            Unfinished::Skipped => "unset RANKCHECK_LOOM_SEARCH to explore",
         }
     }
 }
@@ -331,6 +360,11 @@ impl fmt::Display for Unfinished {
             Unfinished::Nondeterministic(found) => {
                 write!(f, "exhaustive exploration is not possible: {found}")
             }
+            Unfinished::Skipped => write!(
+                f,
+                "the exploration was skipped (model::Builder::random_search, \
+                 RANKCHECK_LOOM_SEARCH=random)"
+            ),
         }
     }
 }
@@ -341,6 +375,24 @@ type Test = Arc<dyn Fn() + Send + Sync>;
 fn closure(test: &Test) -> impl Fn() + Send + Sync + 'static {
     let test = test.clone();
     move || test()
+}
+
+/// `RANKCHECK_LOOM_SEARCH`: `random` skips the exploration, `explore` (or
+/// unset) explores first.
+///
+/// # Panics
+/// On any other value, naming it.
+fn search_env() -> bool {
+    match std::env::var("RANKCHECK_LOOM_SEARCH")
+        .as_deref()
+        .map(str::trim)
+    {
+        Err(_) | Ok("" | "explore") => false,
+        Ok("random") => true,
+        Ok(other) => {
+            panic!("invalid value for `RANKCHECK_LOOM_SEARCH`: {other:?} (`random` or `explore`)")
+        }
+    }
 }
 
 /// Environment variable `name`, parsed.

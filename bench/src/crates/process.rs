@@ -58,8 +58,11 @@ pub fn run_bounded(mut command: Command, timeout: Duration) -> Result<Finished> 
             });
         }
         // Short polls while most tests end, longer ones after: the time
-        // recorded is off by at most a poll.
-        let poll = if elapsed < Duration::from_secs(2) {
+        // recorded is off by at most a poll (a millisecond for the tests
+        // that end within half a second, whose times are compared).
+        let poll = if elapsed < Duration::from_millis(500) {
+            1
+        } else if elapsed < Duration::from_secs(2) {
             5
         } else {
             100

@@ -4,13 +4,16 @@
 //! function of its schedule, falls back to the randomized search (which
 //! still finds a bug) or, asked to be exhaustive, fails saying why; loom's
 //! thread limit, unnamed main thread, `compare_and_swap` (not deprecated),
-//! `Notify` and `AtomicWaker` behave as loom's.
+//! `Notify` and `AtomicWaker` behave as loom's; `RANKCHECK_LOOM_SEARCH=random`
+//! runs the randomized search without exploring.
 
 #[path = "../../../rt/tests/support/mod.rs"]
 mod support;
 
 mod api;
 mod arc;
+mod findings;
+mod search;
 
 use rankcheck_loom as loom;
 

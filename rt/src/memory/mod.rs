@@ -525,10 +525,11 @@ pub fn cell_begin(handle: &Handle, access: Access, site: Site) -> Option<String>
 }
 
 /// The access begun by [`cell_begin`] ends: the race it makes, in words.
+/// It ends at the thread's last event, not a new one (`Model::clock_now`).
 pub fn cell_end(handle: &Handle, access: Access) -> Option<String> {
     on_cell(handle, |memory, thread| {
         let model = memory.model.as_mut()?;
-        let clock = model.event_clock(thread.index());
+        let clock = model.clock_now(thread.index());
         memory.races.end(handle.object.index(), access, clock)
     })
 }

@@ -424,6 +424,14 @@ impl Model {
         &view.clock
     }
 
+    /// `thread`'s clock as of its last event, with no new one: where an
+    /// access to a cell's data ends (a pointer dropped after the store
+    /// that publishes what it wrote is ordered by that store, as loom
+    /// checks it with the clock of the thread's last branch point).
+    pub fn clock_now(&mut self, thread: usize) -> &VectorClock {
+        &self.thread(thread).clock
+    }
+
     /// `thread` gives way: what it observed so far is behind it.
     pub fn gave_way(&mut self, thread: usize) {
         let view = self.thread(thread);
