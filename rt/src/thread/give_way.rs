@@ -6,9 +6,10 @@ use std::panic::Location;
 use crate::op;
 
 /// Let another thread run, and give way to it, as loom's
-/// `thread::yield_now`: a scheduling point at which the calling thread
-/// does not run while another can (so a spin loop that calls it lets
-/// another thread take a step between any two of its turns), after which,
+/// `thread::yield_now`: a scheduling point after which the calling thread
+/// does not run again until every thread that could run then took a step
+/// or can no longer run (so a spin loop that calls it lets the others
+/// take a step between any two of its turns), after which,
 /// under weak memory, its loads no longer read a store it read before
 /// where a newer one exists (so the loop sees progress). Under the
 /// priority strategies it is [`yield_now`](super::yield_now); under the
