@@ -9,7 +9,7 @@
 use std::panic::{self, AssertUnwindSafe};
 
 use async_service::{limit_of, reload_during_traffic};
-use rankcheck_rt::{future::block_on, Builder, Strategy, Vars};
+use rankcheck::{future::block_on, Builder, Strategy, Vars};
 
 /// Preparatory runs before PCTVB's search (the builder's default).
 const PREPARATORY: u64 = 20;

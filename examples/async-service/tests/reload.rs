@@ -27,7 +27,7 @@ async fn every_request_is_counted() {
 mod under_the_search {
     use super::{reload_during_traffic, HOT, WARM};
     use async_service::limit_of;
-    use rankcheck_rt::{future::block_on, Builder, Strategy};
+    use rankcheck::{future::block_on, Builder, Strategy};
 
     /// The client's receipt must show a configuration that existed.
     async fn request_during_reload() {
