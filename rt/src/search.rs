@@ -427,14 +427,33 @@ pub fn replay(test: Test, text: &str, steps: StepLimit) -> ! {
     };
     let mut session = Session::new();
     let result = trace(&mut session, &test, &replay, steps);
-    if result.failure.is_none() {
+    let Some(failure) = result.failure.clone() else {
         panic!(
             "rankcheck::replay: the run did not fail: its {} choices ran the test to its end (has the test changed?)",
             replay.schedule.len()
         );
-    }
-    let report = report::replayed(&result, text.trim(), session.registry());
+    };
+    let marks = replay_marks(&mut session, &test, (&replay, steps), &failure);
+    let report = report::replayed(&result, marks, text.trim(), session.registry());
     panic!("{report}");
+}
+
+/// How long a replay looks for its run's preemptions and critical
+/// switches: a shrunk schedule is confirmed in a few reruns.
+const REPLAY_MARK_TIME: Duration = Duration::from_millis(500);
+
+/// The preemptions and critical switches of the replayed run, as its
+/// original report marked them: the shrinker's, when it finds nothing
+/// shorter than the schedule replayed (a shrunk one); else none (the
+/// report then shows the run as it was, switches counted).
+fn replay_marks(
+    session: &mut Session,
+    test: &Test,
+    replay: (&ReplayString, StepLimit),
+    failure: &crate::failure::Failure,
+) -> Option<ShrunkJson> {
+    let shrunk = shrink_run(session, test, replay, failure, REPLAY_MARK_TIME)?;
+    (shrunk.schedule == replay.0.schedule).then(|| ShrunkJson::from(&shrunk))
 }
 
 /// The report of the failing run an exploration reached (`run`), as

@@ -203,9 +203,16 @@ pub fn failed(
     }
 }
 
-/// The report of a replayed failing run.
-pub fn replayed(result: &RunResult, replay: &str, registry: &Registry) -> String {
-    let failure = failure_json(result, &RunFacts::replayed(), replay, registry);
+/// The report of a replayed failing run, with its preemptions and critical
+/// switches marked as its original report marked them (`marks`), if known.
+pub fn replayed(
+    result: &RunResult,
+    marks: Option<ShrunkJson>,
+    replay: &str,
+    registry: &Registry,
+) -> String {
+    let facts = RunFacts::replayed().shrunk(marks);
+    let failure = failure_json(result, &facts, replay, registry);
     failure_part(result, &failure, "replayed\n", replay)
 }
 

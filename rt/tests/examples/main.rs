@@ -53,9 +53,7 @@ fn replay_string(report: &str) -> &str {
 }
 
 /// A report's failure and the steps of its interleaving, without their
-/// marks: a replay string is the shrunk schedule, but not how it was
-/// shrunk, so its replay marks its switches, not its preemptions and
-/// critical switches.
+/// marks (`story` compares those).
 fn failure_part(report: &str) -> String {
     let end = report
         .find("\nfound in")
@@ -80,6 +78,18 @@ fn failure_part(report: &str) -> String {
         part.push('\n');
     }
     part
+}
+
+/// A report's interleaving as it tells it: the table's header and rows
+/// with their marks (preemptions, critical switches), and what the
+/// interleaving took.
+fn story(report: &str) -> String {
+    let start = report.find("interleaving (").expect("an interleaving");
+    let took = report[start..]
+        .find("\nthe interleaving ")
+        .map_or(report.len(), |i| start + i + 1);
+    let end = report[took..].find('\n').map_or(report.len(), |i| took + i);
+    report[start..end].to_owned()
 }
 
 #[test]
@@ -107,6 +117,12 @@ fn every_buggy_example_fails_at_its_bounds_and_replays() {
             failure_part(&replayed),
             failure_part(&report),
             "{}: the replay differs",
+            example.name
+        );
+        assert_eq!(
+            story(&replayed),
+            story(&report),
+            "{}: the replay tells another story",
             example.name
         );
     }
