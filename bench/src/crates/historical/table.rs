@@ -359,8 +359,12 @@ fn fixed_cell(verdict: &Verdict) -> String {
     }
 }
 
+/// Seconds with the digits that mean something: milliseconds under a
+/// second (the runs' resolution), whole seconds from ten.
 fn seconds(s: f64) -> String {
-    if s < 10.0 {
+    if s < 1.0 {
+        format!("{s:.3} s")
+    } else if s < 10.0 {
         format!("{s:.2} s")
     } else {
         format!("{s:.0} s")
@@ -708,7 +712,7 @@ adaptation = "none"
         assert!(md.starts_with("# Historical bugs"), "{md}");
         assert!(md.contains("cargo run --release -p rankcheck-bench -- historical"));
         assert!(
-            md.contains("| oneshot-0.1.10 → 0.1.11 | CHANGELOG 0.1.11 | **found** 0.30 s (abort) | **found** 0.15 s | **found** 3/3, median 0.20 s | 0.50 | 0.67 | yes (4/4) | pass / pass / pass |"),
+            md.contains("| oneshot-0.1.10 → 0.1.11 | CHANGELOG 0.1.11 | **found** 0.300 s (abort) | **found** 0.150 s | **found** 3/3, median 0.200 s | 0.50 | 0.67 | yes (4/4) | pass / pass / pass |"),
             "{md}"
         );
         assert!(
@@ -744,7 +748,7 @@ adaptation = "none"
         let md = markdown(&bugs(), &rows, 3);
         assert!(
             md.contains(
-                "| **found** 0.50 s | fails 0.50 s, **also on the fixed version** (a miss) | \
+                "| **found** 0.500 s | fails 0.500 s, **also on the fixed version** (a miss) | \
                  not run | ∞ (missed) | — |"
             ),
             "{md}"
