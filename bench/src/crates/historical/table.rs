@@ -427,6 +427,9 @@ pub fn markdown(bugs: &Bugs, rows: &[Row], seeds: usize) -> String {
     md
 }
 
+/// A time to the failure this short is the process's start-up, mostly.
+const QUICK: f64 = 0.05;
+
 /// Each bug's ratio of rankcheck's model and search to loom.
 type Ratios = Vec<(Option<f64>, Option<f64>)>;
 
@@ -531,6 +534,21 @@ fn summary_lines(bugs: &Bugs, rows: &[Row], ratios: &Ratios) -> String {
             values.len()
         );
     }
+    let quick = run
+        .iter()
+        .filter(|b| {
+            b.buggy
+                .iter()
+                .all(|v| v.time_to_failure().is_some_and(|t| t < QUICK))
+        })
+        .count();
+    let _ = writeln!(
+        out,
+        "- Found by all three modes in under {} ms each (median): {quick} bugs. Their times are mostly the \
+         test process's start and the harness's (a few ms), so ratios between them, from about 0.7 to 2, say \
+         no more than that both tools fail at once.",
+        QUICK * 1000.0
+    );
     let _ = writeln!(
         out,
         "- Replays that reproduce: {} of {} rankcheck failures.",
@@ -573,24 +591,25 @@ fn bug_section(bug: &Bug, rows: &[Row]) -> String {
         );
     }
     if let Some(failure) = found.loom_failure {
-        let _ = writeln!(out, "- loom's failure: `{}`", failure.detail);
+        let _ = writeln!(out, "- loom's failure: {}", code(&failure.detail));
     }
     if let Some(report) = found.report {
         let _ = writeln!(
             out,
-            "- rankcheck's report ({}{}): `{}`",
+            "- rankcheck's report ({}{}): {}",
             report.mode,
             if report.seed.is_empty() {
                 String::new()
             } else {
                 format!(", seed {}", report.seed)
             },
-            report.detail
+            code(&report.detail)
         );
         if !report.replay.is_empty() {
+            let env: String = bug.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
             let _ = writeln!(
                 out,
-                "- Replay, in the rankcheck-loom copy of {}-{}: `RUSTFLAGS=\"{}\" RANKCHECK_REPLAY=\"{}\" cargo test {} -- {} --exact` (reproduces: {})",
+                "- Replay, in the rankcheck-loom copy of {}-{}: `{env}RUSTFLAGS=\"{}\" RANKCHECK_REPLAY=\"{}\" cargo test {} -- {} --exact` (reproduces: {})",
                 bug.name,
                 bug.buggy,
                 bug.rustflags,
@@ -602,6 +621,15 @@ fn bug_section(bug: &Bug, rows: &[Row]) -> String {
         }
     }
     out
+}
+
+/// `text` as inline code, fenced with two backticks when it holds one.
+fn code(text: &str) -> String {
+    if text.contains('`') {
+        format!("`` {text} ``")
+    } else {
+        format!("`{text}`")
+    }
 }
 
 fn join(words: impl Iterator<Item = String>) -> String {
