@@ -272,7 +272,10 @@ fn rust_entries_that_cannot_run_are_errors_naming_them() {
     let suite_name = text(&suite);
     for (entry, why) in [
         (2, "the package does not build"),
-        (3, "no test of the package is selected by the filter `no_such_test`"),
+        (
+            3,
+            "no test of the package is selected by the filter `no_such_test`",
+        ),
         (4, "test tests::aborts: the test executable exited with"),
     ] {
         let expected = format!("error: {suite_name}: [[rust]] {entry} (");
