@@ -7,6 +7,10 @@
 //! `tests/cli/docs.rs` checks that every chapter with a Rust sample is
 //! here, and that the README's samples are the guide's.
 
+// The samples show `#[test]` functions as a user writes them; a doctest
+// compiles them without running them, which is all that is checked here.
+#![allow(clippy::test_attr_in_doctest)]
+
 #[doc = include_str!("../../src/rust.md")]
 pub mod rust {}
 
