@@ -6,9 +6,9 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::Profile;
-use rankcheck_engine::strategy::settings::{default_pool, pct_settings, pctvb_settings, VarsAsked};
-use rankcheck_engine::strategy::{default_search, Instrumenter, PrioritySetting, VarSelection};
-use rankcheck_engine::{PriorityScheme, PriorityStrategy, RandomStrategy, SamplingStrategy, VarId};
+use rankcheck_engine::strategy::planning::{self, Asked, Choice, PlanError, Variables, VarsOption};
+use rankcheck_engine::strategy::Instrumenter;
+use rankcheck_engine::{PriorityScheme, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
 use rankcheck_report::summary::describe_selection;
 
@@ -77,77 +77,73 @@ pub fn resolve_vars(program: &Program, names: &[String], flag: &str) -> Result<V
     Ok(vars)
 }
 
-/// The (depth, variables) settings a priority search rotates through.
-pub fn settings(
-    args: &CheckArgs,
-    program: &Program,
-    profile: &Profile,
-) -> Result<Vec<PrioritySetting>> {
-    let window = profile.max_accesses;
+/// The flags in the engine's planning terms (`rankcheck_engine::
+/// strategy::planning`, which rt calls too: the same options plan the same
+/// search); `--track` names resolved against the program.
+fn asked(args: &CheckArgs, program: &Program) -> Result<Asked> {
+    let strategy = args.strategy();
+    let choice = match (strategy, strategy.sampling()) {
+        (_, Some(sampling)) => Choice::Sampling(sampling),
+        (StrategyArg::Random, _) => Choice::Random,
+        (StrategyArg::Portfolio, _) => Choice::Portfolio,
+        (StrategyArg::Pct, _) => Choice::Pct,
+        _ => Choice::Pctvb,
+    };
     let pool = if args.track.is_empty() {
-        default_pool(profile, program.n_vars())
+        None
     } else {
-        resolve_vars(program, &args.track, "--track")?
+        Some(resolve_vars(program, &args.track, "--track")?)
     };
-    if args.strategy() == StrategyArg::Pct {
-        if matches!(args.vars, Some(VarsArg::Count(_))) || !args.track.is_empty() {
-            bail!(
-                "--strategy pct tracks every variable; use --strategy pctvb with --vars or --track"
-            );
-        }
-        return Ok(pct_settings(args.depth, window));
-    }
-    let vars = match &args.vars {
-        None => VarsAsked::Unset,
-        Some(VarsArg::Count(v)) => VarsAsked::Count(*v),
-        Some(VarsArg::All) => VarsAsked::Selection(VarSelection::All { window }),
-        Some(VarsArg::Sync) => VarsAsked::Selection(VarSelection::Fixed(sync_vars(program))),
-        Some(VarsArg::None) => VarsAsked::Selection(VarSelection::Fixed(Vec::new())),
-    };
-    pctvb_settings(args.depth, vars, &pool, !args.track.is_empty())
-        .map_err(|e| anyhow!("--vars {}: {e}", e.asked))
+    Ok(Asked {
+        choice,
+        depth: args.depth,
+        vars: args.vars.as_ref().map(|vars| match vars {
+            VarsArg::Count(v) => VarsOption::Count(*v),
+            VarsArg::All => VarsOption::All,
+            VarsArg::Sync => VarsOption::Sync,
+            VarsArg::None => VarsOption::None,
+        }),
+        pool,
+        scheme: scheme(args),
+        spin_yields: None,
+    })
 }
 
-/// Set aside the settings that cannot do anything: a depth above 1 whose
-/// variables saw no tracked access in the preparatory runs has nowhere to
-/// place a change point, so its runs would be depth-1 runs.
-fn runnable(
-    settings: Vec<PrioritySetting>,
-    program: &Program,
-    profile: &Profile,
-) -> (Vec<PrioritySetting>, Vec<Skipped>) {
-    let bounds = profile.access_bounds();
-    let mut kept = Vec::new();
-    let mut skipped = Vec::new();
-    for setting in settings {
-        let window = match &setting.vars {
-            VarSelection::All { window } => *window,
-            VarSelection::Fixed(vars) => vars.iter().map(|v| bounds[v.index()]).sum(),
-            VarSelection::Drawn { pool, count } => {
-                // The largest window a draw can have: its most accessed
-                // variables.
-                let mut k: Vec<u64> = pool.iter().map(|v| bounds[v.index()]).collect();
-                k.sort_unstable_by(|a, b| b.cmp(a));
-                k.iter().take(*count).sum()
-            }
-        };
-        if setting.depth > 1 && window == 0 {
-            let reason = match &setting.vars {
-                VarSelection::Fixed(vars) if vars.is_empty() => {
-                    "it tracks no variable, so no change point can be placed".to_string()
-                }
-                _ => "the preparatory runs saw no access to its variables, so no change point can be placed".to_string(),
+/// Why the flags cannot be planned, in the flags' words.
+fn refusal(args: &CheckArgs, program: &Program, error: PlanError) -> anyhow::Error {
+    let strategy = args.strategy();
+    match error {
+        PlanError::TakesNoSettings(_) => {
+            let why = if strategy == StrategyArg::Portfolio {
+                "it runs its own settings; --strategy pctvb takes them"
+            } else {
+                "it tracks everything"
             };
-            skipped.push(Skipped {
-                depth: setting.depth,
-                vars: describe_selection(program, &setting.vars),
-                reason,
-            });
-        } else {
-            kept.push(setting);
+            anyhow!(
+                "--strategy {} takes no --depth, --vars or --track: {why}",
+                strategy.name()
+            )
+        }
+        PlanError::PctTracksAll => anyhow!(
+            "--strategy pct tracks every variable; use --strategy pctvb with --vars or --track"
+        ),
+        PlanError::TooManyVars(too_many) => anyhow!("--vars {}: {too_many}", too_many.asked),
+        PlanError::NoSetting => anyhow!("nothing to run: the flags ask for no setting"),
+        PlanError::NothingToRun(skipped) => {
+            let reasons: Vec<String> = skipped
+                .iter()
+                .map(|s| {
+                    let vars = describe_selection(program, &s.setting.vars);
+                    format!(
+                        "depth {} over {vars}: {}",
+                        s.setting.depth,
+                        s.reason.describe()
+                    )
+                })
+                .collect();
+            anyhow!("nothing to run: {}", reasons.join("; "))
         }
     }
-    (kept, skipped)
 }
 
 /// Build the strategy the flags ask for, with the settings set aside.
@@ -156,58 +152,23 @@ pub fn plan(
     program: &Arc<Program>,
     profile: &Profile,
 ) -> Result<(Plan, Vec<Skipped>)> {
-    let strategy = args.strategy();
-    let asks_settings = args.depth.is_some() || args.vars.is_some() || !args.track.is_empty();
-    if asks_settings && !strategy.takes_settings() {
-        let why = if strategy == StrategyArg::Portfolio {
-            "it runs its own settings; --strategy pctvb takes them"
-        } else {
-            "it tracks everything"
-        };
-        bail!(
-            "--strategy {} takes no --depth, --vars or --track: {why}",
-            strategy.name()
-        );
-    }
-    if let Some(sampling) = strategy.sampling() {
-        let sampling = SamplingStrategy::new(sampling, profile);
-        return Ok((Plan::Sampling(Box::new(sampling)), Vec::new()));
-    }
-    match strategy {
-        StrategyArg::Random => Ok((Plan::Random(RandomStrategy::new()), Vec::new())),
-        StrategyArg::Portfolio => {
-            let (settings, skipped) = runnable(default_search::settings(profile), program, profile);
-            let priority = priority_strategy(args, profile, settings);
-            let portfolio = default_search::portfolio(priority, profile);
-            Ok((Plan::Portfolio(Box::new(portfolio)), skipped))
-        }
-        _ => {
-            let (settings, skipped) = runnable(settings(args, program, profile)?, program, profile);
-            if settings.is_empty() {
-                let reasons: Vec<String> = skipped
-                    .iter()
-                    .map(|s| format!("depth {} over {}: {}", s.depth, s.vars, s.reason))
-                    .collect();
-                bail!("nothing to run: {}", reasons.join("; "));
-            }
-            let priority = priority_strategy(args, profile, settings);
-            Ok((Plan::Priority(Box::new(priority)), skipped))
-        }
-    }
-}
-
-/// The priority search over `settings`.
-fn priority_strategy(
-    args: &CheckArgs,
-    profile: &Profile,
-    settings: Vec<PrioritySetting>,
-) -> PriorityStrategy {
-    PriorityStrategy::new(
-        scheme(args),
-        profile.max_threads,
-        profile.access_bounds(),
-        settings,
-    )
+    let sync = sync_vars(program);
+    let variables = Variables {
+        count: program.n_vars(),
+        sync: &sync,
+    };
+    let planned = planning::plan(&asked(args, program)?, profile, variables)
+        .map_err(|error| refusal(args, program, error))?;
+    let skipped = planned
+        .skipped
+        .into_iter()
+        .map(|s| Skipped {
+            depth: s.setting.depth,
+            vars: describe_selection(program.as_ref(), &s.setting.vars),
+            reason: s.reason.describe().to_string(),
+        })
+        .collect();
+    Ok((planned.plan, skipped))
 }
 
 /// The names of `vars`, comma-separated.

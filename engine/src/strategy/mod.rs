@@ -8,6 +8,7 @@
 pub mod default_search;
 mod executables;
 mod plan;
+pub mod planning;
 mod portfolio;
 mod sampling;
 pub mod settings;

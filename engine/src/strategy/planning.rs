@@ -1,0 +1,379 @@
+//! One planning rule for both front ends: from what the user asked (a
+//! strategy, a depth, variables, a pool) and the preparatory runs'
+//! [`Profile`], the [`Plan`] a search runs and the settings it sets aside.
+//! The command line (`src/plan.rs`) and rt (`rt/src/plan.rs`) translate
+//! their options into an [`Asked`] and the typed [`PlanError`] into their
+//! own words, and nothing else: the same options plan the same search.
+//!
+//! Two choices are made here once:
+//! - A drawn setting's largest window (what decides whether a change point
+//!   can be placed) is the sum of its `count` most accessed variables'
+//!   bounds: a draw can hold all of them.
+//! - When no setting asked for can place a change point because the
+//!   preparatory runs saw no access to their variables, only the order of
+//!   the threads can vary, and depth 1 explores exactly that: the search
+//!   runs the first setting at depth 1, and every setting asked for is
+//!   reported as set aside, with why. A bug of greater depth needs an
+//!   access to preempt at, and there is none. When every setting asked
+//!   for tracks no variable at all (a depth above 1 over `none`), the
+//!   options contradict themselves, and planning refuses them.
+
+use super::default_search;
+use super::settings::{default_pool, pct_settings, pctvb_settings, TooManyVars, VarsAsked};
+use super::{
+    Plan, PrioritySetting, PriorityStrategy, RandomStrategy, Sampling, SamplingStrategy,
+    VarSelection,
+};
+use crate::id::VarId;
+use crate::priority::PriorityScheme;
+use crate::profile::Profile;
+
+/// The kind of search asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// The random scheduler, every variable tracked.
+    Random,
+    /// The default: sampling strategies and priority settings in turn.
+    Portfolio,
+    /// PCT: every variable tracked.
+    Pct,
+    /// PCTVB: change points on a few variables.
+    Pctvb,
+    /// One sampling strategy (POS, URW, SURW, ...).
+    Sampling(Sampling),
+}
+
+impl Choice {
+    /// Whether the choice takes a depth, variables or a pool.
+    pub fn takes_settings(self) -> bool {
+        matches!(self, Choice::Pct | Choice::Pctvb)
+    }
+}
+
+/// The variables asked for, before they are resolved against the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VarsOption {
+    /// `v` variables drawn per run.
+    Count(usize),
+    /// Every variable.
+    All,
+    /// The synchronisation objects' variables.
+    Sync,
+    /// No variable.
+    None,
+}
+
+/// What a front end asks of a search, in the engine's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Asked {
+    /// The kind of search.
+    pub choice: Choice,
+    /// A fixed depth.
+    pub depth: Option<u32>,
+    /// The variables per run.
+    pub vars: Option<VarsOption>,
+    /// The variables to draw from, when the user named them (`--track`);
+    /// `None`: those the preparatory runs saw accessed.
+    pub pool: Option<Vec<VarId>>,
+    /// The priority scheme.
+    pub scheme: PriorityScheme,
+    /// How many times in a row a yield keeps its thread running
+    /// (`PriorityStrategy::spin_yields`); `None`: the engine's default.
+    pub spin_yields: Option<u32>,
+}
+
+/// The program's variables, as planning needs them.
+#[derive(Clone, Copy, Debug)]
+pub struct Variables<'a> {
+    /// How many there are.
+    pub count: usize,
+    /// Those of synchronisation objects (mutexes, condition variables,
+    /// ...), for [`VarsOption::Sync`].
+    pub sync: &'a [VarId],
+}
+
+/// Why a setting asked for is set aside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// It tracks no variable, so no change point can be placed.
+    NoVariable,
+    /// The preparatory runs saw no access to its variables.
+    NoAccess,
+}
+
+impl SkipReason {
+    /// The reason in a report's words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SkipReason::NoVariable => "it tracks no variable, so no change point can be placed",
+            SkipReason::NoAccess => {
+                "the preparatory runs saw no access to its variables, so no change point can be placed"
+            }
+        }
+    }
+}
+
+/// A setting asked for that is not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedSetting {
+    /// The setting.
+    pub setting: PrioritySetting,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// The plan, with the settings asked for that it does not run.
+pub struct Planned {
+    /// What the search runs.
+    pub plan: Plan,
+    /// The settings set aside, with why.
+    pub skipped: Vec<SkippedSetting>,
+}
+
+/// Options that cannot be planned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanError {
+    /// A depth, variables or a pool for a strategy that takes none.
+    TakesNoSettings(Choice),
+    /// Variables (a count or a pool) for PCT, which tracks every variable.
+    PctTracksAll,
+    /// More variables asked for than there are to draw from.
+    TooManyVars(TooManyVars),
+    /// The options ask for no setting at all.
+    NoSetting,
+    /// Every setting asked for is a depth above 1 over no variable: none
+    /// can place a change point.
+    NothingToRun(Vec<SkippedSetting>),
+}
+
+/// The plan for `asked` over a program with `variables`, after the
+/// preparatory runs' `profile`.
+pub fn plan(
+    asked: &Asked,
+    profile: &Profile,
+    variables: Variables<'_>,
+) -> Result<Planned, PlanError> {
+    let asks_settings = asked.depth.is_some() || asked.vars.is_some() || asked.pool.is_some();
+    if asks_settings && !asked.choice.takes_settings() {
+        return Err(PlanError::TakesNoSettings(asked.choice));
+    }
+    let plan = |plan| Planned {
+        plan,
+        skipped: Vec::new(),
+    };
+    match asked.choice {
+        Choice::Random => Ok(plan(Plan::Random(RandomStrategy::new()))),
+        Choice::Sampling(sampling) => Ok(plan(Plan::Sampling(Box::new(SamplingStrategy::new(
+            sampling, profile,
+        ))))),
+        Choice::Portfolio => {
+            let (settings, skipped) = runnable(default_search::settings(profile), profile);
+            let portfolio = default_search::portfolio(priority(asked, profile, settings), profile);
+            Ok(Planned {
+                plan: Plan::Portfolio(Box::new(portfolio)),
+                skipped,
+            })
+        }
+        Choice::Pct | Choice::Pctvb => {
+            let settings_asked = settings(asked, profile, variables)?;
+            let (mut settings, skipped) = runnable(settings_asked.clone(), profile);
+            if settings.is_empty() {
+                if skipped.iter().all(|s| s.reason == SkipReason::NoVariable) {
+                    return Err(PlanError::NothingToRun(skipped));
+                }
+                settings = order_only(settings_asked)?;
+            }
+            Ok(Planned {
+                plan: Plan::Priority(Box::new(priority(asked, profile, settings))),
+                skipped,
+            })
+        }
+    }
+}
+
+/// The priority search over `settings`.
+fn priority(asked: &Asked, profile: &Profile, settings: Vec<PrioritySetting>) -> PriorityStrategy {
+    let strategy = PriorityStrategy::new(
+        asked.scheme,
+        profile.max_threads,
+        profile.access_bounds(),
+        settings,
+    );
+    match asked.spin_yields {
+        Some(yields) => strategy.spin_yields(yields),
+        None => strategy,
+    }
+}
+
+/// The (depth, variables) settings a priority search rotates through.
+fn settings(
+    asked: &Asked,
+    profile: &Profile,
+    variables: Variables<'_>,
+) -> Result<Vec<PrioritySetting>, PlanError> {
+    let window = profile.max_accesses;
+    if asked.choice == Choice::Pct {
+        if matches!(asked.vars, Some(VarsOption::Count(_))) || asked.pool.is_some() {
+            return Err(PlanError::PctTracksAll);
+        }
+        return Ok(pct_settings(asked.depth, window));
+    }
+    let pool = match &asked.pool {
+        Some(pool) => pool.clone(),
+        None => default_pool(profile, variables.count),
+    };
+    let vars = match &asked.vars {
+        None => VarsAsked::Unset,
+        Some(VarsOption::Count(v)) => VarsAsked::Count(*v),
+        Some(VarsOption::All) => VarsAsked::Selection(VarSelection::All { window }),
+        Some(VarsOption::Sync) => {
+            VarsAsked::Selection(VarSelection::Fixed(variables.sync.to_vec()))
+        }
+        Some(VarsOption::None) => VarsAsked::Selection(VarSelection::Fixed(Vec::new())),
+    };
+    pctvb_settings(asked.depth, vars, &pool, asked.pool.is_some()).map_err(PlanError::TooManyVars)
+}
+
+/// The settings that can place their change points, and those set aside: a
+/// depth above 1 needs a variable the preparatory runs saw accessed.
+pub fn runnable(
+    settings: Vec<PrioritySetting>,
+    profile: &Profile,
+) -> (Vec<PrioritySetting>, Vec<SkippedSetting>) {
+    let mut kept = Vec::new();
+    let mut skipped = Vec::new();
+    for setting in settings {
+        if setting.depth <= 1 || largest_window(&setting.vars, profile) > 0 {
+            kept.push(setting);
+            continue;
+        }
+        let reason = match &setting.vars {
+            VarSelection::Fixed(vars) if vars.is_empty() => SkipReason::NoVariable,
+            _ => SkipReason::NoAccess,
+        };
+        skipped.push(SkippedSetting { setting, reason });
+    }
+    (kept, skipped)
+}
+
+/// The most tracked accesses a run of `vars` can see: for a draw, its
+/// `count` most accessed variables'.
+fn largest_window(vars: &VarSelection, profile: &Profile) -> u64 {
+    let bounds = profile.access_bounds();
+    let k = |v: &VarId| bounds.get(v.index()).copied().unwrap_or(0);
+    match vars {
+        VarSelection::All { window } => *window,
+        VarSelection::Fixed(vars) => vars.iter().map(k).sum(),
+        VarSelection::Drawn { pool, count } => {
+            let mut ks: Vec<u64> = pool.iter().map(k).collect();
+            ks.sort_unstable_by(|a, b| b.cmp(a));
+            ks.iter().take(*count).sum()
+        }
+    }
+}
+
+/// The first setting asked for, at depth 1: what a search can still vary
+/// when no setting can place a change point.
+fn order_only(asked: Vec<PrioritySetting>) -> Result<Vec<PrioritySetting>, PlanError> {
+    let first = asked.into_iter().next().ok_or(PlanError::NoSetting)?;
+    Ok(vec![PrioritySetting {
+        depth: 1,
+        vars: first.vars,
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::VarProfile;
+
+    /// Two threads; variable `i` accessed `accesses[i]` times at most.
+    fn profile(accesses: &[u64]) -> Profile {
+        Profile {
+            runs: 20,
+            max_threads: 2,
+            max_accesses: accesses.iter().sum(),
+            max_steps: 100,
+            vars: accesses
+                .iter()
+                .map(|&k| VarProfile {
+                    max_accesses: k,
+                    ..VarProfile::default()
+                })
+                .collect(),
+            failure: None,
+            instances: Vec::new(),
+            threads: Vec::new(),
+        }
+    }
+
+    fn asked(choice: Choice, depth: Option<u32>, vars: Option<VarsOption>) -> Asked {
+        Asked {
+            choice,
+            depth,
+            vars,
+            pool: None,
+            scheme: PriorityScheme::Pct,
+            spin_yields: None,
+        }
+    }
+
+    const NO_SYNC: Variables<'static> = Variables {
+        count: 2,
+        sync: &[],
+    };
+
+    #[test]
+    fn settings_whose_variables_saw_no_access_fall_back_to_depth_1() {
+        // Pool given: variable 1, never accessed.
+        let mut pctvb = asked(Choice::Pctvb, Some(2), Some(VarsOption::Count(1)));
+        pctvb.pool = Some(vec![VarId(1)]);
+        let planned = plan(&pctvb, &profile(&[5, 0]), NO_SYNC).expect("planned");
+        assert_eq!(planned.plan.settings().len(), 1);
+        assert_eq!(planned.plan.settings()[0].depth, 1);
+        assert_eq!(planned.skipped.len(), 1);
+        assert_eq!(planned.skipped[0].reason, SkipReason::NoAccess);
+    }
+
+    #[test]
+    fn a_depth_over_no_variable_is_refused() {
+        let none = asked(Choice::Pctvb, Some(2), Some(VarsOption::None));
+        match plan(&none, &profile(&[5, 5]), NO_SYNC) {
+            Err(PlanError::NothingToRun(skipped)) => {
+                assert_eq!(skipped[0].reason, SkipReason::NoVariable);
+            }
+            other => panic!("refused: {:?}", other.map(|p| p.skipped)),
+        }
+    }
+
+    #[test]
+    fn a_draw_s_window_is_its_most_accessed_variables() {
+        let profile = profile(&[0, 3, 4]);
+        let drawn = |count| VarSelection::Drawn {
+            pool: vec![VarId(0), VarId(1), VarId(2)],
+            count,
+        };
+        assert_eq!(largest_window(&drawn(1), &profile), 4);
+        assert_eq!(largest_window(&drawn(2), &profile), 7);
+        assert_eq!(largest_window(&drawn(3), &profile), 7);
+    }
+
+    #[test]
+    fn options_a_strategy_does_not_take_are_refused() {
+        let sampled = asked(Choice::Sampling(Sampling::Urw), Some(2), None);
+        assert_eq!(
+            plan(&sampled, &profile(&[1]), NO_SYNC).err(),
+            Some(PlanError::TakesNoSettings(Choice::Sampling(Sampling::Urw)))
+        );
+        let pct = asked(Choice::Pct, None, Some(VarsOption::Count(1)));
+        assert_eq!(
+            plan(&pct, &profile(&[1]), NO_SYNC).err(),
+            Some(PlanError::PctTracksAll)
+        );
+        let many = asked(Choice::Pctvb, None, Some(VarsOption::Count(3)));
+        assert!(matches!(
+            plan(&many, &profile(&[1, 1]), NO_SYNC).err(),
+            Some(PlanError::TooManyVars(_))
+        ));
+    }
+}
