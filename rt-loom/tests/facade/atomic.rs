@@ -54,7 +54,10 @@ fn every_atomic_is_one_word_as_loom_s() {
         (size_of::<AtomicI32>(), align_of::<AtomicI32>()),
         (size_of::<AtomicI64>(), align_of::<AtomicI64>()),
         (size_of::<AtomicIsize>(), align_of::<AtomicIsize>()),
-        (size_of::<AtomicPtr<String>>(), align_of::<AtomicPtr<String>>()),
+        (
+            size_of::<AtomicPtr<String>>(),
+            align_of::<AtomicPtr<String>>(),
+        ),
     ];
     for (size, align) in sizes {
         assert_eq!((size, align), (size_of::<usize>(), align_of::<usize>()));
@@ -229,7 +232,9 @@ fn into_inner_is_loom_s_unsync_load() {
     let report = panic_message(|| loom::model(|| consumed_after_flag((Relaxed, Relaxed))))
         .expect("the model fails");
     assert!(
-        report.starts_with("error[panic]: Causality violation: Concurrent `unsync_load` and atomic store"),
+        report.starts_with(
+            "error[panic]: Causality violation: Concurrent `unsync_load` and atomic store"
+        ),
         "{report}"
     );
 }
@@ -252,14 +257,11 @@ fn an_atomic_kept_for_a_later_execution_starts_there_from_its_new_value() {
     static KEPT: std::sync::OnceLock<&'static AtomicUsize> = std::sync::OnceLock::new();
     let runs = std::sync::atomic::AtomicUsize::new(0);
     let runs = &*Box::leak(Box::new(runs));
-    rankcheck_rt::Builder::new()
-        .runs(3)
-        .seed(1)
-        .check(move || {
-            runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let kept = KEPT.get_or_init(|| Box::leak(Box::new(AtomicUsize::new(7))));
-            assert_eq!(kept.swap(8, SeqCst), 7, "a value of an earlier run");
-        });
+    rankcheck_rt::Builder::new().runs(3).seed(1).check(move || {
+        runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let kept = KEPT.get_or_init(|| Box::leak(Box::new(AtomicUsize::new(7))));
+        assert_eq!(kept.swap(8, SeqCst), 7, "a value of an earlier run");
+    });
     assert!(runs.load(std::sync::atomic::Ordering::SeqCst) >= 3);
 }
 
@@ -268,7 +270,10 @@ fn zeroed_memory_is_no_atomic() {
     // SAFETY: the word's zero is the `None` of an `Option<Box<_>>`.
     let zeroed: AtomicUsize = unsafe { std::mem::zeroed() };
     assert_eq!(format!("{zeroed:?}"), "<zeroed>");
-    let message = panic_message(|| drop(zeroed.load(SeqCst))).expect("the operation panics");
+    let message = panic_message(|| {
+        zeroed.load(SeqCst);
+    })
+    .expect("the operation panics");
     assert!(
         message.contains("was not made by AtomicUsize::new"),
         "{message}"
