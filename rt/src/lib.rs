@@ -149,6 +149,15 @@ where
     Builder::new().check(test)
 }
 
+/// Whether a run is going on on this OS thread: the caller is inside the
+/// closure given to [`check`], [`replay`] or an exploration, in one of its
+/// threads or its teardown. This crate's types work anywhere (their `new`
+/// is `const`); a facade whose types belong to one run, as loom's do,
+/// asks it before making one.
+pub fn in_run() -> bool {
+    lazy::running_execution() != 0
+}
+
 /// Rerun the failing run that `replay` (the string a failure report ends
 /// with) describes: panics with its report. Panics with an explanation
 /// when the string is corrupt or the run does not fail (the test changed).

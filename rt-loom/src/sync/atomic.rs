@@ -1,19 +1,64 @@
 //! loom's `sync::atomic`: rankcheck-rt's atomics, whose `Ordering`s count
-//! under the model's weak memory, behind thin wrappers for one method:
-//! `compare_and_swap`, which rankcheck-rt deprecates as std does but loom
-//! 0.7 does not (its `src/sync/atomic/{int,bool,ptr}.rs`), so that a
-//! crate that denies warnings and calls it builds under the facade as
-//! under loom. Every other method is rankcheck-rt's, through `Deref`; the
-//! wrappers' own are those that must not go through it: `new` (a `const
-//! fn`, for statics), `into_inner` (it consumes the atomic) and the traits.
+//! under the model's weak memory, each behind one word, as loom 0.7's
+//! are.
+//!
+//! # One word
+//!
+//! loom's atomic is an index into its execution's object store (its
+//! `rt::Atomic<T>`: an `object::Ref` and a `PhantomData`), so every loom
+//! atomic, `AtomicBool` and `AtomicU8` included, is one `usize`: its size
+//! and alignment are `usize`'s. Crates assert it in `const` items (arcstr's
+//! `size_of::<ThinInner>() == 2 * size_of::<usize>()`, with a loom
+//! `AtomicUsize` inside). rankcheck-rt's atomic keeps more inline (the
+//! handle that registers it with a run, the value `new` was given, the
+//! value: the `const fn new` that lets it be a `static`), so here it lives
+//! behind a `Box` that the facade's atomic owns: one pointer, freed with
+//! the atomic. The state stays the atomic's, not the execution's, because
+//! `get_mut` and `as_ptr` hand out the value's address, which must hold
+//! for as long as the atomic does; an execution-scoped table would free it
+//! at the execution's end under a reference still alive, or never.
+//!
+//! Everything else is rankcheck-rt's atomic, unchanged: every operation is
+//! a scheduling point with its `Ordering` under the model, the atomic is a
+//! variable known by the site of its `new` (so reports and replay strings
+//! name it as before), and it registers with the execution at its first
+//! operation. Behind the box, an atomic that (wrongly) outlives its
+//! execution and is used in another starts there from its `new` value
+//! with fresh history, as a rankcheck-rt `static` does, rather than
+//! reading the earlier execution's.
+//!
+//! What differs from rankcheck-rt's, as loom's does:
+//!
+//! - `new` (and `Default`, `From`) is no `const fn`, and panics outside a
+//!   model, naming the misuse, where loom's panics reaching for its
+//!   execution. A static atomic in a loom test goes through
+//!   [`crate::lazy_static!`], which builds it afresh in every execution.
+//! - `into_inner` is loom's: an `unsync_load` of the consumed atomic, so
+//!   that under weak memory a store of another thread that does not happen
+//!   before it fails the run, as loom's `Causality violation`.
+//! - `compare_and_swap` is not deprecated (loom 0.7's
+//!   `src/sync/atomic/{int,bool,ptr}.rs`), so that a crate that denies
+//!   warnings and calls it builds under the facade as under loom.
+//!
+//! Every other method is rankcheck-rt's, through `Deref`: `load`, `store`,
+//! the read-modify-writes, `with_mut`, `unsync_load`, and std's `get_mut`
+//! and `as_ptr` besides.
+//!
+//! A word of zeros is no atomic: memory zeroed by a crate that takes
+//! std's atomics to be plain integers (loom's would read some other
+//! object). Each operation on one panics, saying so, rather than follow a
+//! null pointer.
 //!
 //! ```
 //! #![deny(warnings)]
-//! use rankcheck_loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
+//! use rankcheck_loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+//!
+//! const _: () = assert!(std::mem::size_of::<AtomicBool>() == std::mem::size_of::<usize>());
 //!
 //! rankcheck_loom::model(|| {
 //!     let flag = AtomicBool::new(false);
 //!     assert!(!flag.compare_and_swap(false, true, SeqCst));
+//!     assert_eq!(AtomicUsize::new(7).into_inner(), 7);
 //! });
 //! ```
 //!
@@ -41,18 +86,49 @@ pub fn spin_loop_hint() {
     crate::hint::spin_loop();
 }
 
+/// An atomic was made outside a model: loom's panics there too (its `new`
+/// reaches for the execution).
+#[cold]
+#[track_caller]
+fn outside_model(kind: &str) -> ! {
+    panic!(
+        "loom: {kind}::new was called outside a loom model: loom's atomics belong to one \
+         execution; make them inside the closure given to loom::model (a static through \
+         loom::lazy_static!)"
+    )
+}
+
+/// An operation on a word of zeros, not made by `new`.
+#[cold]
+#[track_caller]
+fn not_made_by_new(kind: &str) -> ! {
+    panic!(
+        "loom: this {kind} was not made by {kind}::new: its word is zero (zeroed memory taken \
+         for an atomic, as std's atomics allow but loom's do not)"
+    )
+}
+
 /// loom's atomic `$name` of values `$value` over rankcheck-rt's, with
 /// `$($generic)*` its type parameter.
 macro_rules! atomic {
     ($(#[$doc:meta])* $name:ident $(<$generic:ident>)?, $value:ty) => {
         $(#[$doc])*
-        pub struct $name $(<$generic>)? (rt::$name $(<$generic>)?);
+        ///
+        /// One word, as loom's: rankcheck-rt's atomic behind a `Box` (the
+        /// module doc says why), `None` only in zeroed memory.
+        pub struct $name $(<$generic>)? (Option<Box<rt::$name $(<$generic>)?>>);
 
         impl $(<$generic>)? $name $(<$generic>)? {
             /// A new atomic: a new variable, known by this call's site.
+            ///
+            /// # Panics
+            /// Outside a model, as loom's.
             #[track_caller]
-            pub const fn new(value: $value) -> Self {
-                $name(rt::$name::new(value))
+            pub fn new(value: $value) -> Self {
+                if !rankcheck_rt::in_run() {
+                    outside_model(stringify!($name));
+                }
+                $name(Some(Box::new(rt::$name::new(value))))
             }
 
             /// As loom's `compare_and_swap`, not deprecated there: stores
@@ -61,33 +137,63 @@ macro_rules! atomic {
             #[track_caller]
             #[allow(deprecated)]
             pub fn compare_and_swap(&self, current: $value, new: $value, order: Ordering) -> $value {
-                self.0.compare_and_swap(current, new, order)
+                self.atomic().compare_and_swap(current, new, order)
             }
 
-            /// The value, consuming the atomic.
+            /// The value, consuming the atomic: as loom's, an unsync load
+            /// (under weak memory, a store of another thread that does not
+            /// happen before it fails the run).
+            #[track_caller]
+            #[allow(unsafe_code)]
             pub fn into_inner(self) -> $value {
-                self.0.into_inner()
+                // SAFETY: the atomic is consumed, so no other thread holds
+                // a reference to it: the load races with no store (loom's
+                // `into_inner` makes the same call).
+                unsafe {
+                    self.atomic().unsync_load()
+                }
+            }
+
+            /// rankcheck-rt's atomic.
+            #[track_caller]
+            fn atomic(&self) -> &rt::$name $(<$generic>)? {
+                match &self.0 {
+                    Some(atomic) => atomic,
+                    None => not_made_by_new(stringify!($name)),
+                }
             }
         }
 
         impl $(<$generic>)? Deref for $name $(<$generic>)? {
             type Target = rt::$name $(<$generic>)?;
 
+            #[track_caller]
             fn deref(&self) -> &Self::Target {
-                &self.0
+                self.atomic()
             }
         }
 
         impl $(<$generic>)? DerefMut for $name $(<$generic>)? {
+            #[track_caller]
             fn deref_mut(&mut self) -> &mut Self::Target {
-                &mut self.0
+                match &mut self.0 {
+                    Some(atomic) => atomic,
+                    None => not_made_by_new(stringify!($name)),
+                }
             }
         }
 
         impl $(<$generic>)? Default for $name $(<$generic>)? {
+            /// A new atomic of the default value (null for a pointer).
+            ///
+            /// # Panics
+            /// Outside a model, as loom's.
             #[track_caller]
             fn default() -> Self {
-                $name(rt::$name::default())
+                if !rankcheck_rt::in_run() {
+                    outside_model(stringify!($name));
+                }
+                $name(Some(Box::new(rt::$name::default())))
             }
         }
 
@@ -100,7 +206,10 @@ macro_rules! atomic {
 
         impl $(<$generic>)? fmt::Debug for $name $(<$generic>)? {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&self.0, f)
+                match &self.0 {
+                    Some(atomic) => fmt::Debug::fmt(atomic, f),
+                    None => f.write_str("<zeroed>"),
+                }
             }
         }
     };
@@ -157,6 +266,9 @@ atomic!(
 
 impl<T> fmt::Pointer for AtomicPtr<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Pointer::fmt(&self.0, f)
+        match &self.0 {
+            Some(atomic) => fmt::Pointer::fmt(&**atomic, f),
+            None => f.write_str("<zeroed>"),
+        }
     }
 }

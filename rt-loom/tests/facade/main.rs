@@ -12,6 +12,7 @@ mod support;
 
 mod api;
 mod arc;
+mod atomic;
 mod findings;
 mod search;
 

@@ -32,15 +32,16 @@ pub fn load<V: Bits>(handle: &Handle, value: V, site: Site) {
         ex.memory.engaged = true;
         let model = ex.memory.model.as_mut()?;
         let (thread, object) = (ex.current.index(), handle.object.index());
-        let raced = model.unsync_load(thread, object, value.to_bits(), site)?;
-        Some(describe(
+        model.unsync_load(thread, object, value.to_bits(), site)
+    });
+    // Described once the execution is let go: `describe` visits it again.
+    if let Some(raced) = raced {
+        let message = describe(
             handle,
             "`unsync_load` and atomic store",
             ("loads it with unsync_load", "stored to it"),
             raced,
-        ))
-    });
-    if let Some(message) = raced {
+        );
         panic!("{message}");
     }
 }

@@ -274,6 +274,41 @@ fn unsync_after_store(joined: bool) -> impl Fn() + Send + Sync + 'static {
     }
 }
 
+/// A writer stores, then raises a flag with `Relaxed`; the main thread,
+/// seeing the flag, loads without synchronisation: the store is always
+/// made before the load and never happens before it, so the load itself
+/// finds the race (not a later store).
+fn unsync_after_relaxed_flag() {
+    let value = Arc::new(AtomicUsize::new(0));
+    let flag = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (value, flag) = (value.clone(), flag.clone());
+        thread::spawn(move || {
+            value.store(1, Relaxed);
+            flag.store(true, Relaxed);
+        })
+    };
+    if flag.load(Relaxed) {
+        // Tests only: the racy case is what the check must find.
+        #[allow(unsafe_code)]
+        let seen = unsafe { value.unsync_load() };
+        assert!(seen <= 1);
+    }
+    writer.join().unwrap();
+}
+
+#[test]
+fn an_unsync_load_after_a_racing_store_fails_naming_both() {
+    let raced = failures(unsync_after_relaxed_flag);
+    assert_eq!(raced.len(), 1, "{raced:?}");
+    assert!(
+        raced.iter().all(|m| m.starts_with(
+            "Causality violation: Concurrent `unsync_load` and atomic store of AtomicUsize@"
+        ) && m.contains("loads it with unsync_load")),
+        "{raced:?}"
+    );
+}
+
 #[test]
 fn an_unsync_load_ordered_after_every_store_passes_and_a_racing_one_fails() {
     assert!(failures(unsync_after_store(true)).is_empty());

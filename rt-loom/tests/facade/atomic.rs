@@ -1,0 +1,308 @@
+//! The atomics are one word, as loom 0.7's (`rt::Atomic<T>`: an index into
+//! the execution's objects), so that a crate asserting its layout in a
+//! `const` builds (arcstr 1.2.0's `ThinInner`); and what the word changes
+//! keeps loom's behaviour: `new` outside a model, `into_inner`, a dropped
+//! atomic, one (wrongly) kept for a later execution, zeroed memory.
+
+#![allow(unsafe_code)]
+
+use std::alloc::{alloc, dealloc, Layout};
+use std::mem::{align_of, size_of};
+use std::ptr::{addr_of, addr_of_mut};
+
+use crate::loom;
+use crate::support::panic_message;
+use loom::sync::atomic::{
+    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicPtr, AtomicU16,
+    AtomicU32, AtomicU64, AtomicU8, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release, SeqCst},
+};
+use loom::sync::Arc;
+use loom::thread;
+
+/// Whether `T` has loom's size and alignment: one `usize`.
+const fn one_word<T>() -> bool {
+    size_of::<T>() == size_of::<usize>() && align_of::<T>() == align_of::<usize>()
+}
+
+// In `const` items, as crates assert it: these fail the build otherwise.
+const _: () = assert!(one_word::<AtomicBool>());
+const _: () = assert!(one_word::<AtomicU8>());
+const _: () = assert!(one_word::<AtomicU16>());
+const _: () = assert!(one_word::<AtomicU32>());
+const _: () = assert!(one_word::<AtomicU64>());
+const _: () = assert!(one_word::<AtomicUsize>());
+const _: () = assert!(one_word::<AtomicI8>());
+const _: () = assert!(one_word::<AtomicI16>());
+const _: () = assert!(one_word::<AtomicI32>());
+const _: () = assert!(one_word::<AtomicI64>());
+const _: () = assert!(one_word::<AtomicIsize>());
+const _: () = assert!(one_word::<AtomicPtr<u8>>());
+const _: () = assert!(one_word::<AtomicPtr<[u64; 4]>>());
+
+#[test]
+fn every_atomic_is_one_word_as_loom_s() {
+    let sizes = [
+        (size_of::<AtomicBool>(), align_of::<AtomicBool>()),
+        (size_of::<AtomicU8>(), align_of::<AtomicU8>()),
+        (size_of::<AtomicU16>(), align_of::<AtomicU16>()),
+        (size_of::<AtomicU32>(), align_of::<AtomicU32>()),
+        (size_of::<AtomicU64>(), align_of::<AtomicU64>()),
+        (size_of::<AtomicUsize>(), align_of::<AtomicUsize>()),
+        (size_of::<AtomicI8>(), align_of::<AtomicI8>()),
+        (size_of::<AtomicI16>(), align_of::<AtomicI16>()),
+        (size_of::<AtomicI32>(), align_of::<AtomicI32>()),
+        (size_of::<AtomicI64>(), align_of::<AtomicI64>()),
+        (size_of::<AtomicIsize>(), align_of::<AtomicIsize>()),
+        (
+            size_of::<AtomicPtr<String>>(),
+            align_of::<AtomicPtr<String>>(),
+        ),
+    ];
+    for (size, align) in sizes {
+        assert_eq!((size, align), (size_of::<usize>(), align_of::<usize>()));
+    }
+}
+
+/// arcstr 1.2.0's header (`src/arc_str.rs`): a length, loom's
+/// `AtomicUsize` as the count, the string's bytes after them.
+#[repr(C, align(8))]
+struct ThinInner {
+    len_flag: usize,
+    count_flag: AtomicUsize,
+    data: [u8; 0],
+}
+
+// arcstr's own assertions, as written there (src/arc_str.rs:1118-1123).
+const _: [(); size_of::<ThinInner>()] = [(); 2 * size_of::<usize>()];
+const _: [(); align_of::<ThinInner>()] = [(); 8];
+const _: [(); align_of::<AtomicUsize>()] = [(); align_of::<usize>()];
+const _: [(); align_of::<AtomicUsize>()] = [(); size_of::<usize>()];
+const _: [(); size_of::<AtomicUsize>()] = [(); size_of::<usize>()];
+
+/// A `ThinInner` as arcstr makes one: raw memory, the count written into
+/// it with `ptr::write`.
+fn allocate(text: &str) -> *mut ThinInner {
+    let layout = Layout::from_size_align(size_of::<ThinInner>() + text.len(), 8).unwrap();
+    unsafe {
+        let inner = alloc(layout).cast::<ThinInner>();
+        assert!(!inner.is_null());
+        addr_of_mut!((*inner).len_flag).write(text.len());
+        addr_of_mut!((*inner).count_flag).write(AtomicUsize::new(1));
+        let data = addr_of_mut!((*inner).data).cast::<u8>();
+        std::ptr::copy_nonoverlapping(text.as_ptr(), data, text.len());
+        inner
+    }
+}
+
+/// Frees a `ThinInner` as arcstr does: the count dropped in place, the
+/// memory given back.
+unsafe fn free(inner: *mut ThinInner) {
+    unsafe {
+        let len = (*inner).len_flag;
+        std::ptr::drop_in_place(addr_of_mut!((*inner).count_flag));
+        let layout = Layout::from_size_align(size_of::<ThinInner>() + len, 8).unwrap();
+        dealloc(inner.cast(), layout);
+    }
+}
+
+/// A shared pointer to a `ThinInner`, as an `ArcStr`.
+struct Shared(*mut ThinInner);
+
+// SAFETY: the count is atomic and the bytes are never written after
+// `allocate`.
+unsafe impl Send for Shared {}
+
+impl Shared {
+    fn count(&self) -> &AtomicUsize {
+        unsafe { &*addr_of!((*self.0).count_flag) }
+    }
+
+    fn text(&self) -> &str {
+        unsafe {
+            let data = addr_of!((*self.0).data).cast::<u8>();
+            std::str::from_utf8(std::slice::from_raw_parts(data, (*self.0).len_flag)).unwrap()
+        }
+    }
+
+    fn share(&self) -> Shared {
+        self.count().fetch_add(1, Relaxed);
+        Shared(self.0)
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if self.count().fetch_sub(1, Release) == 1 {
+            loom::sync::atomic::fence(Acquire);
+            unsafe { free(self.0) };
+        }
+    }
+}
+
+#[test]
+fn arcstr_s_header_holds_a_working_count() {
+    loom::model(|| {
+        let first = Shared(allocate("abcdefgh"));
+        let second = first.share();
+        let other = thread::spawn(move || {
+            assert_eq!(second.text(), "abcdefgh");
+            drop(second);
+        });
+        assert_eq!(first.text(), "abcdefgh");
+        drop(first);
+        other.join().unwrap();
+    });
+}
+
+#[test]
+fn new_outside_a_model_panics_naming_the_misuse_as_loom_s_does() {
+    let outside = [
+        panic_message(|| drop(AtomicUsize::new(0))),
+        panic_message(|| drop(AtomicBool::default())),
+        panic_message(|| drop(AtomicPtr::<u8>::from(std::ptr::null_mut()))),
+    ];
+    for message in outside {
+        let message = message.expect("new panics outside a model");
+        assert!(message.contains("outside a loom model"), "{message}");
+        assert!(message.contains("loom::lazy_static!"), "{message}");
+    }
+}
+
+#[test]
+fn std_s_methods_reach_the_value_behind_the_word() {
+    loom::model(|| {
+        let mut count = AtomicU8::new(1);
+        *count.get_mut() += 1;
+        assert_eq!(count.load(SeqCst), 2);
+        count.with_mut(|value| *value += 1);
+        assert_eq!(unsafe { *count.as_ptr() }, 3);
+        assert_eq!(format!("{count:?}"), "3");
+        let mut target = 5_u32;
+        let pointer = AtomicPtr::new(std::ptr::from_mut(&mut target));
+        assert_eq!(unsafe { *pointer.load(Acquire) }, 5);
+        assert_eq!(
+            format!("{pointer:p}"),
+            format!("{:p}", std::ptr::from_mut(&mut target))
+        );
+    });
+}
+
+#[test]
+fn into_inner_is_the_latest_value_once_the_other_thread_is_joined() {
+    loom::model(|| {
+        let count = Arc::new(AtomicUsize::new(0));
+        let other = {
+            let count = count.clone();
+            thread::spawn(move || count.store(1, Relaxed))
+        };
+        other.join().unwrap();
+        let count = Arc::try_unwrap(count).unwrap_or_else(|_| panic!("the last Arc"));
+        assert_eq!(count.into_inner(), 1);
+    });
+}
+
+/// A thread stores to the atomic, gives up its share of a std `Arc` (whose
+/// count the model does not see) and raises a flag with `flag_order`; the
+/// main thread, seeing the flag, takes the atomic and consumes it.
+fn consumed_after_flag(flag_order: (std::sync::atomic::Ordering, std::sync::atomic::Ordering)) {
+    let (raise, see) = flag_order;
+    let count = std::sync::Arc::new(AtomicUsize::new(0));
+    let flag = Arc::new(AtomicBool::new(false));
+    let other = {
+        let (count, flag) = (count.clone(), flag.clone());
+        thread::spawn(move || {
+            count.store(1, Relaxed);
+            drop(count);
+            flag.store(true, raise);
+        })
+    };
+    if flag.load(see) {
+        let count = std::sync::Arc::try_unwrap(count).unwrap_or_else(|_| panic!("dropped"));
+        assert_eq!(count.into_inner(), 1);
+    }
+    other.join().unwrap();
+}
+
+#[test]
+fn into_inner_is_loom_s_unsync_load() {
+    // Release and Acquire order the store before the load: no race.
+    loom::model(|| consumed_after_flag((Release, Acquire)));
+    // Relaxed does not: the exploration reaches the race, as loom's.
+    let report = panic_message(|| loom::model(|| consumed_after_flag((Relaxed, Relaxed))))
+        .expect("the model fails");
+    assert!(
+        report.starts_with(
+            "error[panic]: Causality violation: Concurrent `unsync_load` and atomic store"
+        ),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_dropped_atomic_leaves_nothing_to_a_later_one() {
+    loom::model(|| {
+        for round in 0..4 {
+            let count = AtomicUsize::new(round);
+            assert_eq!(count.fetch_add(10, SeqCst), round);
+            drop(count);
+        }
+    });
+}
+
+#[test]
+fn an_atomic_kept_for_a_later_execution_starts_there_from_its_new_value() {
+    // A misuse (loom's would index another execution's objects): an
+    // atomic made in the first run and kept past it.
+    static KEPT: std::sync::OnceLock<&'static AtomicUsize> = std::sync::OnceLock::new();
+    let runs = std::sync::atomic::AtomicUsize::new(0);
+    let runs = &*Box::leak(Box::new(runs));
+    rankcheck_rt::Builder::new().runs(3).seed(1).check(move || {
+        runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let kept = KEPT.get_or_init(|| Box::leak(Box::new(AtomicUsize::new(7))));
+        assert_eq!(kept.swap(8, SeqCst), 7, "a value of an earlier run");
+    });
+    assert!(runs.load(std::sync::atomic::Ordering::SeqCst) >= 3);
+}
+
+#[test]
+fn zeroed_memory_is_no_atomic() {
+    // SAFETY: the word's zero is the `None` of an `Option<Box<_>>`.
+    let zeroed: AtomicUsize = unsafe { std::mem::zeroed() };
+    assert_eq!(format!("{zeroed:?}"), "<zeroed>");
+    let message = panic_message(|| {
+        zeroed.load(SeqCst);
+    })
+    .expect("the operation panics");
+    assert!(
+        message.contains("was not made by AtomicUsize::new"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_report_names_the_atomic_by_the_site_of_its_new() {
+    let line = line!() + 3;
+    let report = panic_message(|| {
+        loom::model(|| {
+            let count = AtomicUsize::new(0);
+            let count = Arc::new(count);
+            let other = {
+                let count = count.clone();
+                thread::spawn(move || {
+                    let seen = count.load(Relaxed);
+                    count.store(seen + 1, Relaxed);
+                })
+            };
+            let seen = count.load(Relaxed);
+            count.store(seen + 1, Relaxed);
+            other.join().unwrap();
+            assert_eq!(count.load(Relaxed), 2, "lost update");
+        });
+    })
+    .expect("the model fails");
+    assert!(
+        report.contains(&format!("AtomicUsize@{line}:25")),
+        "{report}"
+    );
+}
