@@ -290,6 +290,12 @@ pub fn setting_label(key: &str) -> String {
         .join(" ")
 }
 
+/// The strategy of a setting's runs, as its key names it first (`pctvb`
+/// of `pctvb d=2 v=1 pct`, `urw`): the name its colour goes by.
+pub fn setting_strategy(key: &str) -> &str {
+    key.split(' ').next().unwrap_or(key)
+}
+
 /// The seed of the stream `(fingerprint, key)` in a suite seeded
 /// `suite_seed`.
 pub fn stream_seed(suite_seed: u64, fingerprint: &str, key: &str) -> u64 {

@@ -285,7 +285,6 @@ fn text(json: &PlotHitsJson, figure: &HitsFigure) -> String {
             over_vars(json.vars, &json.tracking)
         );
     }
-    let _ = writeln!(out, "wrote {}", json.output);
     out
 }
 
