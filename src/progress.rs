@@ -94,32 +94,46 @@ impl SearchProgress {
     /// `done` runs finished; `confidence` is the lowest reached so far.
     pub fn update(&self, done: u64, confidence: Option<f64>) {
         let now = Instant::now();
-        let message = || {
-            let left = self.deadline.map(|d| d.saturating_duration_since(now));
-            search_message(
-                done,
-                self.total,
-                now.duration_since(self.started),
-                left,
-                confidence,
-            )
-        };
         match &self.shown {
             Shown::Bar(bar) => {
                 bar.set_position(done);
-                bar.set_message(message());
+                bar.set_message(self.message(done, confidence, now));
                 bar.tick();
             }
-            Shown::Lines { program, next } => {
-                let Ok(mut next) = next.lock() else {
-                    return;
-                };
-                if now >= *next {
-                    *next = now + LINE_EVERY;
-                    errln!("rankcheck: {program}: {}", message());
+            Shown::Lines { .. } => {
+                if let Some(line) = self.due_line(done, confidence, now) {
+                    errln!("{line}");
                 }
             }
         }
+    }
+
+    /// The line to print at `now` away from a terminal, if one is due.
+    fn due_line(&self, done: u64, confidence: Option<f64>, now: Instant) -> Option<String> {
+        let Shown::Lines { program, next } = &self.shown else {
+            return None;
+        };
+        let mut next = next.lock().ok()?;
+        if now < *next {
+            return None;
+        }
+        *next = now + LINE_EVERY;
+        Some(format!(
+            "rankcheck: {program}: {}",
+            self.message(done, confidence, now)
+        ))
+    }
+
+    /// The message at `now`.
+    fn message(&self, done: u64, confidence: Option<f64>, now: Instant) -> String {
+        let left = self.deadline.map(|d| d.saturating_duration_since(now));
+        search_message(
+            done,
+            self.total,
+            now.duration_since(self.started),
+            left,
+            confidence,
+        )
     }
 
     /// Clear the line.
@@ -190,6 +204,28 @@ mod tests {
             message,
             "2m10s elapsed, 7m50s left, 4226432 runs, 32511 runs/s, confidence 0.9877"
         );
+    }
+
+    #[test]
+    fn away_from_a_terminal_a_line_comes_every_ten_seconds() {
+        let started = Instant::now();
+        let progress = SearchProgress {
+            shown: Shown::Lines {
+                program: "prog.rk".into(),
+                next: Mutex::new(started + LINE_EVERY),
+            },
+            started,
+            deadline: None,
+            total: Some(1_000_000),
+        };
+        let at = |secs: u64| started + Duration::from_secs(secs);
+        assert_eq!(progress.due_line(40_000, Some(0.5), at(4)), None);
+        assert_eq!(
+            progress.due_line(100_000, Some(0.5), at(10)).as_deref(),
+            Some("rankcheck: prog.rk: 10s elapsed, about 1m30s left, 100000 of 1000000 runs, 10000 runs/s, confidence 0.5000")
+        );
+        assert_eq!(progress.due_line(150_000, None, at(15)), None);
+        assert!(progress.due_line(200_000, None, at(20)).is_some());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::cli::CheckArgs;
 use crate::guarantee::{confidence, per_run_bound, RunsAsked};
 use crate::interrupt;
 use crate::load::{load, Loaded};
-use crate::plan::{instrumenter, plan, scheme, Plan, Skipped};
+use crate::plan::{instrumenter, max_runs, plan, scheme, Plan, Skipped};
 use crate::progress::SearchProgress;
 
 /// One program checked: what was asked, what the preparatory runs saw,
@@ -94,7 +94,7 @@ pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
         runs: args.runs,
         timed: args.time.is_some(),
         confidence: args.confidence,
-        max_runs: args.max_runs,
+        max_runs: max_runs(args.max_runs, &profile),
     };
     let (runs_target, runs_capped) = asked.target(&plan.rotation(), &bounds);
     Ok(Prepared {

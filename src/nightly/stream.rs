@@ -234,7 +234,7 @@ fn check_args(spec: &SuiteProgram) -> CheckArgs {
         threads: None,
         runs: None,
         time: None,
-        max_runs: 1,
+        max_runs: Some(1),
         confidence: 0.99,
         keep_going: false,
         shrink_time: std::time::Duration::ZERO,
