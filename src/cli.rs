@@ -114,7 +114,8 @@ pub struct PlotHistoryArgs {
     /// The target confidence, drawn as a line.
     #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
     pub confidence: f64,
-    /// The SVG file to write.
+    /// The SVG file to write: a name ending in `.svg` (another format's
+    /// extension is refused).
     #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
     pub output: PathBuf,
 }
@@ -153,7 +154,8 @@ pub struct PlotBoundArgs {
     /// The target confidence, drawn as a line.
     #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
     pub confidence: f64,
-    /// The SVG file to write.
+    /// The SVG file to write: a name ending in `.svg` (another format's
+    /// extension is refused).
     #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
     pub output: PathBuf,
 }
@@ -188,7 +190,8 @@ pub struct PlotHitsArgs {
     /// Level of the Clopper-Pearson intervals.
     #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.95", value_parser = parse_confidence)]
     pub confidence: f64,
-    /// The SVG file to write.
+    /// The SVG file to write: a name ending in `.svg` (another format's
+    /// extension is refused).
     #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
     pub output: PathBuf,
 }
@@ -307,7 +310,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR", default_value = DEFAULT_REPLAY_DIR)]
     pub replay_dir: PathBuf,
     /// Also draw the guarantee against executions of each setting, with
-    /// the runs done marked, into this SVG file (one program only).
+    /// the runs done marked, into this SVG file (one program only; a name
+    /// ending in `.svg`).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 }
@@ -505,8 +509,9 @@ pub struct ReportArgs {
     #[arg(long, value_name = "K", allow_negative_numbers = true, default_value = "3", value_parser = positive)]
     pub gone_after: u64,
     /// Also write the report as one self-contained HTML page, with each
-    /// program's history plotted night by night.
-    #[arg(long, value_name = "FILE")]
+    /// program's history plotted night by night (a name ending in `.html`
+    /// or `.htm`).
+    #[arg(long, value_name = "FILE.html")]
     pub html: Option<PathBuf>,
 }
 
