@@ -288,7 +288,7 @@ pub struct CheckArgs {
     #[arg(long, value_parser = parse_duration)]
     pub time: Option<Duration>,
     /// The most runs the confidence target may ask for. Without it,
-    /// 1,000,000, or fewer for a long program: as many as 200,000,000 steps
+    /// 1,000,000, or fewer for a long program: as many as 100,000,000 steps
     /// allow at the longest preparatory run's steps, and at least 10,000.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = positive)]
     pub max_runs: Option<u64>,

@@ -11,7 +11,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::ShapeStyle;
 use rankcheck_stats::{confidence_after, Probability};
 
-use crate::axis::{count_label, decade_labels, decades, one_in, thousands};
+use crate::axis::{count_label, decade_labels, decades, end_label_margin, one_in, thousands};
 use crate::canvas::{render, Area};
 use crate::error::{bad, PlotError};
 use crate::font;
@@ -139,7 +139,7 @@ impl Layout {
         let columns = if fits_two && entries > 1 { 2 } else { 1 };
         let rows = entries.div_ceil(columns);
         // The last tick is centred on the plot's right edge.
-        let right = MARGIN.max(width(&count_label(&x.1), LABEL_SIZE) / 2 + 6);
+        let right = end_label_margin(x.1, MARGIN, LABEL_SIZE);
         let y_labels = ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
             .iter()
             .map(|l| width(l, LABEL_SIZE))

@@ -663,6 +663,31 @@ fn the_bound_figure_makes_room_for_long_names_and_wide_axes() {
     }
 }
 
+/// The hit-rate figure of a long-named program and setting, its
+/// searches run to 100M executions, keeps its title, notes and last tick
+/// label on the canvas.
+#[test]
+fn the_hits_figure_makes_room_for_long_names_and_wide_axes() {
+    let mut figure = hits_figure();
+    figure.program = format!("examples/{}.rk", "a_long_program_name_".repeat(6));
+    figure.setting = format!(
+        "pctvb, depth 2 over 1 variable ({})",
+        "long_name ".repeat(8)
+    );
+    let bound = figure.bound;
+    figure.checkpoints = hits::checkpoint_runs(100_000_000)
+        .into_iter()
+        .map(|n| Checkpoint::new(n, (n / 3).min(40), 40, 0.95, bound).unwrap())
+        .collect();
+    let svg = hits_svg(&figure).unwrap();
+    let (_, boxes) = geometry::text_boxes(&svg);
+    assert!(
+        boxes.iter().any(|b| b.text == "100M"),
+        "the axis reaches 100M"
+    );
+    geometry::assert_text_inside(&svg, "hits");
+}
+
 /// The nightly history with long setting names and runs in the trillions
 /// keeps its legend and labels on the canvas.
 #[test]
