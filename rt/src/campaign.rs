@@ -7,6 +7,12 @@
 //! failure record of a failing run (its identity and the command that
 //! replays it). `RANKCHECK_FIRST_RUN` places the runs in the campaign's
 //! run indices, so that no two chunks run the same run.
+//!
+//! An exploration (crate::explore, the loom facade's `model`) records one
+//! chunk of its own setting, [`exploration_setting`]: its schedules as its
+//! runs, and whether they were every schedule (up to its preemption
+//! bound), which the campaign reports as that class proved. It is a
+//! function of the test, so a night runs it once.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -18,6 +24,8 @@ use rankcheck_report::shard::{
     Signature, REPLAY_COMMAND_PREFIX,
 };
 use rankcheck_report::summary::SummaryJson;
+
+use crate::explore::Explored;
 
 /// The setting a failure in a preparatory run is recorded under: those
 /// runs are random, every variable tracked, before the search's settings
@@ -74,8 +82,13 @@ pub fn record(
 
 /// Append the records of the search `summary` describes to `path`.
 fn append(path: &Path, summary: &SummaryJson, chunk: &Chunk<'_>) -> Result<(), String> {
+    write_records(path, &records(summary, chunk))
+}
+
+/// Append `records` to `path`, a line each.
+fn write_records(path: &Path, records: &[Record]) -> Result<(), String> {
     let mut text = String::new();
-    for record in records(summary, chunk) {
+    for record in records {
         text.push_str(&record.to_line());
         text.push('\n');
     }
@@ -85,6 +98,77 @@ fn append(path: &Path, summary: &SummaryJson, chunk: &Chunk<'_>) -> Result<(), S
         .open(path)
         .and_then(|mut file| file.write_all(text.as_bytes()))
         .map_err(|e| format!("rankcheck: cannot write records to {}: {e}", path.display()))
+}
+
+/// An exploration as a campaign's chunk records it.
+pub(crate) struct ExploredChunk<'a> {
+    /// What it explored.
+    pub explored: &'a Explored,
+    /// Its preemption bound, if any.
+    pub preemption_bound: Option<u32>,
+    /// Its first failing run as the shared model, if it failed (and the
+    /// rerun failed again).
+    pub failure: Option<FailureJson>,
+    /// Where the test called it, if its thread has no name.
+    pub program: &'a str,
+    /// The index its schedules start at in the campaign.
+    pub first_run: u64,
+    /// The exploration's wall time.
+    pub elapsed_s: f64,
+}
+
+/// The setting an exploration is recorded under: `explore`, with `c=N`
+/// for a preemption bound, then how it ended: `complete` when it covered
+/// every schedule (within the bound), `failed` when it stopped at a
+/// failure, `nondeterministic` when the test turned out not to be a
+/// function of its schedule, `capped` when its schedule cap stopped it. The history
+/// reports a clean complete exploration as its class proved.
+pub fn exploration_setting(preemption_bound: Option<u32>, explored: &Explored) -> String {
+    let bound = preemption_bound.map_or_else(String::new, |c| format!(" c={c}"));
+    let end = if explored.complete {
+        "complete"
+    } else if !explored.failures.is_empty() {
+        "failed"
+    } else if explored.nondeterminism.is_some() {
+        "nondeterministic"
+    } else {
+        "capped"
+    };
+    format!("explore{bound} {end}")
+}
+
+/// Append an exploration's records to `path` (`RANKCHECK_RECORDS`): its
+/// failure's, if it failed, then its chunk.
+pub(crate) fn record_exploration(path: &Path, chunk: &ExploredChunk<'_>) -> Result<(), String> {
+    let fingerprint = this_executable()?;
+    let program = test_name(chunk.program);
+    let place = Chunk {
+        program: &program,
+        fingerprint: &fingerprint,
+        first_run: chunk.first_run,
+    };
+    let explored = chunk.explored;
+    let setting = exploration_setting(chunk.preemption_bound, explored);
+    let mut records = Vec::new();
+    if let Some(failure) = &chunk.failure {
+        let mut record = failure_record(failure, &setting, &place);
+        record.run = chunk.first_run + failure.run;
+        records.push(Record::Failure(record));
+    }
+    let failures = u64::from(!explored.failures.is_empty());
+    records.push(Record::Chunk(ChunkRecord {
+        program: program.clone(),
+        fingerprint: fingerprint.clone(),
+        setting,
+        plan_index: 0,
+        first_run: chunk.first_run,
+        runs: explored.schedules,
+        clean_runs: explored.schedules.saturating_sub(failures),
+        failures,
+        bound_ln: None,
+        elapsed_s: chunk.elapsed_s,
+    }));
+    write_records(path, &records)
 }
 
 /// The failure record (if the search failed), then a chunk record per

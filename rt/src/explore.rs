@@ -305,11 +305,39 @@ impl Exploration {
     }
 
     /// Explore `test`'s schedules (as [`explore`]).
+    ///
+    /// # Panics
+    /// With `RANKCHECK_RECORDS` set (a nightly campaign's chunk), when the
+    /// exploration's records cannot be written there (crate::campaign).
+    #[track_caller]
     pub fn run<F>(&self, test: F) -> Explored
     where
         F: Fn() + Send + Sync + 'static,
     {
-        search(Arc::new(test), self)
+        let test: crate::executor::Test = Arc::new(test);
+        let started = std::time::Instant::now();
+        let explored = search(test.clone(), self);
+        let elapsed_s = started.elapsed().as_secs_f64();
+        let overrides = crate::environment::Overrides::from_env();
+        if let Some(path) = &overrides.records {
+            let failure = explored
+                .first_failing
+                .as_ref()
+                .and_then(|run| crate::search::explored_failure_json(test, run, self.steps));
+            let caller = std::panic::Location::caller();
+            let explored = crate::campaign::ExploredChunk {
+                explored: &explored,
+                preemption_bound: self.preemption_bound,
+                failure,
+                program: &format!("{}:{}", caller.file(), caller.line()),
+                first_run: overrides.first_run.unwrap_or(0),
+                elapsed_s,
+            };
+            if let Err(why) = crate::campaign::record_exploration(path, &explored) {
+                panic!("{why}");
+            }
+        }
+        explored
     }
 }
 

@@ -115,6 +115,7 @@ mod report;
 mod scope;
 mod search;
 mod shrink;
+mod source_name;
 pub mod sync;
 pub mod thread;
 mod trace;

@@ -476,6 +476,27 @@ pub fn explored_failure(builder: &Builder, test: Test, run: &FailingRun) -> Opti
     ))
 }
 
+/// The failure of an exploration's failing `run` as the shared model (a
+/// campaign records it), unshrunk: the run the exploration reached, which
+/// it reaches again every night. `None` when the rerun does not fail.
+pub fn explored_failure_json(
+    test: Test,
+    run: &FailingRun,
+    steps: StepLimit,
+) -> Option<rankcheck_report::failure::FailureJson> {
+    let replay = ReplayString::decode(&run.replay).ok()?;
+    let mut session = Session::new();
+    let traced = trace(&mut session, &test, &replay, steps);
+    traced.failure.as_ref()?;
+    let facts = RunFacts::explored(run.schedule);
+    Some(report::failure_json(
+        &traced,
+        &facts,
+        &run.replay,
+        session.registry(),
+    ))
+}
+
 /// Replays a schedule; past its end (a test that changed) it asks for a
 /// thread that cannot exist, which the executor reports.
 struct Replay {

@@ -12,6 +12,8 @@ use std::panic::Location;
 use rankcheck_engine::scheduler::Loc;
 use rankcheck_engine::{FuncId, VarId};
 
+use crate::source_name::source_name;
+
 /// What identifies a variable across runs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct VarKey {
@@ -82,6 +84,8 @@ pub struct VarInfo {
     pub kind: &'static str,
     /// Where it was created.
     pub site: &'static Location<'static>,
+    /// The name the source gives it there (crate::source_name), if any.
+    pub source: Option<String>,
 }
 
 /// The variables and thread identities of one test, over all its runs.
@@ -204,27 +208,49 @@ impl Registry {
             return id;
         }
         let id = VarId(self.vars.len() as u32);
-        let name = self.new_name(&key, site);
-        self.vars.push(VarInfo { name, kind, site });
+        let source = source_name(site);
+        let name = self.new_name(&key, site, source.as_deref());
+        self.vars.push(VarInfo {
+            name,
+            kind,
+            site,
+            source,
+        });
         self.ids.insert(key, id);
         id
     }
 
-    /// `Kind@line:column`, with the file when it is not the first
-    /// variable's, the instance when it is not the first, and the creating
-    /// thread when it is not `main`.
-    fn new_name(&self, key: &VarKey, site: &'static Location<'static>) -> String {
+    /// The name the source gives the variable (`Stats.limit`, `hits`),
+    /// with `@line:column` when another site has that name; else
+    /// `Kind@line:column`. The place has the file when it is not the first
+    /// variable's. Then the instance when it is not the first, and the
+    /// creating thread when it is not `main`.
+    fn new_name(
+        &self,
+        key: &VarKey,
+        site: &'static Location<'static>,
+        source: Option<&str>,
+    ) -> String {
         let first_file = self.vars.first().map_or(site.file(), |v| v.site.file());
-        let mut name = if site.file() == first_file {
-            format!("{}@{}:{}", key.kind, site.line(), site.column())
+        let place = if site.file() == first_file {
+            format!("{}:{}", site.line(), site.column())
         } else {
             format!(
-                "{}@{}:{}:{}",
-                key.kind,
+                "{}:{}:{}",
                 short_file(site.file()),
                 site.line(),
                 site.column()
             )
+        };
+        let taken = |name: &str| {
+            self.vars
+                .iter()
+                .any(|v| v.source.as_deref() == Some(name) && !same_site(v.site, site))
+        };
+        let mut name = match source {
+            Some(source) if !taken(source) => source.to_owned(),
+            Some(source) => format!("{source}@{place}"),
+            None => format!("{}@{place}", key.kind),
         };
         if key.index > 0 {
             name.push_str(&format!("#{}", key.index + 1));
@@ -249,6 +275,11 @@ impl Registry {
     pub fn name_of(&self, var: VarId) -> &str {
         &self.vars[var.index()].name
     }
+}
+
+/// Whether two sites are one place in the source.
+fn same_site(a: &Location<'_>, b: &Location<'_>) -> bool {
+    (a.file(), a.line(), a.column()) == (b.file(), b.line(), b.column())
 }
 
 /// A source file's name without its directories.

@@ -378,6 +378,7 @@ fn rust_start(test: &RustRun, prior: &[Evidence]) -> StreamStart {
         clean_runs,
         bound: None,
         weight: test.test.spec.weight,
+        once: test.explores_only(),
     }
 }
 
@@ -418,6 +419,7 @@ fn stream_starts(
                 clean_runs: evidence.map_or(0, |e| e.clean_runs),
                 bound: stream.bound,
                 weight: program.spec.weight,
+                once: false,
             });
         }
     }

@@ -8,6 +8,8 @@
 //! Every stream gets its first chunk before the greedy order starts, so
 //! every program and setting is tried every night: a known failure is met
 //! again (or shows as gone), however strong the stream's bound already is.
+//! A stream that does the same work whatever its runs (a Rust test that
+//! only explores, `StreamStart::once`) gets that first chunk alone.
 
 use rankcheck_stats::Probability;
 
@@ -24,6 +26,9 @@ pub struct StreamStart {
     pub bound: Option<Probability>,
     /// The suite's weight of the program.
     pub weight: f64,
+    /// Whether one chunk a night is all the stream can use: a Rust test
+    /// whose only work is an exploration, the same schedules every time.
+    pub once: bool,
 }
 
 /// One chunk of the plan.
@@ -48,6 +53,8 @@ pub struct NightPlan {
     /// Per stream: `ln(1 - p)` per clean run, negative.
     per_run: Vec<f64>,
     weight: Vec<f64>,
+    /// Per stream: whether it gets its first chunk alone.
+    once: Vec<bool>,
     /// Per stream: runs planned this night so far.
     planned: Vec<u64>,
     chunk_runs: u64,
@@ -113,6 +120,7 @@ impl NightPlan {
             ln_miss,
             per_run,
             weight: streams.iter().map(|s| s.weight).collect(),
+            once: streams.iter().map(|s| s.once).collect(),
             planned: vec![0; streams.len()],
             chunk_runs: chunk_runs.max(1),
             left: budget,
@@ -122,10 +130,13 @@ impl NightPlan {
     }
 
     /// The stream whose weighted evidence is thinnest (lowest index on a
-    /// tie): `ln_miss / weight` is highest.
+    /// tie): `ln_miss / weight` is highest; never a stream that runs once.
     fn thinnest(&self) -> Option<usize> {
         let mut best: Option<(usize, f64)> = None;
         for (i, (&ln, &w)) in self.ln_miss.iter().zip(&self.weight).enumerate() {
+            if self.once[i] {
+                continue;
+            }
             let score = ln / w;
             if best.is_none_or(|(_, b)| score > b) {
                 best = Some((i, score));
@@ -139,12 +150,15 @@ impl Iterator for NightPlan {
     type Item = PlannedChunk;
 
     fn next(&mut self) -> Option<PlannedChunk> {
-        let runs = match self.left {
+        let chunk_runs = match self.left {
             Some(0) => return None,
             Some(left) => left.min(self.chunk_runs),
             None => self.chunk_runs,
         };
         let stream = self.next_stream()?;
+        // A stream that runs once does its whole work whatever it is
+        // given: it takes one run of the budget, not a chunk's.
+        let runs = if self.once[stream] { 1 } else { chunk_runs };
         let chunk = PlannedChunk {
             index: self.next_index,
             stream,
@@ -171,6 +185,7 @@ mod tests {
             clean_runs: 0,
             bound: Some(Probability::new(p).unwrap()),
             weight,
+            once: false,
         }
     }
 
@@ -216,5 +231,32 @@ mod tests {
             "the stream with history gets its first chunk only"
         );
         assert!(runs(2) > runs(1) * 3 / 2, "{} against {}", runs(2), runs(1));
+    }
+
+    #[test]
+    fn a_stream_that_runs_once_gets_one_chunk_of_one_run() {
+        let once = StreamStart {
+            once: true,
+            ..stream(0.5, 100.0)
+        };
+        let plan: Vec<PlannedChunk> =
+            NightPlan::new(&[stream(0.5, 1.0), once], 0, 100, Some(1000)).collect();
+        let mine: Vec<&PlannedChunk> = plan.iter().filter(|c| c.stream == 1).collect();
+        assert_eq!(mine.len(), 1, "{plan:?}");
+        assert_eq!((mine[0].index, mine[0].runs), (1, 1));
+        assert_eq!(plan.iter().map(|c| c.runs).sum::<u64>(), 1000);
+        let endless = NightPlan::new(&[once_only()], 0, 100, None);
+        assert_eq!(
+            endless.count(),
+            1,
+            "a time budget ends when nothing can use it"
+        );
+    }
+
+    fn once_only() -> StreamStart {
+        StreamStart {
+            once: true,
+            ..stream(0.5, 1.0)
+        }
     }
 }

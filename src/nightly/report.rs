@@ -21,6 +21,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::Status;
 use crate::guarantee::{show, show_guarantee};
 use crate::invocation::replay_command;
+use crate::nightly::rust_chunk::EXPLORATION;
 use crate::output_file::FileFormat;
 
 use super::history_figure::history_figures;
@@ -283,7 +284,7 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
                     .and(e.ln_miss)
                     .map(|ln| ln / std::f64::consts::LN_10),
                 confidence: e.confidence(),
-                guarantee: claim_text(e.failures, e.ln_miss),
+                guarantee: claim_text(&e.setting, e.failures, e.ln_miss),
                 program: e.program,
                 fingerprint: e.fingerprint,
                 setting: setting_label(&e.setting),
@@ -296,12 +297,16 @@ fn evidence(all: Vec<Evidence>, latest: u64) -> Vec<EvidenceView> {
         .collect()
 }
 
-/// The guarantee a stream with `failures` failing runs and `ln_miss`
-/// claims, as the report and the history figures state it: none once it
-/// failed, else four decimals or `1 - 10^-8.6`.
-pub(crate) fn claim_text(failures: u64, ln_miss: Option<f64>) -> String {
+/// The guarantee a stream of `setting` with `failures` failing runs and
+/// `ln_miss` claims, as the report and the history figures state it: none
+/// once it failed; a complete exploration's proof; else four decimals or
+/// `1 - 10^-8.6`.
+pub(crate) fn claim_text(setting: &str, failures: u64, ln_miss: Option<f64>) -> String {
     if failures > 0 {
         return "none: it failed".into();
+    }
+    if let Some(proof) = exploration_claim(setting) {
+        return proof;
     }
     match ln_miss {
         // `+ 0.0`: a stream with no clean run yet (a Rust test's setting
@@ -309,6 +314,22 @@ pub(crate) fn claim_text(failures: u64, ln_miss: Option<f64>) -> String {
         Some(ln) => show_guarantee(ln / std::f64::consts::LN_10, confidence(ln) + 0.0),
         None => "no bound claimed".into(),
     }
+}
+
+/// What a clean exploration's setting (rt's `explore[ c=N] complete`, or
+/// `capped`, ...) claims: every schedule (within the preemption bound)
+/// when complete, nothing otherwise; `None` for any other setting.
+fn exploration_claim(setting: &str) -> Option<String> {
+    let rest = setting.strip_prefix(EXPLORATION)?;
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let bound = words
+        .iter()
+        .find_map(|w| w.strip_prefix("c="))
+        .map(|c| format!(" with at most {c} preemptions"));
+    Some(match words.last() {
+        Some(&"complete") => format!("proved: every schedule{}", bound.unwrap_or_default()),
+        _ => "none: the exploration did not finish".into(),
+    })
 }
 
 /// `assert at 24:5 "a push was lost" (over head; threads main, push)`,
@@ -576,4 +597,28 @@ fn csv_text(report: &MorningReport) -> Result<String> {
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::claim_text;
+
+    #[test]
+    fn a_complete_clean_exploration_is_a_proof_and_nothing_else_is() {
+        assert_eq!(
+            claim_text("explore c=2 complete", 0, None),
+            "proved: every schedule with at most 2 preemptions"
+        );
+        assert_eq!(
+            claim_text("explore complete", 0, None),
+            "proved: every schedule"
+        );
+        assert_eq!(
+            claim_text("explore c=2 capped", 0, None),
+            "none: the exploration did not finish"
+        );
+        assert_eq!(claim_text("explore c=2 failed", 1, None), "none: it failed");
+        assert_eq!(claim_text("explore complete", 1, None), "none: it failed");
+        assert_eq!(claim_text("urw", 0, None), "no bound claimed");
+    }
 }

@@ -47,19 +47,32 @@ impl RustTest {
         self.executable.package_dir.display().to_string()
     }
 
-    /// The command that reruns it with a replay string.
+    /// The command that reruns it with a replay string, pasteable into a
+    /// POSIX shell: the entry's environment and RUSTFLAGS, then `cargo
+    /// test` with its features, on this one test.
     pub fn replay_command(&self, replay: &str) -> String {
-        let mut words = vec![
-            format!("RANKCHECK_REPLAY={replay}"),
+        let mut words = vec![format!("RANKCHECK_REPLAY={}", shell_word(replay))];
+        if let Some(flags) = &self.spec.rustflags {
+            words.push(format!("RUSTFLAGS={}", shell_word(flags)));
+        }
+        for (name, value) in &self.spec.env {
+            words.push(format!("{name}={}", shell_word(value)));
+        }
+        words.extend([
             "cargo".into(),
             "test".into(),
             "--manifest-path".into(),
-            crate::invocation::absolute(&self.spec.manifest)
-                .display()
-                .to_string(),
-        ];
+            shell_word(
+                &crate::invocation::absolute(&self.spec.manifest)
+                    .display()
+                    .to_string(),
+            ),
+        ]);
         if let Some(package) = &self.spec.package {
             words.extend(["-p".into(), package.clone()]);
+        }
+        if !self.spec.features.is_empty() {
+            words.extend(["--features".into(), self.spec.features.join(",")]);
         }
         words.extend(self.executable.target.iter().cloned());
         words.extend([
@@ -69,6 +82,20 @@ impl RustTest {
             "--include-ignored".into(),
         ]);
         words.join(" ")
+    }
+}
+
+/// `word` as one shell word: as it is when it holds only characters no
+/// shell treats specially, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.,:/=+@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -104,7 +131,7 @@ pub fn rust_tests(spec: &SuiteRust) -> Result<Vec<RustTest>> {
     let executables = build(spec)?;
     let mut tests = Vec::new();
     for executable in executables {
-        for test in list(&executable, &spec.tests)? {
+        for test in list(&executable, spec)? {
             tests.push(RustTest {
                 spec: spec.clone(),
                 name: format!("{}::{test}", spec.shown),
@@ -115,8 +142,8 @@ pub fn rust_tests(spec: &SuiteRust) -> Result<Vec<RustTest>> {
     }
     if tests.is_empty() {
         bail!(
-            "the filter `{}` matches no test of the package (`cargo test -- --list` lists them)",
-            spec.tests
+            "no test of the package is selected by {} (`cargo test -- --list` lists them)",
+            selection(spec)
         );
     }
     let mut names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
@@ -144,6 +171,12 @@ fn build(spec: &SuiteRust) -> Result<Vec<TestExecutable>> {
         .arg(&spec.manifest);
     if let Some(package) = &spec.package {
         command.args(["-p", package]);
+    }
+    if !spec.features.is_empty() {
+        command.args(["--features", &spec.features.join(",")]);
+    }
+    if let Some(flags) = &spec.rustflags {
+        command.env("RUSTFLAGS", flags);
     }
     let output = command
         .output()
@@ -200,15 +233,37 @@ fn target_option(target: &Target) -> Vec<String> {
     }
 }
 
-/// The tests of `executable` the filter selects (ignored ones too: a
-/// campaign may run what `cargo test` skips as too slow).
-fn list(executable: &TestExecutable, filter: &str) -> Result<Vec<String>> {
+/// How an error names the entry's selection of tests.
+fn selection(spec: &SuiteRust) -> String {
+    let quoted = |filters: &[String]| {
+        filters
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = match spec.tests.as_slice() {
+        [] => "no filter".to_string(),
+        [one] => format!("the filter `{one}`"),
+        many => format!("the filters {}", quoted(many)),
+    };
+    if !spec.skip.is_empty() {
+        out.push_str(&format!(" less those skipped ({})", quoted(&spec.skip)));
+    }
+    out
+}
+
+/// The tests of `executable` the entry's filters select, less those it
+/// skips (ignored ones too: a campaign may run what `cargo test` skips
+/// as too slow).
+fn list(executable: &TestExecutable, spec: &SuiteRust) -> Result<Vec<String>> {
     let mut command = Command::new(&executable.path);
     command
         .args(["--list", "--include-ignored"])
+        .args(&spec.tests)
         .current_dir(&executable.package_dir);
-    if !filter.is_empty() {
-        command.arg(filter);
+    for skip in &spec.skip {
+        command.args(["--skip", skip]);
     }
     let output = command
         .output()

@@ -20,6 +20,10 @@ use super::stream::stream_seed;
 /// test runs its settings under one master seed, as `check` does.
 const SEED_KEY: &str = "rankcheck-rt";
 
+/// How an exploration's setting key begins (rt's
+/// `campaign::exploration_setting`).
+pub const EXPLORATION: &str = "explore";
+
 /// A Rust test ready for the night: its seed and its settings.
 pub struct RustRun {
     /// The test.
@@ -75,6 +79,17 @@ pub fn rust_run(test: RustTest, suite_seed: u64, scratch: PathBuf) -> Result<Rus
 }
 
 impl RustRun {
+    /// Whether the test's only work is an exploration (its settings are
+    /// all explorations: the loom facade's `model`, rt's `explore`): a
+    /// function of the test, so a night runs it once.
+    pub fn explores_only(&self) -> bool {
+        !self.streams.is_empty()
+            && self
+                .streams
+                .iter()
+                .all(|s| s.setting.starts_with(EXPLORATION))
+    }
+
     /// Run one chunk: its records, named as the history knows the test,
     /// with the command that replays a failure; or why the test executable
     /// gave none (it crashed, or the test does not call `rankcheck::check`).
@@ -150,6 +165,7 @@ impl RustRun {
             .env("RANKCHECK_RUNS", chunk.runs.to_string())
             .env("RANKCHECK_FIRST_RUN", chunk.first_run.to_string())
             .env("RANKCHECK_RECORDS", &self.scratch)
+            .envs(&self.test.spec.env)
             .env_remove("RANKCHECK_TIME")
             .env_remove("RANKCHECK_REPLAY")
             .output()

@@ -22,7 +22,12 @@
 //! [[rust]]
 //! path = "rust-nightly"         # a crate's directory (or a workspace's)
 //! package = "rust-nightly"      # a workspace member, as `cargo test -p`
-//! tests = "tests::"             # a test filter, as `cargo test FILTER`
+//! tests = "tests::"             # a test filter, as `cargo test FILTER`,
+//!                               # or several: ["a::", "b::"]
+//! skip = ["slow_"]              # as `cargo test -- --skip slow_`
+//! features = ["rankcheck"]      # as `cargo test --features rankcheck`
+//! rustflags = "--cfg loom"      # RUSTFLAGS for the build
+//! env = { LOOM_MAX_PREEMPTIONS = "2" }   # set for every run of a test
 //! weight = 1.0
 //! ```
 
@@ -64,8 +69,19 @@ pub struct SuiteRust {
     pub manifest: PathBuf,
     /// A workspace member, as `cargo test -p`.
     pub package: Option<String>,
-    /// The test filter, as `cargo test FILTER` (empty: every test).
-    pub tests: String,
+    /// The test filters, as `cargo test FILTER...`: a test whose name
+    /// contains any of them (none: every test).
+    pub tests: Vec<String>,
+    /// Tests whose name contains any of these are left out, as `cargo
+    /// test -- --skip NAME`.
+    pub skip: Vec<String>,
+    /// Cargo features the tests are built with, as `--features`.
+    pub features: Vec<String>,
+    /// `RUSTFLAGS` for the build (e.g. `--cfg loom`), if any.
+    pub rustflags: Option<String>,
+    /// Environment variables every run of a test gets (e.g. loom's
+    /// `LOOM_MAX_PREEMPTIONS`).
+    pub env: BTreeMap<String, String>,
     /// As a program's.
     pub weight: f64,
 }
@@ -117,8 +133,38 @@ struct RustEntry {
     path: String,
     package: Option<String>,
     #[serde(default)]
-    tests: String,
+    tests: Filters,
+    #[serde(default)]
+    skip: Filters,
+    #[serde(default)]
+    features: Vec<String>,
+    rustflags: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
     weight: Option<f64>,
+}
+
+/// `tests = "a"` or `tests = ["a", "b"]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(untagged)]
+enum Filters {
+    #[default]
+    None,
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Filters {
+    /// The filters, without empty ones (an empty filter selects every
+    /// test, as no filter does).
+    fn list(&self) -> Vec<String> {
+        let all = match self {
+            Filters::None => Vec::new(),
+            Filters::One(one) => vec![one.clone()],
+            Filters::Many(many) => many.clone(),
+        };
+        all.into_iter().filter(|f| !f.is_empty()).collect()
+    }
 }
 
 /// One `[[program]]` entry.
@@ -312,7 +358,11 @@ fn rust_entry(base: &Path, entry: &RustEntry, name: &str) -> Result<SuiteRust> {
         shown: entry.package.clone().unwrap_or(dir_name),
         manifest,
         package: entry.package.clone(),
-        tests: entry.tests.clone(),
+        tests: entry.tests.list(),
+        skip: entry.skip.list(),
+        features: entry.features.clone(),
+        rustflags: entry.rustflags.clone(),
+        env: entry.env.clone(),
         weight,
     })
 }
@@ -401,6 +451,46 @@ mod tests {
         .unwrap();
         let error = read_suite(&dir.join("bad.toml")).unwrap_err();
         assert!(format!("{error:#}").contains("vars `many`"), "{error:#}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_rust_entry_reads_filters_skips_features_flags_and_environment() {
+        let dir = std::env::temp_dir().join(format!("rankcheck-rust-suite-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("krate")).unwrap();
+        std::fs::write(dir.join("krate/Cargo.toml"), "").unwrap();
+        std::fs::write(
+            dir.join("rankcheck.toml"),
+            "[[rust]]\npath = \"krate\"\ntests = [\"a::\", \"\", \"b::\"]\nskip = \"slow\"\n\
+             features = [\"facades\"]\nrustflags = \"--cfg loom\"\n\
+             env = { LOOM_MAX_PREEMPTIONS = \"2\" }\n\
+             [[rust]]\npath = \"krate\"\ntests = \"c::\"\n",
+        )
+        .unwrap();
+        let suite = read_suite(&dir.join("rankcheck.toml")).unwrap();
+        let [every, one] = &suite.rust[..] else {
+            panic!("two entries: {:?}", suite.rust)
+        };
+        assert_eq!(every.tests, ["a::", "b::"], "an empty filter is no filter");
+        assert_eq!(every.skip, ["slow"]);
+        assert_eq!(every.features, ["facades"]);
+        assert_eq!(every.rustflags.as_deref(), Some("--cfg loom"));
+        assert_eq!(
+            every.env.get("LOOM_MAX_PREEMPTIONS").map(String::as_str),
+            Some("2")
+        );
+        assert_eq!(one.tests, ["c::"]);
+        assert!(one.skip.is_empty() && one.features.is_empty() && one.env.is_empty());
+        std::fs::write(
+            dir.join("bad.toml"),
+            "[[rust]]\npath = \"krate\"\nskip = 3\n",
+        )
+        .unwrap();
+        let error = read_suite(&dir.join("bad.toml")).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("line 3, column 8"),
+            "{error:#}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -70,7 +70,7 @@ fn summary(figure: &HistoryFigure) -> String {
         let failing = stream.nights.iter().filter(|n| n.failures > 0).count();
         let guarantee = format!(
             "guarantee {}",
-            claim_text(last.failures_so_far, last.ln_miss)
+            claim_text(&stream.setting, last.failures_so_far, last.ln_miss)
         );
         let _ = writeln!(
             text,

@@ -120,3 +120,63 @@ fn resolve(file: &Path, target: &str) -> Result<(), String> {
         _ => Ok(()),
     }
 }
+
+/// The ```rust blocks of a markdown text, as they stand (hidden `# `
+/// lines included).
+fn rust_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let fence = line.trim_start().starts_with("```");
+        match (&mut current, fence) {
+            (None, true) if line.trim_start().starts_with("```rust") => {
+                current = Some(String::new());
+            }
+            (Some(block), true) => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            (Some(block), false) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+/// The guide's Rust samples compile (docs/guide/samples: each chapter with
+/// one is a doctest module there), and the README's are the guide's.
+#[test]
+fn every_rust_sample_of_the_guide_and_the_readme_is_compiled() {
+    let samples = read(&root().join("docs/guide/samples/src/lib.rs"));
+    let mut guide_blocks = Vec::new();
+    for chapter in summary_chapters() {
+        let text = read(&root().join(GUIDE).join(&chapter));
+        let blocks = rust_blocks(&text);
+        if blocks.is_empty() {
+            continue;
+        }
+        let include = format!("include_str!(\"../../src/{chapter}\")");
+        assert!(
+            samples.contains(&include),
+            "{GUIDE}/{chapter} has Rust samples: add `#[doc = {include}]` to docs/guide/samples/src/lib.rs"
+        );
+        guide_blocks.extend(blocks);
+    }
+    let visible = |block: &str| -> String {
+        block
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("# ") && l.trim() != "#")
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let guide_visible: Vec<String> = guide_blocks.iter().map(|b| visible(b)).collect();
+    for block in rust_blocks(&read(&root().join("README.md"))) {
+        assert!(
+            guide_visible.contains(&block),
+            "a README sample is in no guide chapter (where it would be compiled):\n{block}"
+        );
+    }
+}

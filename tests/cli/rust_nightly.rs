@@ -108,7 +108,7 @@ fn the_example_crate_runs_in_a_two_night_sharded_campaign() {
     let command = failure["replay_command"]
         .as_str()
         .expect("a replay command");
-    assert!(command.starts_with("RANKCHECK_REPLAY=rc"), "{command}");
+    assert!(command.starts_with("RANKCHECK_REPLAY='rc"), "{command}");
     assert!(
         command.contains(" cargo test --manifest-path ")
             && command
@@ -153,6 +153,77 @@ fn the_example_crate_runs_in_a_two_night_sharded_campaign() {
         failures == [0, 0]
     };
     assert!(clean(&first) && clean(&second));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A whole night of `suite` (one shard): its exit status, then the
+/// report as JSON.
+fn whole_night(suite: &Path, out: &Path, night: &str) -> (Option<i32>, Value) {
+    let args = ["--runs", "2000", "--night", night];
+    let done = spawn(suite, out, &args)
+        .wait_with_output()
+        .expect("a night ends");
+    let report = rankcheck(&["report", text(out), "--format", "json"]);
+    (done.status.code(), json(&report))
+}
+
+/// The example's `all-kinds.toml`: a plain rankcheck-rt test, a tokio-facade
+/// test and a loom-facade test, built with a feature, chosen by two
+/// filters less a skipped test, with loom's environment. The first night
+/// exits 1 for the plain test's new failure, the second 0 (still failing,
+/// not new); the report lists every test with its evidence: the loom
+/// test's exploration as a proof within its preemption bound, the tokio
+/// test's search settings with their guarantees.
+#[test]
+fn a_campaign_takes_plain_tokio_facade_and_loom_facade_tests() {
+    let suite = root().join("examples/rust-nightly/all-kinds.toml");
+    let out = fresh("rust-nightly-all-kinds");
+    let (first_status, first) = whole_night(&suite, &out, "2026-11-28");
+    assert_eq!(first_status, Some(1), "a new failure: {first}");
+    let (second_status, second) = whole_night(&suite, &out, "2026-11-29");
+    assert_eq!(second_status, Some(0), "no new failure: {second}");
+
+    let buggy = "rust-nightly::tests::a_reload_is_seen_whole";
+    let new = first["new"].as_array().expect("new failures");
+    assert_eq!(new.len(), 1, "{first}");
+    assert_eq!(new[0]["program"], buggy);
+    let command = new[0]["replay_command"].as_str().expect("a replay command");
+    assert!(
+        command.starts_with("RANKCHECK_REPLAY='rc")
+            && command.contains(" LOOM_MAX_PREEMPTIONS=2 cargo test --manifest-path ")
+            && command.contains(" --features facades --lib tests::a_reload_is_seen_whole "),
+        "{command}"
+    );
+    let still = second["still_failing"].as_array().expect("still failing");
+    assert_eq!(still.len(), 1, "{second}");
+
+    let evidence = second["evidence"].as_array().expect("evidence");
+    let tests: std::collections::BTreeSet<&str> = evidence
+        .iter()
+        .map(|e| e["program"].as_str().unwrap())
+        .collect();
+    let loom = "rust-nightly::facades::two_threads_serve_two_requests";
+    let tokio = "rust-nightly::facades::two_tasks_serve_two_requests";
+    assert_eq!(
+        tests.into_iter().collect::<Vec<_>>(),
+        [tokio, loom, buggy],
+        "the skipped test is left out"
+    );
+    let explored: Vec<&Value> = evidence.iter().filter(|e| e["program"] == loom).collect();
+    let [explored] = explored[..] else {
+        panic!("one setting for the loom test: {explored:?}")
+    };
+    assert_eq!(explored["setting"], "explore c=2 complete");
+    assert_eq!(explored["nights"], 2);
+    assert_eq!(
+        explored["guarantee"],
+        "proved: every schedule with at most 2 preemptions"
+    );
+    let searched = evidence
+        .iter()
+        .filter(|e| e["program"] == tokio && e["setting"].as_str().unwrap().starts_with("pctvb"))
+        .count();
+    assert!(searched > 0, "the tokio test's search settings: {second}");
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -201,7 +272,10 @@ fn rust_entries_that_cannot_run_are_errors_naming_them() {
     let suite_name = text(&suite);
     for (entry, why) in [
         (2, "the package does not build"),
-        (3, "the filter `no_such_test` matches no test"),
+        (
+            3,
+            "no test of the package is selected by the filter `no_such_test`",
+        ),
         (4, "test tests::aborts: the test executable exited with"),
     ] {
         let expected = format!("error: {suite_name}: [[rust]] {entry} (");

@@ -102,3 +102,43 @@ mod tests {
         });
     }
 }
+
+/// The statistics under the facades, as a crate's own tokio and loom tests
+/// run under rankcheck by a dependency rename (Cargo.toml's `facades`
+/// feature, which the campaign `all-kinds.toml` switches on).
+#[cfg(all(test, feature = "facades"))]
+mod facades {
+    use std::sync::Arc;
+
+    use super::Stats;
+
+    /// A loom test: the loom facade's `model` explores every schedule of
+    /// its two threads, which the campaign records as a proof.
+    #[test]
+    fn two_threads_serve_two_requests() {
+        loom::model(|| {
+            let stats = Arc::new(Stats::new(10));
+            let worker = {
+                let stats = stats.clone();
+                loom::thread::spawn(move || stats.serve())
+            };
+            stats.serve();
+            worker.join().unwrap();
+            assert_eq!(stats.served(), 2);
+        });
+    }
+
+    /// A tokio test: the tokio facade's `#[tokio::test]` runs it under
+    /// rankcheck's search, which the campaign counts as a `check`'s.
+    #[tokio::test]
+    async fn two_tasks_serve_two_requests() {
+        let stats = Arc::new(Stats::new(10));
+        let task = tokio::spawn({
+            let stats = stats.clone();
+            async move { stats.serve() }
+        });
+        stats.serve();
+        task.await.unwrap();
+        assert_eq!(stats.served(), 2);
+    }
+}

@@ -123,7 +123,8 @@ fn tracking_text(failure: &FailureJson) -> Option<String> {
 
 /// The interleaving as a table: a row per step, with its mark (a
 /// preemption before it, or a switch), thread, place, operation and the
-/// variables it touched.
+/// variables it touched; a step repeated unmarked is one row, then one
+/// line that says how many times more (the JSON keeps every step).
 fn interleaving(failure: &FailureJson) -> String {
     let steps = &failure.trace;
     let mut out = header(failure);
@@ -136,13 +137,10 @@ fn interleaving(failure: &FailureJson) -> String {
         "  {:>5}  {:<width$}  {:>place_width$}  {:<op_width$}  touches",
         "step", "thread", "line", "operation"
     );
-    for (step, place) in steps.iter().zip(&places) {
-        let mark = match (failure.priorities, step.preemption, step.switch) {
-            _ if step.critical => '!',
-            (true, true, _) => '>',
-            (false, _, true) => '~',
-            _ => ' ',
-        };
+    let mut i = 0;
+    while i < steps.len() {
+        let (step, place) = (&steps[i], &places[i]);
+        let mark = mark(failure, step);
         let row = format!(
             "{mark} {:>5}  {:<width$}  {:>place_width$}  {:<op_width$}  {}",
             step.step,
@@ -152,8 +150,49 @@ fn interleaving(failure: &FailureJson) -> String {
             touches(&step.touched)
         );
         let _ = writeln!(out, "{}", row.trim_end());
+        let repeats = repeats_after(failure, &places, i);
+        if repeats >= FOLD_AT {
+            let (first, last) = (steps[i + 1].step, steps[i + repeats].step);
+            let _ = writeln!(
+                out,
+                "  {:>5}  (the same step {} more times: steps {first}-{last})",
+                "...", repeats
+            );
+            i += repeats;
+        }
+        i += 1;
     }
     out
+}
+
+/// Repeats of one step, unmarked, at least this many in a row are folded
+/// into one line: a spin loop or a hot counter would fill the table.
+const FOLD_AT: usize = 2;
+
+/// How many steps right after step `i` repeat it: the same thread, place,
+/// operation and variables touched, with no mark of their own.
+fn repeats_after(failure: &FailureJson, places: &[String], i: usize) -> usize {
+    let steps = &failure.trace;
+    let same = |j: usize| {
+        let (a, b) = (&steps[i], &steps[j]);
+        a.thread == b.thread
+            && places[i] == places[j]
+            && a.operation == b.operation
+            && a.touched == b.touched
+            && mark(failure, b) == ' '
+    };
+    (i + 1..steps.len()).take_while(|&j| same(j)).count()
+}
+
+/// A step's mark: `!` after a critical switch, `>` after a preemption
+/// (under priorities), `~` after a switch (without), else a space.
+fn mark(failure: &FailureJson, step: &StepView) -> char {
+    match (failure.priorities, step.preemption, step.switch) {
+        _ if step.critical => '!',
+        (true, true, _) => '>',
+        (false, _, true) => '~',
+        _ => ' ',
+    }
 }
 
 /// The width of a column: its widest cell, at least `least` (its
@@ -302,5 +341,33 @@ mod tests {
         assert!(text.contains("\n   step  thread       line  operation  touches\n"));
         assert!(text.contains("\n      1  main    lib.rs:12  spawn\n"));
         assert!(text.contains("without priorities a switch is not a preemption: ask\n"));
+    }
+
+    #[test]
+    fn a_step_repeated_unmarked_is_folded_into_one_line() {
+        let mut trace: Vec<StepView> = (1..=6)
+            .map(|n| StepView {
+                line: Some(10),
+                ..step(n, "a", "write x", Some("x"))
+            })
+            .collect();
+        trace.push(step(7, "b", "read x", Some("x")));
+        trace[6].preemption = true;
+        trace.push(StepView {
+            line: Some(10),
+            ..step(8, "a", "write x", Some("x"))
+        });
+        let text = failure_text(&failure(trace), "", None);
+        assert!(
+            text.contains("interleaving (8 steps, 1 preemption;"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "\n      1  a          10  write x    x r\n    ...  (the same step 5 more times: steps 2-6)\n>     7  b"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("\n      8  a          10  write x"), "{text}");
     }
 }

@@ -301,7 +301,7 @@ fn found_line(facts: &RunFacts, s: &Searched<'_>) -> String {
 
 /// The failure of `result` as the shared model: where, the steps, the
 /// change points, what the run tracked.
-fn failure_json(
+pub(crate) fn failure_json(
     result: &RunResult,
     facts: &RunFacts,
     replay: &str,

@@ -24,6 +24,8 @@ fn exclusive() -> StdMutexGuard<'static, ()> {
         "RANKCHECK_RUNS",
         "RANKCHECK_TIME",
         "RANKCHECK_REPLAY",
+        "RANKCHECK_RECORDS",
+        "RANKCHECK_FIRST_RUN",
     ] {
         std::env::remove_var(name);
     }
@@ -292,4 +294,74 @@ fn the_most_time_stops_the_runs_and_says_so() {
         .check(four_counters);
     assert!(guarantee.runs < 1_000_000, "{guarantee}");
     assert!(guarantee.to_string().contains("the run cap"), "{guarantee}");
+}
+
+/// The records a campaign's chunk (`RANKCHECK_RECORDS`) of `test` appends,
+/// as JSON values, with `RANKCHECK_FIRST_RUN` at `first_run`.
+fn campaign_records(first_run: u64, test: impl FnOnce()) -> Vec<serde_json::Value> {
+    let path = std::env::temp_dir().join(format!("rankcheck-records-{}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    std::env::set_var("RANKCHECK_RECORDS", &path);
+    std::env::set_var("RANKCHECK_FIRST_RUN", first_run.to_string());
+    test();
+    std::env::remove_var("RANKCHECK_RECORDS");
+    std::env::remove_var("RANKCHECK_FIRST_RUN");
+    let text = std::fs::read_to_string(&path).expect("records written");
+    let _ = std::fs::remove_file(&path);
+    text.lines()
+        .map(|line| serde_json::from_str(line).expect("a record is JSON"))
+        .collect()
+}
+
+/// In a campaign an exploration records one chunk of its own setting: its
+/// schedules as runs, its bound and how it ended, which the campaign
+/// reports as a proof when complete; a failing one records the failing
+/// schedule first, with the command that replays it.
+#[test]
+fn an_exploration_in_a_campaign_records_its_schedules_and_failure() {
+    let _env = exclusive();
+    let mut schedules = 0;
+    let clean = campaign_records(7, || {
+        let explored = rankcheck::Exploration::new(1000, 1000)
+            .preemption_bound(1)
+            .run(|| {
+                let _ = thread::spawn(|| {}).join();
+            });
+        assert!(explored.complete);
+        schedules = explored.schedules;
+    });
+    let [chunk] = &clean[..] else {
+        panic!("one chunk record: {clean:?}")
+    };
+    assert_eq!(chunk["type"], "chunk");
+    assert_eq!(chunk["setting"], "explore c=1 complete");
+    assert_eq!(chunk["runs"], schedules);
+    assert_eq!(
+        (chunk["clean_runs"].as_u64(), chunk["first_run"].as_u64()),
+        (Some(schedules), Some(7))
+    );
+
+    let mut failing_schedule = 0;
+    let failing = campaign_records(100, || {
+        let explored = rankcheck::Exploration::new(1000, 1000)
+            .stop_at_first_failure()
+            .run(lost_update);
+        failing_schedule = explored.first_failing.expect("it fails").schedule;
+    });
+    let [failure, chunk] = &failing[..] else {
+        panic!("a failure record, then a chunk record: {failing:?}")
+    };
+    assert_eq!(failure["type"], "failure");
+    assert_eq!(failure["setting"], "explore failed");
+    assert_eq!(failure["run"], 100 + failing_schedule);
+    assert!(failure["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("lost update")));
+    let replay = failure["replay"].as_str().expect("a replay command");
+    assert!(replay.starts_with("RANKCHECK_REPLAY=rc"), "{replay}");
+    assert_eq!(chunk["setting"], "explore failed");
+    assert_eq!(
+        (chunk["runs"].as_u64(), chunk["failures"].as_u64()),
+        (Some(failing_schedule), Some(1))
+    );
 }
