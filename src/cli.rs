@@ -114,7 +114,8 @@ pub struct PlotHistoryArgs {
     /// The target confidence, drawn as a line.
     #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
     pub confidence: f64,
-    /// The SVG file to write.
+    /// The SVG file to write: a name ending in `.svg` (another format's
+    /// extension is refused).
     #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
     pub output: PathBuf,
 }
@@ -146,13 +147,15 @@ pub struct PlotBoundArgs {
     /// --confidence.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = positive)]
     pub runs: Option<u64>,
-    /// The most runs the confidence target may ask for.
-    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value = "1000000", value_parser = positive)]
-    pub max_runs: u64,
+    /// The most runs the confidence target may ask for (default: as for
+    /// `check`).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = positive)]
+    pub max_runs: Option<u64>,
     /// The target confidence, drawn as a line.
     #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
     pub confidence: f64,
-    /// The SVG file to write.
+    /// The SVG file to write: a name ending in `.svg` (another format's
+    /// extension is refused).
     #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
     pub output: PathBuf,
 }
@@ -187,7 +190,8 @@ pub struct PlotHitsArgs {
     /// Level of the Clopper-Pearson intervals.
     #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.95", value_parser = parse_confidence)]
     pub confidence: f64,
-    /// The SVG file to write.
+    /// The SVG file to write: a name ending in `.svg` (another format's
+    /// extension is refused).
     #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
     pub output: PathBuf,
 }
@@ -283,9 +287,11 @@ pub struct CheckArgs {
     /// Stop after this much time: `90s`, `10m`, `2h`.
     #[arg(long, value_parser = parse_duration)]
     pub time: Option<Duration>,
-    /// The most runs the confidence target may ask for.
-    #[arg(long, value_name = "N", allow_negative_numbers = true, default_value = "1000000", value_parser = positive)]
-    pub max_runs: u64,
+    /// The most runs the confidence target may ask for. Without it,
+    /// 1,000,000, or fewer for a long program: as many as 100,000,000 steps
+    /// allow at the longest preparatory run's steps, and at least 10,000.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = positive)]
+    pub max_runs: Option<u64>,
     /// The confidence the run count aims at when --runs is not given.
     #[arg(long, value_name = "C", allow_negative_numbers = true, default_value = "0.99", value_parser = parse_confidence)]
     pub confidence: f64,
@@ -304,7 +310,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR", default_value = DEFAULT_REPLAY_DIR)]
     pub replay_dir: PathBuf,
     /// Also draw the guarantee against executions of each setting, with
-    /// the runs done marked, into this SVG file (one program only).
+    /// the runs done marked, into this SVG file (one program only; a name
+    /// ending in `.svg`).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 }
@@ -502,8 +509,9 @@ pub struct ReportArgs {
     #[arg(long, value_name = "K", allow_negative_numbers = true, default_value = "3", value_parser = positive)]
     pub gone_after: u64,
     /// Also write the report as one self-contained HTML page, with each
-    /// program's history plotted night by night.
-    #[arg(long, value_name = "FILE")]
+    /// program's history plotted night by night (a name ending in `.html`
+    /// or `.htm`).
+    #[arg(long, value_name = "FILE.html")]
     pub html: Option<PathBuf>,
 }
 
@@ -943,5 +951,39 @@ mod tests {
             ["plot", "hits", "-o", "bound", "f.rk"]
         );
         assert_eq!(line("--seed 3"), ["check", "--seed", "3"]);
+    }
+
+    /// Every strategy the command runs, and every component a portfolio
+    /// run can be (its settings' `pct` and `pctvb`, the engine's sampling
+    /// strategies), has a colour of its own in the palette the figures
+    /// share.
+    #[test]
+    fn every_strategy_has_its_own_colour() {
+        use rankcheck_engine::Sampling;
+        let mut names: BTreeSet<&str> = StrategyArg::value_variants()
+            .iter()
+            .map(|s| s.name())
+            .collect();
+        names.extend(
+            [
+                Sampling::Pos,
+                Sampling::WeightedPos,
+                Sampling::StickyPos,
+                Sampling::Urw,
+                Sampling::Surw,
+                Sampling::KindSurw,
+            ]
+            .map(Sampling::name),
+        );
+        let mut colours = BTreeSet::new();
+        for name in &names {
+            let colour = rankcheck_plot::style::strategy_color(name)
+                .unwrap_or_else(|| panic!("{name} has no colour"));
+            assert!(
+                colours.insert((colour.0, colour.1, colour.2)),
+                "{name} shares its colour"
+            );
+        }
+        assert!(names.contains("urw") && names.contains("ksurw"));
     }
 }

@@ -38,6 +38,7 @@ mod interrupt;
 mod invocation;
 mod load;
 mod nightly;
+mod output_file;
 mod plan;
 mod plot;
 mod progress;

@@ -16,6 +16,38 @@ use crate::cli::{CheckArgs, PrioritiesArg, StrategyArg, VarsArg};
 
 pub use rankcheck_engine::strategy::Plan;
 
+/// The most runs a search aims for when `--max-runs` is not given and
+/// steps are cheap.
+pub const DEFAULT_MAX_RUNS: u64 = 1_000_000;
+
+/// The steps (scheduling points, loop iterations and calls) a search aims
+/// for at most when `--max-runs` is not given: a long program gets fewer
+/// runs, so that a plain `rankcheck check` takes seconds on it, as on a
+/// short one, instead of minutes: about 12 s of one core at the VM's 8
+/// million steps a second (a 475-step program: 210,526 runs; 1,000,000
+/// took two minutes on two busy cores). The cap depends on the seed's
+/// preparatory runs alone, never on the clock, so a seed's result stays
+/// the same on every machine.
+pub const DEFAULT_STEP_BUDGET: u64 = 100_000_000;
+
+/// The fewest runs the step budget leaves a search.
+pub const DEFAULT_MIN_RUNS: u64 = 10_000;
+
+/// The most runs a search's confidence target may ask for: `--max-runs`
+/// as given, else [`DEFAULT_MAX_RUNS`], cut for a program whose longest
+/// preparatory run took many steps to what [`DEFAULT_STEP_BUDGET`]
+/// allows, but not below [`DEFAULT_MIN_RUNS`]. It only caps the count:
+/// the summary states the guarantee the runs done earned and says when
+/// the cap kept a setting from the target, as for any `--max-runs`.
+pub fn max_runs(asked: Option<u64>, profile: &Profile) -> u64 {
+    asked.unwrap_or_else(|| default_max_runs(profile.max_steps))
+}
+
+/// The default cap on runs of `steps` steps each.
+fn default_max_runs(steps: u64) -> u64 {
+    (DEFAULT_STEP_BUDGET / steps.max(1)).clamp(DEFAULT_MIN_RUNS, DEFAULT_MAX_RUNS)
+}
+
 /// A setting the flags asked for that is not run, and why.
 #[derive(Clone, Debug)]
 pub struct Skipped {
@@ -177,4 +209,20 @@ pub fn names(program: &Program, vars: &[VarId]) -> String {
         .map(|v| program.vars[v.index()].name.as_str())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_programs_get_fewer_runs_by_default() {
+        // Short programs keep the million runs.
+        assert_eq!(default_max_runs(40), DEFAULT_MAX_RUNS);
+        assert_eq!(default_max_runs(0), DEFAULT_MAX_RUNS);
+        // A 500-step program: the step budget over 500.
+        assert_eq!(default_max_runs(500), DEFAULT_STEP_BUDGET / 500);
+        // A very long one still gets the minimum.
+        assert_eq!(default_max_runs(u64::MAX), DEFAULT_MIN_RUNS);
+    }
 }

@@ -1,8 +1,12 @@
-//! Progress lines on stderr while a search or an exploration runs: shown
-//! only on a terminal and never with `--format json`, so that scripts and
-//! pipes see only the report.
+//! Progress on stderr while a search or an exploration runs, so that
+//! stdout holds only the report. On a terminal a search redraws one line
+//! (human format); anywhere else (a pipe, a CI log, `--format json`) a
+//! search that runs longer than ten seconds prints a line every ten
+//! seconds, as the Rust front end's checks do, so that a long check is
+//! never silent. An exploration's spinner shows on a terminal only.
 
 use std::io::IsTerminal;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -27,21 +31,41 @@ pub fn status_line(parts: &[String]) -> String {
     parts.join(", ")
 }
 
-/// The progress line of a search: runs done, runs per second, the time
-/// spent and left, and the lowest confidence the settings reached so far.
+/// How often a search away from a terminal prints its progress line.
+pub const LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// The progress of a search: runs done, runs per second, the time spent
+/// and left, and the lowest confidence the settings reached so far.
 pub struct SearchProgress {
-    bar: ProgressBar,
+    shown: Shown,
     started: Instant,
     deadline: Option<Instant>,
+    total: Option<u64>,
+}
+
+/// Where a search's progress goes.
+enum Shown {
+    /// A line redrawn in place on the terminal.
+    Bar(ProgressBar),
+    /// A line of its own every [`LINE_EVERY`], `rankcheck: PROGRAM: ...`;
+    /// `next` is when the next is due.
+    Lines {
+        program: String,
+        next: Mutex<Instant>,
+    },
 }
 
 impl SearchProgress {
-    /// A line for a search of `total` runs (`None`: as many as time allows)
-    /// ending at `deadline` if there is one.
-    pub fn new(format: Format, total: Option<u64>, deadline: Option<Instant>) -> SearchProgress {
-        let bar = if format != Format::Human || !std::io::stderr().is_terminal() {
-            ProgressBar::hidden()
-        } else {
+    /// Progress of the search of `program` for `total` runs (`None`: as
+    /// many as time allows) ending at `deadline` if there is one.
+    pub fn new(
+        format: Format,
+        program: &str,
+        total: Option<u64>,
+        deadline: Option<Instant>,
+    ) -> SearchProgress {
+        let started = Instant::now();
+        let shown = if format == Format::Human && std::io::stderr().is_terminal() {
             let length = if deadline.is_some() { None } else { total };
             let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
             let template = if length.is_some() {
@@ -52,38 +76,71 @@ impl SearchProgress {
             if let Ok(style) = ProgressStyle::with_template(template) {
                 bar.set_style(style);
             }
-            bar
+            Shown::Bar(bar)
+        } else {
+            Shown::Lines {
+                program: program.to_string(),
+                next: Mutex::new(started + LINE_EVERY),
+            }
         };
         SearchProgress {
-            bar,
-            started: Instant::now(),
+            shown,
+            started,
             deadline,
+            total: if deadline.is_some() { None } else { total },
         }
     }
 
     /// `done` runs finished; `confidence` is the lowest reached so far.
     pub fn update(&self, done: u64, confidence: Option<f64>) {
-        if self.bar.is_hidden() {
-            return;
+        let now = Instant::now();
+        match &self.shown {
+            Shown::Bar(bar) => {
+                bar.set_position(done);
+                bar.set_message(self.message(done, confidence, now));
+                bar.tick();
+            }
+            Shown::Lines { .. } => {
+                if let Some(line) = self.due_line(done, confidence, now) {
+                    errln!("{line}");
+                }
+            }
         }
-        let left = self
-            .deadline
-            .map(|d| d.saturating_duration_since(Instant::now()));
-        let message = search_message(
+    }
+
+    /// The line to print at `now` away from a terminal, if one is due.
+    fn due_line(&self, done: u64, confidence: Option<f64>, now: Instant) -> Option<String> {
+        let Shown::Lines { program, next } = &self.shown else {
+            return None;
+        };
+        let mut next = next.lock().ok()?;
+        if now < *next {
+            return None;
+        }
+        *next = now + LINE_EVERY;
+        Some(format!(
+            "rankcheck: {program}: {}",
+            self.message(done, confidence, now)
+        ))
+    }
+
+    /// The message at `now`.
+    fn message(&self, done: u64, confidence: Option<f64>, now: Instant) -> String {
+        let left = self.deadline.map(|d| d.saturating_duration_since(now));
+        search_message(
             done,
-            self.bar.length(),
-            self.started.elapsed(),
+            self.total,
+            now.duration_since(self.started),
             left,
             confidence,
-        );
-        self.bar.set_position(done);
-        self.bar.set_message(message);
-        self.bar.tick();
+        )
     }
 
     /// Clear the line.
     pub fn finish(&self) {
-        self.bar.finish_and_clear();
+        if let Shown::Bar(bar) = &self.shown {
+            bar.finish_and_clear();
+        }
     }
 }
 
@@ -147,6 +204,28 @@ mod tests {
             message,
             "2m10s elapsed, 7m50s left, 4226432 runs, 32511 runs/s, confidence 0.9877"
         );
+    }
+
+    #[test]
+    fn away_from_a_terminal_a_line_comes_every_ten_seconds() {
+        let started = Instant::now();
+        let progress = SearchProgress {
+            shown: Shown::Lines {
+                program: "prog.rk".into(),
+                next: Mutex::new(started + LINE_EVERY),
+            },
+            started,
+            deadline: None,
+            total: Some(1_000_000),
+        };
+        let at = |secs: u64| started + Duration::from_secs(secs);
+        assert_eq!(progress.due_line(40_000, Some(0.5), at(4)), None);
+        assert_eq!(
+            progress.due_line(100_000, Some(0.5), at(10)).as_deref(),
+            Some("rankcheck: prog.rk: 10s elapsed, about 1m30s left, 100000 of 1000000 runs, 10000 runs/s, confidence 0.5000")
+        );
+        assert_eq!(progress.due_line(150_000, None, at(15)), None);
+        assert!(progress.due_line(200_000, None, at(20)).is_some());
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! `rankcheck replay FILE`: re-run one recorded execution and report it as
 //! the search that found it did, with whatever the program printed.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::{Instrumentation, Limits, ReplayFile};
-use rankcheck_report::failure::{mark_critical, FoundBy};
+use rankcheck_report::failure::{mark_critical, run_strategy, FoundBy};
 
 use crate::cli::{Format, ReplayArgs};
 use crate::exit::Status;
@@ -113,19 +114,32 @@ pub fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         Format::Csv => bail!("--format csv is not available for replay: use human or json"),
         Format::Human => {
             out!("{}", report.text(&loaded.file));
-            outln!(
-                "\nreplayed {} {} of strategy {} with seed {} from {}",
-                if found_by == FoundBy::Preparatory {
-                    "preparatory run"
-                } else {
-                    "run"
-                },
-                file.run,
-                file.strategy,
-                file.seed,
-                args.file.display()
-            );
+            outln!("\n{}", replayed_line(&file, found_by, &args.file));
         }
     }
     Ok(Status::Failure.into())
+}
+
+/// What was replayed, in the words of the search's `found ...` line: the
+/// run, the strategy (`portfolio, a pctvb run`, as the search named it) and
+/// the seed.
+fn replayed_line(file: &ReplayFile, found_by: FoundBy, path: &Path) -> String {
+    match found_by {
+        FoundBy::Preparatory => format!(
+            "replayed preparatory random run {} (seed {}) from {}",
+            file.run,
+            file.seed,
+            path.display()
+        ),
+        _ => format!(
+            "replayed run {} (strategy {}, seed {}) from {}",
+            file.run,
+            run_strategy(
+                file.search.as_deref().unwrap_or(&file.strategy),
+                &file.strategy
+            ),
+            file.seed,
+            path.display()
+        ),
+    }
 }

@@ -13,9 +13,11 @@ use anyhow::{Context, Result};
 use rankcheck_engine::{InstanceKey, Program, ReplayFile, VarId};
 
 use crate::invocation::shown;
+use crate::output_file::announce;
 
 /// Write `file` (whose `program` is the path as the user gave it) into
-/// `dir` as `STEM-FINGERPRINT-SUFFIX.replay`; the path written.
+/// `dir` as `STEM-FINGERPRINT-SUFFIX.replay`, and say so; the path
+/// written.
 pub fn save(dir: &Path, program: &Path, mut file: ReplayFile, suffix: &str) -> Result<PathBuf> {
     let stem = program
         .file_stem()
@@ -28,6 +30,7 @@ pub fn save(dir: &Path, program: &Path, mut file: ReplayFile, suffix: &str) -> R
     file.program = relative_to(program, dir);
     std::fs::write(&out, file.to_text())
         .with_context(|| format!("cannot write replay file {}", out.display()))?;
+    announce(&out);
     Ok(out)
 }
 

@@ -9,6 +9,7 @@
 //! fingerprint 5f0c2a1d9e3b4c77
 //! define HOT=400
 //! found-by search
+//! search portfolio
 //! strategy pctvb
 //! priorities pct
 //! tracking vars 0:a
@@ -28,8 +29,12 @@
 //! after which a priority change point fired; for a schedule shrunk before
 //! it was reported (docs/ALGORITHMS.md, Shrinking), they are the steps
 //! after which it preempts, and an optional `critical` line lists the steps
-//! the switch to which the failure needs. Lines starting with `#` are
-//! comments, outside the checksum.
+//! the switch to which the failure needs. `strategy` is the strategy of the
+//! run itself, and the optional `search` line the search it was one run of
+//! when that differs (the portfolio, whose run this was a PCTVB one), so
+//! that a replay names the run as the search's report did; files written
+//! before it was added read as runs of their `strategy`'s own search.
+//! Lines starting with `#` are comments, outside the checksum.
 
 use std::fmt::Write as _;
 
@@ -53,7 +58,12 @@ pub struct ReplayFile {
     /// What found it: `search`, `preparatory` (a random preparatory run)
     /// or `explore`.
     pub found_by: String,
-    /// The strategy of the search or exploration.
+    /// The search the run belonged to, where it is not the run's own
+    /// strategy: `portfolio` for a portfolio's `pctvb` run. `None`: the
+    /// search was `strategy` itself.
+    pub search: Option<String>,
+    /// The strategy of the run, the search's or (in a portfolio) the
+    /// component's, or `explore`.
     pub strategy: String,
     /// The priority scheme (`pct`, `thread-bounded`), or `none` for the
     /// random scheduler.
@@ -151,6 +161,9 @@ impl ReplayFile {
             let _ = writeln!(out, "define {name}={value}");
         }
         let _ = writeln!(out, "found-by {}", self.found_by);
+        if let Some(search) = &self.search {
+            let _ = writeln!(out, "search {search}");
+        }
         let _ = writeln!(out, "strategy {}", self.strategy);
         let _ = writeln!(out, "priorities {}", self.priorities);
         let _ = writeln!(out, "tracking {}", self.tracking);
@@ -222,6 +235,7 @@ struct Fields {
     fingerprint: Option<String>,
     defines: Vec<(String, i64)>,
     found_by: Option<String>,
+    search: Option<String>,
     strategy: Option<String>,
     priorities: Option<String>,
     tracking: Option<String>,
@@ -260,6 +274,7 @@ impl Fields {
             "program" => once(self.program.is_some())?,
             "fingerprint" => once(self.fingerprint.is_some())?,
             "found-by" => once(self.found_by.is_some())?,
+            "search" => once(self.search.is_some())?,
             "strategy" => once(self.strategy.is_some())?,
             "priorities" => once(self.priorities.is_some())?,
             "tracking" => once(self.tracking.is_some())?,
@@ -286,6 +301,7 @@ impl Fields {
                 self.defines.push(define);
             }
             "found-by" => self.found_by = Some(value.to_string()),
+            "search" => self.search = Some(value.to_string()),
             "strategy" => self.strategy = Some(value.to_string()),
             "priorities" => self.priorities = Some(value.to_string()),
             "tracking" => self.tracking = Some(value.to_string()),
@@ -327,6 +343,7 @@ impl Fields {
             fingerprint: self.fingerprint.ok_or(Missing("fingerprint"))?,
             defines: self.defines,
             found_by: self.found_by.ok_or(Missing("found-by"))?,
+            search: self.search,
             strategy: self.strategy.ok_or(Missing("strategy"))?,
             priorities: self.priorities.ok_or(Missing("priorities"))?,
             tracking: self.tracking.ok_or(Missing("tracking"))?,
@@ -387,6 +404,7 @@ mod tests {
             fingerprint: fingerprint("global a = 0;", &[("HOT".into(), 400)]),
             defines: vec![("HOT".into(), 400)],
             found_by: "search".into(),
+            search: None,
             strategy: "pctvb".into(),
             priorities: "pct".into(),
             tracking: "vars 0:a".into(),
@@ -407,6 +425,18 @@ mod tests {
         file.preemptions.clear();
         file.defines.clear();
         assert_eq!(ReplayFile::parse(&file.to_text()), Ok(file));
+    }
+
+    #[test]
+    fn a_portfolio_run_names_its_search() {
+        let mut file = sample();
+        file.search = Some("portfolio".into());
+        let text = file.to_text();
+        assert!(
+            text.contains("search portfolio\nstrategy pctvb\n"),
+            "{text}"
+        );
+        assert_eq!(ReplayFile::parse(&text), Ok(file));
     }
 
     #[test]

@@ -34,6 +34,14 @@ pub fn count_label(x: &f64) -> String {
     }
 }
 
+/// The margin right of a plot whose x axis ends at `end` on a log axis of
+/// counts, at least `margin`: room for half the last tick label, which is
+/// centred on the axis's end, at text size `size`.
+pub fn end_label_margin(end: f64, margin: i32, size: f64) -> i32 {
+    let (width, _) = crate::font::text_size(&count_label(&end), size);
+    margin.max(width as i32 / 2 + 6)
+}
+
 /// A count as text: `5,000`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

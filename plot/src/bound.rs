@@ -11,18 +11,20 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::ShapeStyle;
 use rankcheck_stats::{confidence_after, Probability};
 
-use crate::axis::{count_label, decade_labels, decades, one_in, thousands};
+use crate::axis::{count_label, decade_labels, decades, end_label_margin, one_in, thousands};
 use crate::canvas::{render, Area};
 use crate::error::{bad, PlotError};
+use crate::font;
 use crate::marks::{number, Mark};
-use crate::style::{self, BLUE, GREY, LABEL_SIZE, TEXT_SIZE, TITLE_SIZE, VERMILLION};
+use crate::style::{self, GREY, LABEL_SIZE, TEXT_SIZE, TITLE_SIZE};
 
 /// What kind of curve, which decides its look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CurveKind {
-    /// PCTVB's bound for any bug of the setting's class (blue, solid).
+    /// PCTVB's bound for any bug of the setting's class (PCTVB's colour,
+    /// solid).
     Pctvb,
-    /// PCT's bound at the same depth (vermillion, solid).
+    /// PCT's bound at the same depth (PCT's colour, solid).
     Pct,
     /// PCTVB's bound for a bug over one variable set (thin, dashed; the
     /// number picks the colour).
@@ -70,10 +72,10 @@ pub struct BoundFigure {
     pub panels: Vec<BoundPanel>,
 }
 
-/// Width of one panel in pixels.
+/// Width of one panel in pixels, at least.
 const PANEL_WIDTH: u32 = 620;
-/// Height of one panel in pixels.
-const PANEL_HEIGHT: u32 = 470;
+/// Height of one panel without its legend, in pixels.
+const PLOT_HEIGHT: u32 = 426;
 /// Height of the figure's title band.
 const TITLE_BAND: u32 = 44;
 /// Points per curve.
@@ -83,6 +85,92 @@ const LEGEND_ROW: i32 = 22;
 /// Where the legend's first column starts: under the plot, past the
 /// y axis's labels.
 const LEGEND_LEFT: i32 = 78;
+/// A legend entry's sample line and the gap after it, before its text.
+const LEGEND_SAMPLE: i32 = 30;
+/// The gap after a legend column's longest text.
+const LEGEND_GAP: i32 = 16;
+/// The margin around a panel.
+const MARGIN: i32 = 14;
+
+/// The panels' layout, measured from the text they hold: every label
+/// inside the canvas, whatever the series are called and however far the
+/// axis runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Layout {
+    /// A panel's size in pixels.
+    panel: (u32, u32),
+    /// Legend columns (1 or 2) and rows.
+    legend: (usize, usize),
+    /// The width of a legend column.
+    column: i32,
+    /// The margin right of the plot: room for half the last tick label.
+    right: i32,
+    /// Room left of the plot for the y labels and the axis title.
+    y_labels: i32,
+    /// Room under the plot for the x labels and the axis title.
+    x_labels: i32,
+}
+
+/// Text's width in pixels as the figure lays it out.
+fn width(text: &str, size: f64) -> i32 {
+    font::text_size(text, size).0 as i32
+}
+
+/// Text's height in pixels as the figure lays it out.
+fn height(text: &str, size: f64) -> i32 {
+    font::text_size(text, size).1 as i32
+}
+
+impl Layout {
+    /// Measure `panels` over executions `x`: legend columns as wide as the
+    /// longest entry (two side by side where they fit in a panel of the
+    /// usual width, else one, else a wider panel), the right margin from
+    /// the last tick label, and panels wide enough for their titles.
+    fn measure(panels: &[&BoundPanel], x: (f64, f64)) -> Layout {
+        let entries = panels.iter().map(|p| p.curves.len()).max().unwrap_or(1);
+        let longest = panels
+            .iter()
+            .flat_map(|p| &p.curves)
+            .map(|c| width(&legend_text(c), LABEL_SIZE))
+            .max()
+            .unwrap_or(0);
+        let column = LEGEND_SAMPLE + longest + LEGEND_GAP;
+        let fits_two = LEGEND_LEFT + 2 * column + MARGIN <= PANEL_WIDTH as i32;
+        let columns = if fits_two && entries > 1 { 2 } else { 1 };
+        let rows = entries.div_ceil(columns);
+        // The last tick is centred on the plot's right edge.
+        let right = end_label_margin(x.1, MARGIN, LABEL_SIZE);
+        let y_labels = ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+            .iter()
+            .map(|l| width(l, LABEL_SIZE))
+            .max()
+            .unwrap_or(0)
+            + height("g", TEXT_SIZE)
+            + 24;
+        let x_labels = height("1k", LABEL_SIZE) + height("g", TEXT_SIZE) + 20;
+        let title = panels
+            .iter()
+            .map(|p| width(&p.title, TEXT_SIZE))
+            .max()
+            .unwrap_or(0);
+        let wide = [
+            PANEL_WIDTH as i32,
+            LEGEND_LEFT + columns as i32 * column + MARGIN,
+            title + 2 * MARGIN,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(PANEL_WIDTH as i32);
+        Layout {
+            panel: (wide as u32, PLOT_HEIGHT + (LEGEND_ROW * rows as i32) as u32),
+            legend: (columns, rows),
+            column,
+            right,
+            y_labels,
+            x_labels,
+        }
+    }
+}
 
 /// The guarantee `1 - (1 - p)^n` for a real `n` (for drawing curves).
 fn guarantee_at(p: Probability, n: f64) -> f64 {
@@ -121,15 +209,19 @@ pub fn bound_svg(figure: &BoundFigure) -> Result<String, PlotError> {
         .iter()
         .filter(|p| !p.curves.is_empty())
         .collect();
+    let x = x_range(figure);
+    let layout = Layout::measure(&panels, x);
     let columns = panels.len().min(2) as u32;
     let rows = panels.len().div_ceil(2) as u32;
-    let size = (PANEL_WIDTH * columns, TITLE_BAND + PANEL_HEIGHT * rows);
     let title = format!("{}: what N clean runs guarantee", figure.program);
+    let size = (
+        (layout.panel.0 * columns).max(width(&title, TITLE_SIZE) as u32 + 2 * MARGIN as u32),
+        TITLE_BAND + layout.panel.1 * rows,
+    );
     let description = format!(
         "For each setting, the probability 1 - (1 - p)^N that N runs would have found a bug of that class, against N on a log axis; target confidence {}.",
         figure.target
     );
-    let x = x_range(figure);
     render(size, &title, &description, |root, marks| {
         let (top, body) = root.split_vertically(TITLE_BAND);
         top.draw(&Text::new(
@@ -137,28 +229,28 @@ pub fn bound_svg(figure: &BoundFigure) -> Result<String, PlotError> {
             (size.0 as i32 / 2, TITLE_BAND as i32 / 2),
             style::text(TITLE_SIZE).pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
-        let areas = body.split_evenly((rows as usize, columns as usize));
         // Every panel keeps room for the longest legend, so that panels
         // side by side have their axes level.
-        let legend = panels
-            .iter()
-            .map(|p| legend_rows(p.curves.len()))
-            .max()
-            .unwrap_or(1);
+        let areas = body.split_evenly((rows as usize, columns as usize));
         for (panel, area) in panels.iter().zip(&areas) {
-            draw_panel(area, panel, figure.target, x, legend, marks)?;
+            draw_panel(area, panel, figure.target, x, layout, marks)?;
         }
         Ok(())
     })
 }
 
+/// The colour of a strategy the engine runs.
+fn strategy(name: &str) -> RGBColor {
+    style::strategy_color(name).unwrap_or(GREY)
+}
+
 /// The look of a curve.
 fn curve_style(kind: CurveKind) -> (ShapeStyle, bool) {
     match kind {
-        CurveKind::Pctvb => (BLUE.stroke_width(3), false),
-        CurveKind::Pct => (VERMILLION.stroke_width(3), false),
+        CurveKind::Pctvb => (strategy("pctvb").stroke_width(3), false),
+        CurveKind::Pct => (strategy("pct").stroke_width(3), false),
         CurveKind::Set(i) => {
-            let colors = [style::GREEN, style::PURPLE, style::ORANGE, style::SKY, GREY];
+            let colors = style::VARIABLE_SETS;
             (colors[i % colors.len()].stroke_width(2), true)
         }
     }
@@ -203,15 +295,16 @@ fn draw_panel(
     panel: &BoundPanel,
     target: f64,
     x: (f64, f64),
-    legend_rows: usize,
+    layout: Layout,
     marks: &mut Vec<Mark>,
 ) -> Result<(), PlotError> {
     let mut chart = ChartBuilder::on(area)
         .caption(&panel.title, style::text(TEXT_SIZE))
-        .margin(14)
-        .margin_bottom(14 + LEGEND_ROW * legend_rows as i32)
-        .x_label_area_size(52)
-        .y_label_area_size(64)
+        .margin(MARGIN)
+        .margin_right(layout.right)
+        .margin_bottom(MARGIN + LEGEND_ROW * layout.legend.1 as i32)
+        .x_label_area_size(layout.x_labels)
+        .y_label_area_size(layout.y_labels)
         .build_cartesian_2d((x.0..x.1).log_scale(), 0f64..1f64)?;
     chart
         .configure_mesh()
@@ -270,10 +363,12 @@ fn draw_panel(
                 BLACK.stroke_width(1),
             ))?;
             let (px, bottom) = chart.backend_coord(&(n as f64, 0.0));
-            let near_right = px > chart.backend_coord(&(x.1, 0.0)).0 - 120;
+            let label = format!("{} runs", thousands(n));
+            let near_right =
+                px + 8 + width(&label, LABEL_SIZE) > chart.backend_coord(&(x.1, 0.0)).0;
             boxed_text(
                 area,
-                &format!("{} runs", thousands(n)),
+                &label,
                 (px + if near_right { -4 } else { 4 }, bottom - 4),
                 Pos::new(
                     if near_right { HPos::Right } else { HPos::Left },
@@ -305,23 +400,22 @@ fn draw_panel(
                 )),
         );
     }
-    draw_legend_below(area, &panel.curves, legend_rows)
+    draw_legend_below(area, &panel.curves, layout)
 }
 
-/// The legend under the panel's axis, in two columns, where it hides no
-/// curve and no label (inside the plot, a corner variable's curve rises
-/// through the upper left and the slowest setting's crosses the lower
-/// right).
-fn draw_legend_below(area: &Area, curves: &[BoundCurve], rows: usize) -> Result<(), PlotError> {
-    let (xs, ys) = area.get_pixel_range();
-    let rows = rows as i32;
-    let column_width = (xs.end - xs.start - LEGEND_LEFT) / 2;
+/// The legend under the panel's axis, in the layout's columns (each as
+/// wide as the longest entry), where it hides no curve and no label
+/// (inside the plot, a corner variable's curve rises through the upper
+/// left and the slowest setting's crosses the lower right).
+fn draw_legend_below(area: &Area, curves: &[BoundCurve], layout: Layout) -> Result<(), PlotError> {
+    let (_, ys) = area.get_pixel_range();
+    let (columns, rows) = layout.legend;
+    let per_column = curves.len().div_ceil(columns).max(1) as i32;
     let text = style::text(LABEL_SIZE).pos(Pos::new(HPos::Left, VPos::Center));
     for (i, curve) in curves.iter().enumerate() {
-        let per_column = legend_rows(curves.len()) as i32;
         let (column, row) = (i as i32 / per_column, i as i32 % per_column);
-        let x = LEGEND_LEFT + column * column_width;
-        let y = (ys.end - ys.start) - LEGEND_ROW * (rows - row) + LEGEND_ROW / 2 - 6;
+        let x = LEGEND_LEFT + column * layout.column;
+        let y = (ys.end - ys.start) - LEGEND_ROW * (rows as i32 - row) + LEGEND_ROW / 2 - 6;
         let (line, dashed) = curve_style(curve.kind);
         let sample = vec![(x, y), (x + 24, y)];
         if dashed {
@@ -329,14 +423,13 @@ fn draw_legend_below(area: &Area, curves: &[BoundCurve], rows: usize) -> Result<
         } else {
             area.draw(&PathElement::new(sample, line))?;
         }
-        area.draw(&Text::new(legend_text(curve), (x + 30, y), text.clone()))?;
+        area.draw(&Text::new(
+            legend_text(curve),
+            (x + LEGEND_SAMPLE, y),
+            text.clone(),
+        ))?;
     }
     Ok(())
-}
-
-/// The legend's rows: two columns of entries.
-fn legend_rows(entries: usize) -> usize {
-    entries.div_ceil(2)
 }
 
 /// A curve's legend entry.

@@ -9,7 +9,7 @@
 
 use std::sync::Once;
 
-use plotters::style::FontStyle;
+use plotters::style::{FontDesc, FontFamily, FontStyle};
 
 /// The CSS font family written into the SVG, and the name the embedded
 /// font is registered under.
@@ -30,6 +30,17 @@ pub(crate) fn ensure_registered() {
             }
         }
     });
+}
+
+/// The width and height in pixels that plotters lays `text` out in at
+/// `size` (plotters' units: the SVG's `font-size` is `size / 1.24`, so
+/// drawn text takes less room than this): what a figure measures to leave
+/// room for a label.
+pub fn text_size(text: &str, size: f64) -> (u32, u32) {
+    ensure_registered();
+    let font = FontDesc::new(FontFamily::Name(FAMILY), size, FontStyle::Normal);
+    font.box_size(text)
+        .unwrap_or_else(|_| panic!("invariant: the embedded DejaVu Sans lays out any text"))
 }
 
 #[cfg(test)]

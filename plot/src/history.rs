@@ -15,8 +15,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use crate::axis::{count_label, decade_labels, decades, nines, nines_label, thousands};
 use crate::canvas::{render, Area};
 use crate::error::{bad, PlotError};
+use crate::font;
 use crate::marks::{number, Mark};
-use crate::style::{self, LABEL_SIZE, SERIES, TEXT_SIZE, TITLE_SIZE};
+use crate::style::{self, LABEL_SIZE, TEXT_SIZE, TITLE_SIZE};
 
 /// One night of one setting.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,6 +44,10 @@ pub struct NightPoint {
 pub struct NightSeries {
     /// The setting, as reports name it: `depth 2 over 1 variable (1 of 3)`.
     pub setting: String,
+    /// The strategy of its runs (`pctvb`, `urw`), which gives its colour
+    /// ([`style::STRATEGY_COLORS`]); settings of one strategy differ in
+    /// dash.
+    pub strategy: String,
     /// Its nights, in any order (they are sorted by `index`).
     pub nights: Vec<NightPoint>,
 }
@@ -60,6 +65,10 @@ pub struct History {
 
 /// Confidences are drawn as "nines" up to this many (1 - 10^-12).
 const NINES_CAP: f64 = 12.0;
+/// The width the panels take beside their legends, at least.
+const PANELS_WIDTH: i32 = 660;
+/// The height of a legend row, in pixels.
+const LEGEND_ROW: i32 = 22;
 
 /// Draw the history as SVG: accumulated runs above (log axis), the
 /// guarantee below (0.9, 0.99, 0.999 evenly spaced), nights along the
@@ -106,7 +115,6 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
         .map(|c| nines(c, NINES_CAP))
         .fold(nines(history.target, NINES_CAP) + 1.0, f64::max)
         .ceil();
-    let size = (980, 760);
     let title = format!("{}: nightly runs and guarantee", history.program);
     let description = format!(
         "Accumulated runs and the guarantee they earned per setting over {} nights; rings mark failures.",
@@ -130,7 +138,19 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
     // often get the same runs night after night) share one colour and one
     // legend entry naming them all, instead of one line hiding the others.
     let leaders = coinciding_leaders(&history.series);
-    let color_of = |i: usize| SERIES[leaders[i] % SERIES.len()];
+    let colors = style::strategy_colors(history.series.iter().map(|s| s.strategy.as_str()));
+    // The n-th line of a strategy's colour gets the n-th dash.
+    let variants: Vec<usize> = (0..history.series.len())
+        .map(|i| {
+            (0..i)
+                .filter(|&j| leaders[j] == j && colors[j] == colors[i])
+                .count()
+        })
+        .collect();
+    let look_of = |i: usize| Look {
+        color: colors[leaders[i]],
+        dash: style::dash(variants[leaders[i]]),
+    };
     let mut runs_legend: Vec<(Sample, String)> = (0..history.series.len())
         .filter(|&i| leaders[i] == i)
         .map(|i| {
@@ -142,20 +162,29 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
                 [one] => one.to_string(),
                 many => format!("{} (one line)", many.join(", ")),
             };
-            (Sample::Line(color_of(i)), label)
+            (Sample::Line(look_of(i)), label)
         })
         .collect();
     runs_legend.push((Sample::Ring, "night with a failure".into()));
     let guarantee_legend = [(Sample::Dashed, target_label)];
-    render(size, &title, &description, |root, marks| {
-        // The legends go right of the panels, where they hide no data.
-        let legend_width = runs_legend
-            .iter()
-            .chain(&guarantee_legend)
-            .map(|(_, label)| legend_entry_width(root, label))
+    // The legends go right of the panels, where they hide no data, as wide
+    // as their longest entry: the figure grows to hold them, its title and
+    // the runs legend's rows.
+    let legend_width = runs_legend
+        .iter()
+        .chain(&guarantee_legend)
+        .map(|(_, label)| legend_entry_width(label))
+        .max()
+        .unwrap_or(0);
+    let title_width = font::text_size(&title, TITLE_SIZE).0 as i32;
+    let size = (
+        [980, PANELS_WIDTH + legend_width, title_width + 40]
+            .into_iter()
             .max()
-            .unwrap_or(0)
-            .min(size.0 as i32 / 3);
+            .unwrap_or(980) as u32,
+        760.max(2 * (LEGEND_ROW * runs_legend.len() as i32 + 120)) as u32,
+    );
+    render(size, &title, &description, |root, marks| {
         let (top, bottom) = root.split_vertically(size.1 / 2);
         let mut runs_chart = ChartBuilder::on(&top)
             .caption(&title, style::text(TITLE_SIZE))
@@ -203,19 +232,20 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
             style::GREY.stroke_width(1),
         ))?;
         for (i, series) in history.series.iter().enumerate() {
-            let color = color_of(i);
+            let look = look_of(i);
+            let color = look.color;
             let mut nights_of: Vec<&NightPoint> = series.nights.iter().collect();
             nights_of.sort_by_key(|n| n.index);
             let runs: Vec<(f64, f64)> = nights_of
                 .iter()
                 .map(|n| (index(n), n.runs.max(1) as f64))
                 .collect();
-            runs_chart.draw_series(LineSeries::new(runs, color.stroke_width(2)))?;
+            look.draw(&mut runs_chart, runs)?;
             let confidences: Vec<(f64, f64)> = nights_of
                 .iter()
                 .filter_map(|n| n.confidence.map(|c| (index(n), nines(c, NINES_CAP))))
                 .collect();
-            guarantee_chart.draw_series(LineSeries::new(confidences, color.stroke_width(2)))?;
+            look.draw(&mut guarantee_chart, confidences)?;
             for n in &nights_of {
                 let x = index(n);
                 let failed = n.failures > 0;
@@ -300,10 +330,53 @@ pub fn history_svg(history: &History) -> Result<String, PlotError> {
     })
 }
 
+/// How a series' line looks: its strategy's colour, and a dash where
+/// another setting of the strategy is drawn too.
+#[derive(Clone, Copy)]
+struct Look {
+    color: RGBColor,
+    dash: Option<(u32, u32)>,
+}
+
+impl Look {
+    /// Draw `points` on `chart` in this look.
+    fn draw<X, Y>(
+        self,
+        chart: &mut ChartContext<SVGBackend, Cartesian2d<X, Y>>,
+        points: Vec<(X::ValueType, Y::ValueType)>,
+    ) -> Result<(), PlotError>
+    where
+        X: Ranged,
+        Y: Ranged,
+        X::ValueType: Clone + 'static,
+        Y::ValueType: Clone + 'static,
+    {
+        let line = self.color.stroke_width(2);
+        match self.dash {
+            None => chart.draw_series(LineSeries::new(points, line))?,
+            Some((dash, gap)) => {
+                chart.draw_series(DashedLineSeries::new(points, dash, gap, line))?
+            }
+        };
+        Ok(())
+    }
+
+    /// Its sample in a legend, from `(x, y)` to `(x + 24, y)`.
+    fn sample(self, root: &Area, (x, y): (i32, i32)) -> Result<(), PlotError> {
+        let line = vec![(x, y), (x + 24, y)];
+        let style = self.color.stroke_width(2);
+        match self.dash {
+            None => root.draw(&PathElement::new(line, style))?,
+            Some((dash, gap)) => root.draw(&DashedPathElement::new(line, dash, gap, style))?,
+        }
+        Ok(())
+    }
+}
+
 /// What a legend entry shows beside its text.
 enum Sample {
-    /// A series' line, in its colour.
-    Line(RGBColor),
+    /// A series' line, in its look.
+    Line(Look),
     /// The ring a failure is drawn with.
     Ring,
     /// The dashed target line.
@@ -317,11 +390,8 @@ fn legend_corner<C: CoordTranslate>(plot: &DrawingArea<SVGBackend, C>) -> (i32, 
 }
 
 /// The room an entry takes: its sample, a gap, its text, a margin.
-fn legend_entry_width(root: &Area, label: &str) -> i32 {
-    let (width, _) = root
-        .estimate_text_size(label, &style::text(LABEL_SIZE))
-        .unwrap_or((200, 0));
-    16 + 30 + width as i32
+fn legend_entry_width(label: &str) -> i32 {
+    16 + 30 + font::text_size(label, LABEL_SIZE).0 as i32
 }
 
 /// A legend, one entry a line downwards from `(x, y)` (pixels).
@@ -332,10 +402,10 @@ fn draw_legend(
 ) -> Result<(), PlotError> {
     let text = style::text(LABEL_SIZE).pos(Pos::new(HPos::Left, VPos::Center));
     for (i, (sample, label)) in entries.iter().enumerate() {
-        let y = y + 22 * i as i32;
+        let y = y + LEGEND_ROW * i as i32;
         let line = vec![(x, y), (x + 24, y)];
         match sample {
-            Sample::Line(color) => root.draw(&PathElement::new(line, color.stroke_width(2)))?,
+            Sample::Line(look) => look.sample(root, (x, y))?,
             Sample::Ring => root.draw(&Circle::new((x + 12, y), 6, BLACK.stroke_width(2)))?,
             Sample::Dashed => root.draw(&DashedPathElement::new(
                 line,

@@ -10,9 +10,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use rankcheck_stats::{confidence_after, runs_needed, HitRate, Probability, RunCount};
 
-use crate::axis::{count_label, decade_labels, decades, one_in, thousands};
+use crate::axis::{count_label, decade_labels, decades, end_label_margin, one_in, thousands};
 use crate::canvas::render;
 use crate::error::{bad, PlotError};
+use crate::font;
 use crate::marks::{number, Mark};
 use crate::style::{self, BLUE, LABEL_SIZE, TEXT_SIZE, TITLE_SIZE, VERMILLION};
 
@@ -141,9 +142,12 @@ pub fn hits_svg(figure: &HitsFigure) -> Result<String, PlotError> {
     if figure.checkpoints.iter().any(|c| c.runs == 0) {
         return Err(bad("0 executions on a log axis", 0));
     }
-    let size = (980, 680);
     /// Height of the band of sentences under the chart.
     const NOTES: u32 = 90;
+    /// The margin around the chart.
+    const MARGIN: i32 = 16;
+    /// Room left of the plot for the y labels and the axis title.
+    const Y_LABELS: i32 = 70;
     let title = format!(
         "{}: found by N executions, {} searches against the bound",
         figure.program, figure.trials
@@ -156,13 +160,51 @@ pub fn hits_svg(figure: &HitsFigure) -> Result<String, PlotError> {
         one_in(figure.bound)
     );
     let x = decades(1.0, last.runs as f64);
+    let legend = [
+        format!("measured: fraction of {} searches", figure.trials),
+        format!("{}% Clopper-Pearson interval", number(figure.level * 100.0)),
+        format!("guarantee 1 - (1 - p)^N, p ≥ {}", one_in(figure.bound)),
+    ];
+    let mut lines = vec![(
+        format!("{}. {}", figure.setting, gap_sentence(figure)),
+        BLACK,
+    )];
+    if let Some(c) = figure.checkpoints.iter().find(|c| c.below_bound()) {
+        lines.push((
+            format!(
+                "the measured interval falls below the bound from {} runs: the bug is not of this class",
+                thousands(c.runs)
+            ),
+            VERMILLION,
+        ));
+    }
+    // The canvas is wide enough for the title, the legend's row and every
+    // sentence under the chart, each measured.
+    let width = |text: &str, size: f64| font::text_size(text, size).0 as i32;
+    let left = MARGIN + Y_LABELS;
+    let needed = [
+        980,
+        width(&title, TITLE_SIZE) + 2 * MARGIN,
+        left + legend
+            .iter()
+            .map(|entry| 30 + width(entry, LABEL_SIZE) + 28)
+            .sum::<i32>(),
+        left + lines
+            .iter()
+            .map(|(line, _)| width(line, LABEL_SIZE))
+            .max()
+            .unwrap_or(0)
+            + MARGIN,
+    ];
+    let size = (needed.into_iter().max().unwrap_or(980) as u32, 680);
     render(size, &title, &description, |root, marks| {
         let (plot_area, notes) = root.split_vertically(size.1 - NOTES);
         let mut chart = ChartBuilder::on(&plot_area)
             .caption(&title, style::text(TITLE_SIZE))
-            .margin(16)
+            .margin(MARGIN)
+            .margin_right(end_label_margin(x.1, MARGIN, LABEL_SIZE))
             .x_label_area_size(54)
-            .y_label_area_size(70)
+            .y_label_area_size(Y_LABELS)
             .build_cartesian_2d((x.0..x.1).log_scale(), 0f64..1f64)?;
         chart
             .configure_mesh()
@@ -244,25 +286,6 @@ pub fn hits_svg(figure: &HitsFigure) -> Result<String, PlotError> {
             });
         }
         let (left, _) = chart.backend_coord(&(x.0, 0.0));
-        let mut lines = vec![(
-            format!("{}. {}", figure.setting, gap_sentence(figure)),
-            BLACK,
-        )];
-        if let Some(c) = points.iter().find(|c| c.below_bound()) {
-            lines.push((
-                format!(
-                    "the measured interval falls below the bound from {} runs: the bug is not of this class",
-                    thousands(c.runs)
-                ),
-                VERMILLION,
-            ));
-        }
-        // The legend, under the chart where it hides no data.
-        let legend = [
-            format!("measured: fraction of {} searches", figure.trials),
-            format!("{}% Clopper-Pearson interval", number(figure.level * 100.0)),
-            format!("guarantee 1 - (1 - p)^N, p ≥ {}", one_in(figure.bound)),
-        ];
         let mut at = left;
         for (i, entry) in legend.iter().enumerate() {
             let y = 16;

@@ -15,7 +15,7 @@ use crate::canvas::render;
 use crate::error::PlotError;
 use crate::labels::spread;
 use crate::marks::{number, Mark};
-use crate::style::{self, LABEL_SIZE, SERIES, TEXT_SIZE, TITLE_SIZE};
+use crate::style::{self, LABEL_SIZE, TEXT_SIZE, TITLE_SIZE};
 
 /// One trial, a row of `results/strategies.csv`.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,6 +112,19 @@ pub fn strategies_svg(figure: &StrategiesFigure) -> Result<String, PlotError> {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    // Each line in its strategy's colour; lines of one strategy (other
+    // parameters) differ in dash.
+    let strategy_of = |line: &String| {
+        figure
+            .trials
+            .iter()
+            .find(|t| line_name(t) == *line)
+            .map_or("", |t| t.strategy.as_str())
+    };
+    let colors = style::strategy_colors(lines.iter().map(strategy_of));
+    let dashes: Vec<Option<(u32, u32)>> = (0..lines.len())
+        .map(|i| style::dash((0..i).filter(|&j| colors[j] == colors[i]).count()))
+        .collect();
     let x = decades(1.0, figure.cap.max(1) as f64);
     let panel = (900u32, 520u32);
     let size = (panel.0, panel.1 * groups.len() as u32);
@@ -172,7 +185,7 @@ pub fn strategies_svg(figure: &StrategiesFigure) -> Result<String, PlotError> {
                 .draw()?;
             let mut ends = Vec::new();
             for (i, line) in lines.iter().enumerate() {
-                let color = SERIES[i % SERIES.len()];
+                let color = colors[i];
                 // The step function: it rises at every trial's count.
                 let mut steps: Vec<u64> = figure
                     .trials
@@ -191,7 +204,15 @@ pub fn strategies_svg(figure: &StrategiesFigure) -> Result<String, PlotError> {
                 }
                 let end = bugs_found(figure, group, line, figure.cap);
                 points.push((figure.cap as f64, end));
-                chart.draw_series(LineSeries::new(points, color.stroke_width(3)))?;
+                match dashes[i] {
+                    None => chart.draw_series(LineSeries::new(points, color.stroke_width(3)))?,
+                    Some((dash, gap)) => chart.draw_series(DashedLineSeries::new(
+                        points,
+                        dash,
+                        gap,
+                        color.stroke_width(3),
+                    ))?,
+                };
                 for n in mark_runs(figure.cap) {
                     let y = bugs_found(figure, group, line, n);
                     marks.push(

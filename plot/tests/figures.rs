@@ -1,8 +1,12 @@
 //! Every figure kind drawn from hand-made data: the SVG parses as XML, has
 //! its title, axis titles and series names, and its marks carry exactly
-//! the numbers given; the HTML page parses and holds each figure; and, with
-//! headless Chromium at hand, each figure renders to a screenshot that is
-//! not blank.
+//! the numbers given; no text runs past the canvas, however long the names
+//! and however far the axes run; every strategy keeps its colour; the HTML
+//! page parses and holds each figure; and, with headless Chromium at hand,
+//! each figure renders to a screenshot that is not blank.
+
+#[path = "support/geometry.rs"]
+mod geometry;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,12 +80,14 @@ fn history() -> History {
         series: vec![
             NightSeries {
                 setting: "depth 2 over 1 variable (1 of 2)".into(),
+                strategy: "pctvb".into(),
                 nights: (1..=6)
                     .map(|d| night(d, 20_000 * d as u64, 1.0 / 30.0, 0))
                     .collect(),
             },
             NightSeries {
                 setting: "depth 3 over 2 variables (2 of 2)".into(),
+                strategy: "pctvb".into(),
                 nights: (1..=6)
                     .map(|d| night(d, 20_000 * d as u64, 1.0 / 24300.0, u64::from(d == 4)))
                     .collect(),
@@ -352,6 +358,7 @@ fn history_marks_every_night_and_the_failure() {
 fn history_names_coinciding_lines_together() {
     let sampling = |setting: &str| NightSeries {
         setting: setting.into(),
+        strategy: setting.into(),
         nights: (1u32..=3)
             .map(|d| NightPoint {
                 night: format!("2025-03-{d:02}"),
@@ -603,5 +610,161 @@ fn figures_render_in_a_browser() {
     }
     if keep.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Every figure, as the tests above draw it, keeps its text on the canvas.
+#[test]
+fn every_figure_keeps_its_text_inside() {
+    for (name, svg) in all_figures() {
+        geometry::assert_text_inside(&svg, name);
+    }
+}
+
+/// The guarantee figure measures its text: a legend of long names (the
+/// variable sets of a program with long variable names), bounds down to
+/// 1/10^17 and an axis out to 10^12 executions stay inside the canvas, in
+/// one panel and in two side by side.
+#[test]
+fn the_bound_figure_makes_room_for_long_names_and_wide_axes() {
+    let curve = |label: String, kind, bound: f64, runs| BoundCurve {
+        label,
+        kind,
+        bound: p(bound),
+        runs: Some(runs),
+    };
+    let long = "a_rather_long_variable_name_from_a_real_program";
+    for (runs, bound) in [(100_000_000, 1.0 / 3.0), (400_000_000_000, 1e-17)] {
+        let panel = |title: &str| BoundPanel {
+            title: title.into(),
+            curves: vec![
+                curve("pctvb".into(), CurveKind::Pctvb, bound, runs),
+                curve("pct".into(), CurveKind::Pct, bound / 2.0, runs),
+                curve(format!("pctvb over {long}"), CurveKind::Set(0), bound, runs),
+                curve(
+                    format!("pctvb over {long} and {long}"),
+                    CurveKind::Set(1),
+                    bound,
+                    runs,
+                ),
+            ],
+        };
+        for panels in 1..=3 {
+            let figure = BoundFigure {
+                program: format!("examples/{long}/{long}.rk"),
+                target: 0.99,
+                panels: (0..panels)
+                    .map(|i| panel(&format!("depth {i} over 2 variables ({long}, {long})")))
+                    .collect(),
+            };
+            let svg = bound_svg(&figure).unwrap();
+            geometry::assert_text_inside(&svg, &format!("{panels} panels, {runs} runs"));
+        }
+    }
+}
+
+/// The hit-rate figure of a long-named program and setting, its
+/// searches run to 100M executions, keeps its title, notes and last tick
+/// label on the canvas.
+#[test]
+fn the_hits_figure_makes_room_for_long_names_and_wide_axes() {
+    let mut figure = hits_figure();
+    figure.program = format!("examples/{}.rk", "a_long_program_name_".repeat(6));
+    figure.setting = format!(
+        "pctvb, depth 2 over 1 variable ({})",
+        "long_name ".repeat(8)
+    );
+    let bound = figure.bound;
+    figure.checkpoints = hits::checkpoint_runs(100_000_000)
+        .into_iter()
+        .map(|n| Checkpoint::new(n, (n / 3).min(40), 40, 0.95, bound).unwrap())
+        .collect();
+    let svg = hits_svg(&figure).unwrap();
+    let (_, boxes) = geometry::text_boxes(&svg);
+    assert!(
+        boxes.iter().any(|b| b.text == "100M"),
+        "the axis reaches 100M"
+    );
+    geometry::assert_text_inside(&svg, "hits");
+}
+
+/// The nightly history with long setting names and runs in the trillions
+/// keeps its legend and labels on the canvas.
+#[test]
+fn the_history_makes_room_for_long_settings() {
+    let mut history = history();
+    for series in &mut history.series {
+        series.setting = format!(
+            "{} track=a_long_variable,another_long_variable",
+            series.setting
+        );
+        for night in &mut series.nights {
+            night.runs *= 10_000_000;
+        }
+    }
+    let svg = history_svg(&history).unwrap();
+    geometry::assert_text_inside(&svg, "history");
+}
+
+/// The stroke colour of each series' mark.
+fn mark_colors(svg: &str) -> Vec<(String, String)> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.attribute("class") == Some("point"))
+        .map(|n| {
+            let color = n
+                .attribute("fill")
+                .or(n.attribute("stroke"))
+                .unwrap_or_default()
+                .to_string();
+            (n.attribute("data-series").unwrap().to_string(), color)
+        })
+        .collect()
+}
+
+/// The hex form of a palette colour, as the SVG writes it.
+fn hex(color: plotters::style::RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", color.0, color.1, color.2)
+}
+
+/// A history of one setting per strategy draws each in its strategy's
+/// colour from the shared palette: `urw` and `ksurw` no longer share one.
+#[test]
+fn the_history_draws_each_strategy_in_its_colour() {
+    let mut history = history();
+    history.series = style::STRATEGY_COLORS
+        .iter()
+        .enumerate()
+        .map(|(i, (strategy, _))| NightSeries {
+            setting: strategy.to_string(),
+            strategy: strategy.to_string(),
+            nights: (1u32..=3)
+                .map(|d| NightPoint {
+                    night: format!("2025-03-{d:02}"),
+                    index: u64::from(d),
+                    // Lines apart, so that none is drawn as another's.
+                    runs: 1000 * u64::from(d) + i as u64,
+                    confidence: None,
+                    failures: 0,
+                })
+                .collect(),
+        })
+        .collect();
+    let svg = history_svg(&history).unwrap();
+    let colors = mark_colors(&svg);
+    for (strategy, color) in style::STRATEGY_COLORS {
+        let drawn: Vec<&String> = colors
+            .iter()
+            .filter(|(s, _)| s == strategy)
+            .map(|(_, c)| c)
+            .collect();
+        assert!(!drawn.is_empty(), "{strategy} has marks");
+        for c in drawn {
+            assert!(
+                c.eq_ignore_ascii_case(&hex(color)),
+                "{strategy}: {c} is not {}",
+                hex(color)
+            );
+        }
     }
 }

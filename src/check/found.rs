@@ -181,6 +181,14 @@ fn priority_run(
     }
 }
 
+/// The search a failing run was one run of, where its strategy is not the
+/// search's own (a portfolio's `pctvb` run); a preparatory run is none of
+/// the search's.
+fn search_of(checked: &Checked, found_by: FoundBy, strategy: &str) -> Option<String> {
+    let search = checked.args.strategy().name();
+    (found_by == FoundBy::Search && search != strategy).then(|| search.to_string())
+}
+
 /// Write the failure's replay file.
 fn write_replay(
     checked: &Checked,
@@ -200,6 +208,7 @@ fn write_replay(
         fingerprint: fingerprint(checked.prepared.loaded.file.source(), defines),
         defines: defines.clone(),
         found_by: found_by.name().to_string(),
+        search: search_of(checked, found_by, &facts.strategy),
         strategy: facts.strategy.clone(),
         priorities: facts.priorities.clone(),
         tracking: tracking_line(program, facts.chosen.as_deref(), &[]),

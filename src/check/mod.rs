@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use rankcheck_report::failure::FoundBy;
+use rankcheck_report::failure::{run_strategy, FoundBy};
 use rankcheck_report::summary::{summary_rows, summary_text, SUMMARY_COLUMNS};
 use rankcheck_report::words::count;
 
@@ -20,6 +20,7 @@ use crate::cli::{CheckArgs, Format};
 use crate::exit::Status;
 use crate::failure::Report;
 use crate::interrupt;
+use crate::output_file::FileFormat;
 use crate::plan::scheme;
 use crate::plot::{guarantee_figure, write_svg};
 
@@ -32,7 +33,8 @@ use self::summary::summary_json;
 /// the exit status is the worst of them (2, then 1, then 3, then 0).
 pub fn check(args: &CheckArgs) -> Result<ExitCode> {
     let several = args.programs.len() > 1;
-    if args.plot.is_some() {
+    if let Some(plot) = &args.plot {
+        FileFormat::Svg.check_name(plot, "--plot")?;
         if several {
             anyhow::bail!("--plot draws one program's guarantee: give one program");
         }
@@ -103,10 +105,9 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
         (None, false) => Status::Clean,
     };
     let file = &checked.prepared.loaded.file;
-    let plotted = match &args.plot {
-        Some(path) => Some(plot_guarantee(&checked, path)?),
-        None => None,
-    };
+    if let Some(path) = &args.plot {
+        plot_guarantee(&checked, path)?;
+    }
     let json = summary_json(&checked, report.as_ref().map(|r| r.json(file)));
     let output = match args.options.format {
         Format::Json => Output::Json(serde_json::to_value(&json)?),
@@ -121,9 +122,6 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
                 text.push('\n');
             }
             text.push_str(&summary_text(&json));
-            if let Some(path) = plotted {
-                text.push_str(&format!("guarantee plotted in {}\n", path.display()));
-            }
             Output::Text(text)
         }
     };
@@ -131,8 +129,8 @@ fn check_one(args: &CheckArgs, path: &Path) -> Result<(Status, Output)> {
 }
 
 /// Draw the guarantee of each setting with the runs it got marked
-/// (`--plot`), and say where.
-fn plot_guarantee<'a>(checked: &Checked, path: &'a Path) -> Result<&'a Path> {
+/// (`--plot`).
+fn plot_guarantee(checked: &Checked, path: &Path) -> Result<()> {
     let settings = &checked.prepared.settings;
     let runs: Vec<u64> = (0..settings.len())
         .map(|i| {
@@ -151,8 +149,7 @@ fn plot_guarantee<'a>(checked: &Checked, path: &'a Path) -> Result<&'a Path> {
         &runs,
         checked.args.confidence,
     )?;
-    write_svg(path, &rankcheck_plot::bound_svg(&guarantees.figure)?)?;
-    Ok(path)
+    write_svg(path, &rankcheck_plot::bound_svg(&guarantees.figure)?)
 }
 
 /// Which run found the failure, among how many.
@@ -182,15 +179,12 @@ fn found_line(checked: &Checked, report: &Report) -> String {
     } else {
         String::new()
     };
-    let strategy = args.strategy().name();
-    let strategy = if strategy == report.strategy {
-        strategy.to_string()
-    } else {
-        format!("{strategy}, a {} run", report.strategy)
-    };
     format!(
-        "found in run {} of {of} (strategy {strategy}, seed {}, {:.2}s){failed}\n",
-        report.run, checked.prepared.seed, checked.elapsed
+        "found in run {} of {of} (strategy {}, seed {}, {:.2}s){failed}\n",
+        report.run,
+        run_strategy(args.strategy().name(), &report.strategy),
+        checked.prepared.seed,
+        checked.elapsed
     )
 }
 

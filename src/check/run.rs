@@ -16,7 +16,7 @@ use crate::cli::CheckArgs;
 use crate::guarantee::{confidence, per_run_bound, RunsAsked};
 use crate::interrupt;
 use crate::load::{load, Loaded};
-use crate::plan::{instrumenter, plan, scheme, Plan, Skipped};
+use crate::plan::{instrumenter, max_runs, plan, scheme, Plan, Skipped};
 use crate::progress::SearchProgress;
 
 /// One program checked: what was asked, what the preparatory runs saw,
@@ -94,7 +94,7 @@ pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
         runs: args.runs,
         timed: args.time.is_some(),
         confidence: args.confidence,
-        max_runs: args.max_runs,
+        max_runs: max_runs(args.max_runs, &profile),
     };
     let (runs_target, runs_capped) = asked.target(&plan.rotation(), &bounds);
     Ok(Prepared {
@@ -130,6 +130,7 @@ pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<
     let started = Instant::now();
     let result = search_with_progress(
         args,
+        path,
         &prepared.plan,
         &executables,
         &prepared.bounds,
@@ -150,6 +151,7 @@ pub fn check_program<'a>(args: &'a CheckArgs, path: &'a Path) -> Result<Checked<
 /// signal.
 fn search_with_progress(
     args: &CheckArgs,
+    path: &Path,
     plan: &Plan,
     executables: &Executables,
     bounds: &[Option<Probability>],
@@ -157,7 +159,12 @@ fn search_with_progress(
 ) -> SearchResult {
     let deadline = args.time.map(|t| Instant::now() + t);
     let total = (config.runs != u64::MAX).then_some(config.runs);
-    let progress = SearchProgress::new(args.options.format, total, deadline);
+    let progress = SearchProgress::new(
+        args.options.format,
+        &path.display().to_string(),
+        total,
+        deadline,
+    );
     // Called once per chunk of runs: cheap enough to update the line, with
     // the lowest confidence reached so far, and to look at the clock.
     let rotation = plan.rotation();

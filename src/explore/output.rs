@@ -366,6 +366,7 @@ fn write_replay(
         fingerprint: fingerprint(loaded.file.source(), defines),
         defines: defines.clone(),
         found_by: FoundBy::Explore.name().to_string(),
+        search: None,
         strategy: "explore".to_string(),
         priorities: priorities.to_string(),
         tracking: tracking_line(&loaded.program, set.vars.as_deref(), &set.instances),

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use rankcheck_history::{History, StreamNights};
 use rankcheck_plot::{history_svg, NightPoint, NightSeries};
 
-use super::stream::setting_label;
+use super::stream::{setting_label, setting_strategy};
 
 /// One program's history figure.
 pub struct HistoryFigure {
@@ -72,6 +72,7 @@ fn figure(program: String, streams: Vec<StreamNights>, target: f64) -> Result<Hi
 fn series(stream: &StreamNights) -> NightSeries {
     NightSeries {
         setting: setting_label(&stream.setting),
+        strategy: setting_strategy(&stream.setting).to_string(),
         nights: stream
             .nights
             .iter()

@@ -10,6 +10,8 @@ use anyhow::{Context, Result};
 use rankcheck_plot::{page_html, Figure, Page, Section, Table};
 use rankcheck_report::words::count;
 
+use crate::output_file::FileFormat;
+
 use super::history_figure::HistoryFigure;
 use super::report::{
     capitalized, evidence_cells, failure_cells, sections, EvidenceView, FailureView, MorningReport,
@@ -24,7 +26,7 @@ pub const TARGET: f64 = 0.99;
 pub fn write_page(path: &Path, report: &MorningReport, figures: &[HistoryFigure]) -> Result<()> {
     let html = page_html(&page(report, figures))
         .with_context(|| format!("building the page for {}", path.display()))?;
-    std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))
+    FileFormat::Html.write(path, &html)
 }
 
 /// The page: what the night was, the failure sections, then a section per

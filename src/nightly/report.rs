@@ -22,6 +22,7 @@ use crate::exit::Status;
 use crate::guarantee::{show, show_guarantee};
 use crate::invocation::replay_command;
 use crate::nightly::rust_chunk::EXPLORATION;
+use crate::output_file::FileFormat;
 
 use super::history_figure::history_figures;
 use super::history_path;
@@ -42,6 +43,9 @@ pub fn print(
     gone_after: u64,
     html: Option<&Path>,
 ) -> Result<Status> {
+    if let Some(page) = html {
+        FileFormat::Html.check_name(page, "--html")?;
+    }
     let history = History::open_existing(db)?;
     let report = build(&history, db, gone_after)?;
     if let Some(page) = html {

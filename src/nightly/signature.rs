@@ -111,6 +111,8 @@ pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Resu
         fingerprint: fingerprint(program.loaded.file.source(), &program.spec.define),
         defines: program.spec.define.clone(),
         found_by: "search".into(),
+        search: (program.spec.strategy.name() != strategy)
+            .then(|| program.spec.strategy.name().to_string()),
         strategy,
         priorities,
         tracking: tracking_line(code, chosen.as_deref(), &[]),

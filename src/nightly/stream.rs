@@ -234,7 +234,7 @@ fn check_args(spec: &SuiteProgram) -> CheckArgs {
         threads: None,
         runs: None,
         time: None,
-        max_runs: 1,
+        max_runs: Some(1),
         confidence: 0.99,
         keep_going: false,
         shrink_time: std::time::Duration::ZERO,
@@ -288,6 +288,12 @@ pub fn setting_label(key: &str) -> String {
         .map(|i| words[i])
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The strategy of a setting's runs, as its key names it first (`pctvb`
+/// of `pctvb d=2 v=1 pct`, `urw`): the name its colour goes by.
+pub fn setting_strategy(key: &str) -> &str {
+    key.split(' ').next().unwrap_or(key)
 }
 
 /// The seed of the stream `(fingerprint, key)` in a suite seeded

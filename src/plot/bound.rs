@@ -310,7 +310,6 @@ fn text(json: &PlotBoundJson) -> String {
             );
         }
     }
-    let _ = writeln!(out, "wrote {}", json.output);
     out
 }
 

@@ -26,7 +26,7 @@ pub fn plot_history(args: &PlotHistoryArgs) -> Result<ExitCode> {
     let figures = history_figures(&history, args.confidence)?;
     let figure = chosen(figures, args.program.as_deref(), &db.display().to_string())?;
     write_svg(&args.output, &figure.svg)?;
-    out!("{}", summary(&figure, &args.output.display().to_string()));
+    out!("{}", summary(&figure));
     Ok(Status::Clean.into())
 }
 
@@ -55,9 +55,9 @@ fn chosen(figures: Vec<HistoryFigure>, program: Option<&str>, db: &str) -> Resul
 }
 
 /// What was drawn: per setting, where its latest night left it.
-fn summary(figure: &HistoryFigure, output: &str) -> String {
+fn summary(figure: &HistoryFigure) -> String {
     let mut text = format!(
-        "{} (fingerprint {}): {} over {}, drawn to {output}\n",
+        "{} (fingerprint {}): {} over {}\n",
         figure.program,
         figure.fingerprint,
         count(figure.streams.len() as u64, "setting", "settings"),

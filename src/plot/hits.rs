@@ -96,7 +96,7 @@ pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
         threads: None,
         runs: Some(args.runs),
         time: None,
-        max_runs: args.runs,
+        max_runs: Some(args.runs),
         confidence: 0.99,
         keep_going: false,
         shrink_time: std::time::Duration::ZERO,
@@ -285,7 +285,6 @@ fn text(json: &PlotHitsJson, figure: &HitsFigure) -> String {
             over_vars(json.vars, &json.tracking)
         );
     }
-    let _ = writeln!(out, "wrote {}", json.output);
     out
 }
 

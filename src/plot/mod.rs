@@ -10,14 +10,22 @@ mod hits;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::{PlotArgs, PlotKind};
+use crate::output_file::FileFormat;
 
 pub use self::bound::{guarantee_figure, plot_bound};
 
 /// Run the plot command `args` names.
 pub fn plot(args: &PlotArgs) -> Result<ExitCode> {
+    let output = match &args.kind {
+        PlotKind::Bound(args) => &args.output,
+        PlotKind::Hits(args) => &args.output,
+        PlotKind::History(args) => &args.output,
+    };
+    // Before the runs, which can take minutes.
+    FileFormat::Svg.check_name(output, "-o")?;
     match &args.kind {
         PlotKind::Bound(args) => plot_bound(args),
         PlotKind::Hits(args) => hits::plot_hits(args),
@@ -25,7 +33,8 @@ pub fn plot(args: &PlotArgs) -> Result<ExitCode> {
     }
 }
 
-/// Write an SVG document, saying which file failed.
+/// Write an SVG document (to a name [`FileFormat::check_name`] accepted)
+/// and say so.
 pub fn write_svg(path: &Path, svg: &str) -> Result<()> {
-    std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))
+    FileFormat::Svg.write(path, svg)
 }

@@ -4,9 +4,12 @@
 
 mod deploy;
 mod docs;
+#[path = "../../plot/tests/support/geometry.rs"]
+mod geometry;
 mod help;
 mod markdown;
 mod nightly;
+mod outputs;
 mod plots;
 mod readme;
 mod report_page;

@@ -423,3 +423,31 @@ pub fn plot_bound_json() -> Value {
         &example("examples/corner_variable.rk"),
     ]))
 }
+
+/// `plot bound` out to 100M executions (each of the four settings marked
+/// at 10M runs) keeps every label on the canvas: the `100M` tick at the
+/// right edge of the right-hand panels, the legends of variable sets, the
+/// title. Each text's extent is estimated with the font the figure is laid
+/// out with (`geometry`).
+#[test]
+fn plot_bound_keeps_its_text_on_the_canvas() {
+    let dir = temp_dir("plot-bound-geometry");
+    let svg = dir.join("bound.svg");
+    let out = rankcheck(&[
+        "plot",
+        "bound",
+        "--runs",
+        "40000000",
+        "-o",
+        svg.to_str().unwrap(),
+        &example("examples/corner_variable.rk"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let (_, boxes) = crate::geometry::text_boxes(&text);
+    assert!(
+        boxes.iter().any(|b| b.text == "100M"),
+        "the axis reaches 100M"
+    );
+    crate::geometry::assert_text_inside(&text, "plot bound");
+}

@@ -289,6 +289,9 @@ fn the_html_report_is_self_contained_and_says_what_the_json_says() {
         text(&page_path),
     ]);
     assert_eq!(out.status.code(), Some(1), "new failures: {out:?}");
+    // The page is announced as every written file is, on stderr.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr, format!("wrote {}\n", text(&page_path)));
     let report = json(&out);
     assert_eq!(report["night"], "h2");
     assert_eq!(report["new"].as_array().map(Vec::len), Some(2), "{report}");
@@ -423,13 +426,16 @@ fn bad_input_to_the_html_report_exits_2_naming_the_file() {
     let dir = fresh("report-html-bad");
     std::fs::create_dir_all(&dir).expect("dir");
     let page = dir.join("page.html");
+    let figure = dir.join("figure.svg");
     let expect_error = |args: &[&str], names: &Path| {
         let out = rankcheck(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(text(names)), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!stderr.contains("wrote"), "{stderr}");
         assert!(!page.exists(), "{args:?} wrote no page");
+        assert!(!figure.exists(), "{args:?} wrote no figure");
     };
     let missing = dir.join("missing");
     expect_error(
@@ -439,7 +445,7 @@ fn bad_input_to_the_html_report_exits_2_naming_the_file() {
     let db = dir.join("history.sqlite");
     std::fs::write(&db, "not a database").expect("garbage");
     expect_error(&["report", text(&dir), "--html", text(&page)], &db);
-    expect_error(&["plot", "history", text(&dir), "-o", text(&page)], &db);
+    expect_error(&["plot", "history", text(&dir), "-o", text(&figure)], &db);
     let campaign = two_nights("report-html-unwritable");
     let unwritable = campaign.join("no-such-dir").join("page.html");
     expect_error(

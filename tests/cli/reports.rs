@@ -373,6 +373,70 @@ fn replay_files_stand_on_their_own() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A replay names the run it replays as the search's report did: the same
+/// words for the strategy and, for a portfolio's run, its component
+/// (`strategy portfolio, a pctvb run`), and the same seed; a run of a
+/// single strategy is that strategy's. The portfolio's seed 1 finds
+/// `lost_push.rk`'s bug in a URW run, its seed 2 `fig09_c1v1t3.rk`'s in a
+/// PCTVB run (the case a replay used to call "strategy pctvb").
+#[test]
+fn a_replay_names_the_run_as_the_search_did() {
+    let dir = temp_dir("replay-names");
+    let strategy_of = |line: &str| {
+        let start = line.find("(strategy ").expect("a strategy") + 1;
+        let end = line[start..].find(", seed ").expect("a seed") + start;
+        line[start..end].to_string()
+    };
+    let mut components = Vec::new();
+    let runs = [
+        ("1", None, "examples/lost_push.rk"),
+        ("2", None, "examples/fig09_c1v1t3.rk"),
+        ("1", Some("pctvb"), "examples/fig02_c1v1.rk"),
+    ];
+    for (seed, strategy, program) in runs {
+        let mut args = vec!["--seed", seed, "--replay-dir", dir.to_str().unwrap()];
+        args.extend(strategy.iter().flat_map(|s| ["--strategy", *s]));
+        let program = path(program);
+        args.push(&program);
+        let found = stdout(&args);
+        let found_line = found
+            .lines()
+            .find(|l| l.starts_with("found in run"))
+            .unwrap_or_else(|| panic!("{args:?}: {found}"));
+        let replay = found
+            .lines()
+            .find_map(|l| l.strip_prefix("replay: "))
+            .expect("a replay line");
+        let file = replay.rsplit(' ').next().unwrap();
+        let replayed = stdout(&["replay", file]);
+        let replayed_line = replayed
+            .lines()
+            .find(|l| l.starts_with("replayed run"))
+            .unwrap_or_else(|| panic!("{replayed}"));
+        let said = strategy_of(found_line);
+        assert_eq!(
+            strategy_of(replayed_line),
+            said,
+            "{found_line} / {replayed_line}"
+        );
+        assert!(
+            replayed_line.contains(&format!(", seed {seed})")),
+            "{replayed_line}"
+        );
+        match strategy {
+            Some(strategy) => assert_eq!(said, format!("strategy {strategy}")),
+            None => {
+                let component = said
+                    .strip_prefix("strategy portfolio, a ")
+                    .and_then(|c| c.strip_suffix(" run"))
+                    .unwrap_or_else(|| panic!("{found_line}"));
+                components.push(component.to_string());
+            }
+        }
+    }
+    assert_eq!(components, ["urw", "pctvb"]);
+}
+
 /// Counts read in English: one preemption, one variable, one run.
 #[test]
 fn counts_read_in_english() {

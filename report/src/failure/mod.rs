@@ -9,7 +9,7 @@ mod text;
 
 use serde::Serialize;
 
-pub use self::found_by::FoundBy;
+pub use self::found_by::{run_strategy, FoundBy};
 pub use self::steps::{change_points, observe, Observed, StepView, Touched};
 pub use self::text::failure_text;
 
