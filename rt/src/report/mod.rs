@@ -17,7 +17,9 @@ use std::path::Path;
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::strategy::{Slot, VarSelection};
 use rankcheck_engine::VarId;
-use rankcheck_report::failure::{failure_text, observe, FailureJson, FoundBy, ShrunkJson};
+use rankcheck_report::failure::{
+    failure_text, observe, run_strategy, FailureJson, FoundBy, ShrunkJson,
+};
 use rankcheck_report::summary::{summary_text, SummaryJson, VarNames};
 
 use crate::builder::Builder;
@@ -281,14 +283,10 @@ fn found_line(facts: &RunFacts, s: &Searched<'_>) -> String {
         FoundBy::Preparatory => format!("preparatory run {run} (random, every variable tracked"),
         _ => {
             let asked = s.builder.effective_strategy().name();
-            let component = if asked == facts.strategy {
-                String::new()
-            } else {
-                format!(", a {} run", facts.strategy)
-            };
             format!(
-                "run {run} of {} (strategy {asked}{component}",
-                s.runs.max(run)
+                "run {run} of {} (strategy {}",
+                s.runs.max(run),
+                run_strategy(asked, facts.strategy)
             )
         }
     };

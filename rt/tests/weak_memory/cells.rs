@@ -303,7 +303,7 @@ fn an_unsync_load_after_a_racing_store_fails_naming_both() {
     assert_eq!(raced.len(), 1, "{raced:?}");
     assert!(
         raced.iter().all(|m| m.starts_with(
-            "Causality violation: Concurrent `unsync_load` and atomic store of AtomicUsize@"
+            "Causality violation: Concurrent `unsync_load` and atomic store of value: "
         ) && m.contains("loads it with unsync_load")),
         "{raced:?}"
     );
