@@ -217,6 +217,8 @@ fn child(args: &[&str], env: &[(&str, &str)]) -> String {
         "RANKCHECK_RUNS",
         "RANKCHECK_TIME",
         "RANKCHECK_REPLAY",
+        "RANKCHECK_RECORDS",
+        "RANKCHECK_FIRST_RUN",
     ] {
         command.env_remove(name);
     }
@@ -227,6 +229,8 @@ fn child(args: &[&str], env: &[(&str, &str)]) -> String {
 
 #[test]
 fn the_replay_command_reruns_the_failure_when_pasted() {
+    // The environment to itself: the children inherit it.
+    let _env = exclusive();
     let name = "child_of_the_paste_test";
     let first = child(&["--exact", name, "--nocapture"], &[]);
     let line = first
