@@ -112,11 +112,6 @@ impl Row {
         }
     }
 
-    /// `name-version`.
-    pub fn crate_id(&self) -> String {
-        format!("{}-{}", self.name, self.version)
-    }
-
     /// The tool the row names (`None` for a word no tool has).
     pub fn tool(&self) -> Option<Tool> {
         Tool::from_word(&self.tool)
