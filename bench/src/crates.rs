@@ -125,12 +125,7 @@ pub fn run(args: &CratesArgs) -> Result<()> {
             Some(facade) => vec![facade.into()],
             None => Facade::ALL.to_vec(),
         };
-        let candidates = || {
-            corpus
-                .crates
-                .iter()
-                .filter(|c| facades.contains(&c.facade))
-        };
+        let candidates = || corpus.crates.iter().filter(|c| facades.contains(&c.facade));
         let mut selected: Vec<&Entry> = Vec::new();
         if args.crates.is_empty() {
             selected.extend(candidates());

@@ -706,12 +706,18 @@ why = "its tokio tests"
             .split_once("# Published crates' tokio tests")
             .expect("a tokio part");
         assert!(loom_part.contains("1 in the corpus's loom list, 1 run, 0 not yet run"));
-        assert!(loom_part.contains("Tests run under both: 1; outcomes agree on 1 (1 pass under both)"));
+        assert!(
+            loom_part.contains("Tests run under both: 1; outcomes agree on 1 (1 pass under both)")
+        );
         assert!(tokio_part.contains("1 in the corpus's tokio list, 1 run, 0 not yet run"));
         assert!(tokio_part.contains(
             "- Builds: 1 of 1 build as published with real tokio; 0 of 1 build with the rename alone (not: a-1.0.0)."
         ));
-        assert!(tokio_part.contains("| a-1.0.0 | built | **failure** | 1 |"), "{tokio_part}");
-        assert!(tokio_part.contains("The tokio side lists 1 tests, not run as rankcheck-tokio did not build"));
+        assert!(
+            tokio_part.contains("| a-1.0.0 | built | **failure** | 1 |"),
+            "{tokio_part}"
+        );
+        assert!(tokio_part
+            .contains("The tokio side lists 1 tests, not run as rankcheck-tokio did not build"));
     }
 }

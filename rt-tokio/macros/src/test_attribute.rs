@@ -1,9 +1,11 @@
 //! `#[tokio::test]`: an async test function whose body runs under
 //! rankcheck-rt's search, each run `block_on` of the body. tokio's own
-//! options are accepted (`flavor`, `worker_threads`, `start_paused`: the
-//! search interleaves every task whatever the flavor, and time is never
-//! the clock's); rankcheck-rt's (`runs`, `seed`, `strategy`, `depth`,
-//! `vars`, ...) are passed to `#[rankcheck::test]`, which checks them.
+//! options are accepted (`flavor` and `worker_threads` change nothing: the
+//! search interleaves every task whatever the flavor; `start_paused =
+//! true` pauses time before the body, as tokio's, which only marks it
+//! paused, the facade's clock being virtual); rankcheck-rt's (`runs`,
+//! `seed`, `strategy`, `depth`, `vars`, ...) are passed to
+//! `#[rankcheck::test]`, which checks them.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -11,14 +13,15 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{ItemFn, MetaNameValue, Token};
 
-/// tokio's options, which change nothing under the search.
-const TOKIO_OPTIONS: [&str; 3] = ["flavor", "worker_threads", "start_paused"];
+/// tokio's options that change nothing under the search.
+const TOKIO_OPTIONS: [&str; 2] = ["flavor", "worker_threads"];
 
 pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let function: ItemFn = syn::parse2(item)?;
     check_signature(&function)?;
     let options = Punctuated::<MetaNameValue, Token![,]>::parse_terminated.parse2(args)?;
     let mut krate: Option<syn::Path> = None;
+    let mut start_paused = false;
     let mut forwarded = Vec::new();
     for option in options {
         let name = option.path.get_ident().map(ToString::to_string);
@@ -33,6 +36,16 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 };
                 krate = Some(text.parse_with(syn::Path::parse_mod_style)?);
             }
+            Some("start_paused") => {
+                let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Bool(paused),
+                    ..
+                }) = &option.value
+                else {
+                    return Err(syn::Error::new_spanned(&option.value, "expected a bool"));
+                };
+                start_paused = paused.value;
+            }
             Some(name) if TOKIO_OPTIONS.contains(&name) => {}
             _ => forwarded.push(option),
         }
@@ -46,11 +59,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         block,
     } = function;
     let name = &sig.ident;
+    let pause = start_paused.then(|| quote! { #krate::time::pause(); });
     let body = match &sig.output {
         syn::ReturnType::Default => quote! {
+            #pause
             #krate::__private::rt::future::block_on(async move #block);
         },
         syn::ReturnType::Type(_, ty) => quote! {
+            #pause
             let result: #ty = #krate::__private::rt::future::block_on(async move #block);
             if let ::core::result::Result::Err(error) = result {
                 ::core::panic!("the test returned an error: {error:?}");
@@ -130,6 +146,16 @@ mod tests {
         assert!(code.contains("strategy = \"pctvb\""), "{code}");
         assert!(!code.contains("flavor"), "{code}");
         assert!(code.contains("block_on (async move"), "{code}");
+        assert!(!code.contains("pause"), "{code}");
+    }
+
+    #[test]
+    fn start_paused_pauses_time_before_the_body() {
+        let code = expand(quote! { start_paused = true }, quote! { async fn t() {} })
+            .unwrap()
+            .to_string();
+        assert!(code.contains(":: time :: pause () ;"), "{code}");
+        assert!(!code.contains("start_paused"), "{code}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Async Rust under the same search: tasks, `block_on`, and tokio-shaped
-//! synchronisation ([`sync`]) and time ([`time`]).
+//! synchronisation ([`sync`]) and time ([`time`]), and a run's virtual
+//! clock ([`clock`]) for a runtime that keeps time.
 //!
 //! Each task is a thread to the strategies: its body polls its future
 //! and, on `Pending`, waits to be woken; a wake that came while it was
@@ -15,12 +16,13 @@
 //! their operations is a scheduling point on the instance's object, so
 //! each instance is a variable, as the thread types' are.
 
+pub mod clock;
 pub mod sync;
 mod task;
 mod tasks;
 pub mod time;
 
-pub use task::{block_on, spawn, yield_now, JoinError, JoinHandle};
+pub use task::{block_on, spawn, yield_now, AbortHandle, JoinError, JoinHandle};
 
 pub(crate) use tasks::{describe_wait, Tasks};
 

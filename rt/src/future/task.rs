@@ -236,22 +236,86 @@ impl<T> JoinHandle<T> {
     /// finished task. A synchronisation operation, a scheduling point.
     #[track_caller]
     pub fn abort(&self) {
-        let operation = Operation::Abort(self.thread);
-        op::async_step(None, EventKind::Signal, operation, Location::caller());
-        let finished = {
-            let mut slot = lock(&self.slot);
-            slot.aborted = true;
-            slot.result.is_some() || slot.taken
-        };
-        if !finished {
-            op::wake(self.execution, self.thread);
-        }
+        abort_task(self.thread, self.execution, &*self.slot, Location::caller());
     }
 
     /// Whether the task finished (returned, panicked or was cancelled),
     /// as tokio's; not a scheduling point.
     pub fn is_finished(&self) -> bool {
-        let slot = lock(&self.slot);
+        self.slot.finished()
+    }
+}
+
+impl<T: Send + 'static> JoinHandle<T> {
+    /// A handle that cancels the task without awaiting it, as tokio's
+    /// `JoinHandle::abort_handle`.
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle {
+            thread: self.thread,
+            execution: self.execution,
+            slot: self.slot.clone(),
+        }
+    }
+}
+
+/// An owned permission to cancel a task, as `tokio::task::AbortHandle`:
+/// it does not await the task, and dropping it does nothing.
+#[derive(Clone)]
+pub struct AbortHandle {
+    thread: ThreadId,
+    execution: u64,
+    slot: Arc<dyn Abortable + Send + Sync>,
+}
+
+impl AbortHandle {
+    /// Cancel the task, as [`JoinHandle::abort`].
+    #[track_caller]
+    pub fn abort(&self) {
+        abort_task(self.thread, self.execution, &*self.slot, Location::caller());
+    }
+
+    /// Whether the task finished, as [`JoinHandle::is_finished`].
+    pub fn is_finished(&self) -> bool {
+        self.slot.finished()
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle")
+            .field("task", &self.thread)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Cancel `thread`'s task (of execution `execution`), whose slot is
+/// `slot`: a scheduling point, then the slot marked and the task woken to
+/// stop, unless it finished.
+fn abort_task(thread: ThreadId, execution: u64, slot: &dyn Abortable, site: Site) {
+    let operation = Operation::Abort(thread);
+    op::async_step(None, EventKind::Signal, operation, site);
+    if !slot.abort() {
+        op::wake(execution, thread);
+    }
+}
+
+/// A task's slot, whatever its output type, as an abort handle sees it.
+trait Abortable {
+    /// Mark the task aborted; whether it had finished.
+    fn abort(&self) -> bool;
+    /// Whether the task finished.
+    fn finished(&self) -> bool;
+}
+
+impl<T> Abortable for StdMutex<TaskSlot<T>> {
+    fn abort(&self) -> bool {
+        let mut slot = lock(self);
+        slot.aborted = true;
+        slot.result.is_some() || slot.taken
+    }
+
+    fn finished(&self) -> bool {
+        let slot = lock(self);
         slot.result.is_some() || slot.taken
     }
 }

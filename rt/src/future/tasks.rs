@@ -5,6 +5,7 @@
 
 use rankcheck_engine::ThreadId;
 
+use super::clock::Clock;
 use crate::executor::threads::Status;
 use crate::executor::Execution;
 use crate::object::{ObjectId, SyncState};
@@ -34,16 +35,21 @@ struct TaskState {
     epoch: u64,
 }
 
-/// The async state of every thread of an execution, by [`ThreadId`].
+/// The async state of every thread of an execution, by [`ThreadId`], and
+/// the run's clock.
 #[derive(Debug, Default)]
 pub struct Tasks {
     all: Vec<TaskState>,
+    /// The run's virtual clock and its timers.
+    pub clock: Clock,
 }
 
 impl Tasks {
-    /// Forget every thread's state, for the next run (keeping the memory).
+    /// Forget every thread's state and the clock, for the next run
+    /// (keeping the memory).
     pub fn clear(&mut self) {
         self.all.clear();
+        self.clock.clear();
     }
 
     fn get(&self, thread: ThreadId) -> TaskState {

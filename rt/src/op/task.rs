@@ -70,6 +70,9 @@ pub fn await_wake(site: Site) -> Woken {
         return Woken::Event;
     };
     sleep(Wait::Woken, EventKind::Blocked, at, None);
+    // Timers that fired while no thread could run wake their wakers
+    // first: this thread's own among them makes it go on woken.
+    crate::future::clock::wake_due();
     with(|ex| {
         let running = ex.current;
         let (woken, operation) = if ex.tasks.take_woken(running) {
