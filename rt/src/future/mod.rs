@@ -27,7 +27,7 @@ pub use task::{block_on, spawn, yield_now, AbortHandle, JoinError, JoinHandle};
 pub(crate) use tasks::{describe_wait, Tasks};
 
 use crate::executor::{self, with};
-use crate::object::Handle;
+use crate::object::{Handle, SyncState};
 use crate::op::Site;
 use tasks::Awaited;
 
@@ -47,6 +47,21 @@ pub fn choose(n: usize) -> usize {
     let bits = usize::BITS - (n - 1).leading_zeros();
     let drawn = with(|ex| (0..bits).fold(0, |value, _| value << 1 | usize::from(ex.wakes.bit())));
     drawn % n
+}
+
+/// Make an async object of kind `kind` at `site`: in a run, an object of
+/// the running thread, a variable; outside any run, a detached one, whose
+/// operations are their own effect only (`op::async_step`), as tokio's
+/// sync types work outside a runtime (a plain `#[test]` that makes a
+/// channel and closes it, say).
+pub(crate) fn create(kind: &'static str, site: Site, sync: SyncState) -> Handle {
+    executor::with_present(|ex| ex.create(kind, site, sync)).unwrap_or_else(Handle::detached)
+}
+
+/// The running thread, or (outside any run, for a detached object's
+/// bookkeeping) the main thread's id.
+pub(crate) fn running_thread() -> rankcheck_engine::ThreadId {
+    executor::with_present(|ex| ex.current).unwrap_or(rankcheck_engine::ThreadId(0))
 }
 
 /// A std mutex of the async runtime's, never poisoned: nothing panics

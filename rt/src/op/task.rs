@@ -16,13 +16,22 @@ use crate::wake::Woken;
 
 /// An operation of the async runtime on `handle`'s object (`None`: on a
 /// task): a scheduling point before it, its step ended with `kind`.
-/// `false` when the execution is over: do only the local effect.
+/// `false` when the execution is over: do only the local effect. On an
+/// object made outside any run (`Handle::detached`), used outside any
+/// run, `true` and nothing else: the operation is its own effect, as
+/// tokio's sync types work outside a runtime; used in a run, it fails it.
 pub fn async_step(
     handle: Option<&Handle>,
     kind: EventKind,
     operation: Operation,
     site: Site,
 ) -> bool {
+    if let Some(handle) = handle.filter(|h| h.is_detached()) {
+        if executor::present() {
+            with(|ex| ex.check(handle));
+        }
+        return true;
+    }
     let pending = || handle.map_or(Pending::LOCAL, |h| pending_on(h, true, true));
     if !enter(pending, operation, site) {
         return false;

@@ -116,7 +116,7 @@ struct State<T> {
 
 impl<T> Chan<T> {
     fn new(capacity: Option<usize>, site: Site) -> Arc<Chan<T>> {
-        let handle = op::create("mpsc", site, SyncState::Memory);
+        let handle = crate::future::create("mpsc", site, SyncState::Memory);
         Arc::new(Chan {
             handle,
             room: capacity.map(|c| Permits::new(handle, c, false)),
