@@ -1,11 +1,13 @@
 //! `#[tokio::test]`: an async test function whose body runs under
 //! rankcheck-rt's search, each run `block_on` of the body. tokio's own
-//! options are accepted (`flavor` and `worker_threads` change nothing: the
-//! search interleaves every task whatever the flavor; `start_paused =
-//! true` pauses time before the body, as tokio's, which only marks it
-//! paused, the facade's clock being virtual); rankcheck-rt's (`runs`,
-//! `seed`, `strategy`, `depth`, `vars`, ...) are passed to
-//! `#[rankcheck::test]`, which checks them.
+//! options are kept: `flavor` (`"current_thread"`, tokio's default: one
+//! task at a time, switched only where a task returns `Pending`;
+//! `"multi_thread"`: tasks interleave at every operation), `worker_threads`
+//! (changes nothing: the search interleaves however many workers there
+//! are) and `start_paused = true` (pauses time before the body, as
+//! tokio's, which only marks it paused, the facade's clock being
+//! virtual); rankcheck-rt's (`runs`, `seed`, `strategy`, `depth`, `vars`,
+//! ...) are passed to `#[rankcheck::test]`, which checks them.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -14,7 +16,7 @@ use syn::punctuated::Punctuated;
 use syn::{ItemFn, MetaNameValue, Token};
 
 /// tokio's options that change nothing under the search.
-const TOKIO_OPTIONS: [&str; 2] = ["flavor", "worker_threads"];
+const TOKIO_OPTIONS: [&str; 1] = ["worker_threads"];
 
 pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let function: ItemFn = syn::parse2(item)?;
@@ -22,6 +24,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let options = Punctuated::<MetaNameValue, Token![,]>::parse_terminated.parse2(args)?;
     let mut krate: Option<syn::Path> = None;
     let mut start_paused = false;
+    let mut flavor = quote! { CurrentThread };
     let mut forwarded = Vec::new();
     for option in options {
         let name = option.path.get_ident().map(ToString::to_string);
@@ -46,6 +49,28 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 };
                 start_paused = paused.value;
             }
+            Some("flavor") => {
+                let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) = &option.value
+                else {
+                    return Err(syn::Error::new_spanned(&option.value, "expected a string"));
+                };
+                flavor = match text.value().as_str() {
+                    "current_thread" => quote! { CurrentThread },
+                    "multi_thread" => quote! { MultiThread },
+                    other => {
+                        return Err(syn::Error::new_spanned(
+                            text,
+                            format!(
+                                "No such runtime flavor `{other}`. The runtime flavors are \
+                                 `current_thread` and `multi_thread`."
+                            ),
+                        ))
+                    }
+                };
+            }
             Some(name) if TOKIO_OPTIONS.contains(&name) => {}
             _ => forwarded.push(option),
         }
@@ -60,6 +85,12 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     } = function;
     let name = &sig.ident;
     let pause = start_paused.then(|| quote! { #krate::time::pause(); });
+    let pause = quote! {
+        #krate::__private::rt::future::set_flavor(
+            #krate::__private::rt::future::Flavor::#flavor,
+        );
+        #pause
+    };
     let body = match &sig.output {
         syn::ReturnType::Default => quote! {
             #pause
@@ -144,7 +175,8 @@ mod tests {
         .to_string();
         assert!(code.contains("runs = 10"), "{code}");
         assert!(code.contains("strategy = \"pctvb\""), "{code}");
-        assert!(!code.contains("flavor"), "{code}");
+        assert!(code.contains("Flavor :: MultiThread"), "{code}");
+        assert!(!code.contains("worker_threads"), "{code}");
         assert!(code.contains("block_on (async move"), "{code}");
         assert!(!code.contains("pause"), "{code}");
     }
@@ -156,6 +188,13 @@ mod tests {
             .to_string();
         assert!(code.contains(":: time :: pause () ;"), "{code}");
         assert!(!code.contains("start_paused"), "{code}");
+        assert!(code.contains("Flavor :: CurrentThread"), "{code}");
+    }
+
+    #[test]
+    fn an_unknown_flavor_is_refused_as_tokio_refuses_it() {
+        let error = expand(quote! { flavor = "local" }, quote! { async fn t() {} }).unwrap_err();
+        assert!(error.to_string().contains("No such runtime flavor `local`"));
     }
 
     #[test]

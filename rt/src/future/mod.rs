@@ -31,6 +31,34 @@ use crate::object::{Handle, SyncState};
 use crate::op::Site;
 use tasks::Awaited;
 
+/// How a run's runtime shares its thread among tasks, as tokio's runtime
+/// flavors do: a test runs under the multi-thread flavor unless it says
+/// otherwise ([`set_flavor`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Flavor {
+    /// Any thread may run between any two operations, as tasks of a
+    /// multi-thread runtime (and threads) do.
+    #[default]
+    MultiThread,
+    /// One task at a time, as on a current-thread runtime (tokio's
+    /// `#[tokio::test]` default): the running thread is switched away from
+    /// only where it returns `Pending` (it blocks, or yields having woken
+    /// itself) or ends, and the search chooses which task runs next. Every
+    /// thread of the run shares that one thread, `spawn_blocking`'s and
+    /// `rankcheck::thread`'s included.
+    CurrentThread,
+}
+
+/// Run the rest of the run under `flavor`: what a facade's runtime sets
+/// before it polls its first task (the tokio facade's `#[tokio::test]`, by
+/// its `flavor` option).
+///
+/// # Panics
+/// Outside a test run.
+pub fn set_flavor(flavor: Flavor) {
+    with(|ex| ex.tasks.flavor = flavor);
+}
+
 /// One of `n` alternatives (`0..n`), chosen by the search as a runtime
 /// chooses at random: which ready branch a `select!` takes first, say.
 /// Drawn from the run's seed and kept in the replay string, so a replay

@@ -372,7 +372,10 @@ pub struct JoinError {
 
 enum Repr {
     Cancelled,
-    Panic(Box<dyn Any + Send>),
+    /// The payload behind a mutex, so that the error is `Sync` (as
+    /// tokio's, which an `anyhow::Error` needs) though a payload is only
+    /// `Send`.
+    Panic(StdMutex<Box<dyn Any + Send>>),
 }
 
 impl JoinError {
@@ -384,7 +387,7 @@ impl JoinError {
 
     fn panicked(payload: Box<dyn Any + Send>) -> JoinError {
         JoinError {
-            repr: Repr::Panic(payload),
+            repr: Repr::Panic(StdMutex::new(payload)),
         }
     }
 
@@ -411,7 +414,9 @@ impl JoinError {
     /// The panic's payload, or the error back when the task was cancelled.
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send>, JoinError> {
         match self.repr {
-            Repr::Panic(payload) => Ok(payload),
+            Repr::Panic(payload) => Ok(payload
+                .into_inner()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())),
             Repr::Cancelled => Err(self),
         }
     }
@@ -422,6 +427,7 @@ impl fmt::Display for JoinError {
         match &self.repr {
             Repr::Cancelled => write!(f, "task was cancelled"),
             Repr::Panic(payload) => {
+                let payload = lock(payload);
                 let message = payload
                     .downcast_ref::<String>()
                     .map(String::as_str)
@@ -445,3 +451,13 @@ impl fmt::Debug for JoinError {
 }
 
 impl std::error::Error for JoinError {}
+
+impl From<JoinError> for std::io::Error {
+    fn from(error: JoinError) -> std::io::Error {
+        let message = match &error.repr {
+            Repr::Cancelled => "task was cancelled",
+            Repr::Panic(_) => "task panicked",
+        };
+        std::io::Error::other(message)
+    }
+}

@@ -6,6 +6,7 @@
 use rankcheck_engine::ThreadId;
 
 use super::clock::Clock;
+use super::Flavor;
 use crate::executor::threads::Status;
 use crate::executor::Execution;
 use crate::object::{ObjectId, SyncState};
@@ -42,6 +43,8 @@ pub struct Tasks {
     all: Vec<TaskState>,
     /// The run's virtual clock and its timers.
     pub clock: Clock,
+    /// How the run's runtime shares its thread among tasks.
+    pub flavor: Flavor,
 }
 
 impl Tasks {
@@ -50,6 +53,7 @@ impl Tasks {
     pub fn clear(&mut self) {
         self.all.clear();
         self.clock.clear();
+        self.flavor = Flavor::default();
     }
 
     fn get(&self, thread: ThreadId) -> TaskState {

@@ -10,6 +10,7 @@ use crate::executor::point::event;
 use crate::executor::threads::{Status, Wait};
 use crate::executor::{self, end_step, with};
 use crate::footprint::Place;
+use crate::future::Flavor;
 use crate::object::Handle;
 use crate::trace::Operation;
 use crate::wake::Woken;
@@ -27,7 +28,8 @@ pub fn async_step(
     site: Site,
 ) -> bool {
     if let Some(handle) = handle.filter(|h| h.is_detached()) {
-        if executor::present() {
+        // Unwinding (a drop after the failure below), it does its effect.
+        if executor::present() && !std::thread::panicking() {
             with(|ex| ex.check(handle));
         }
         return true;
@@ -76,6 +78,13 @@ pub fn await_wake(site: Site) -> Woken {
         Some(at)
     });
     let Some(at) = blocked_at else {
+        // On a current-thread runtime a `Pending` hands the thread to the
+        // other tasks before this one goes on (its next operation would be
+        // too late: what it reads in between, a std atomic say, would
+        // never see their steps): a point here, at once.
+        if with(|ex| ex.tasks.flavor) == Flavor::CurrentThread {
+            enter(|| Pending::LOCAL, Operation::Yield, site);
+        }
         return Woken::Event;
     };
     sleep(Wait::Woken, EventKind::Blocked, at, None);
