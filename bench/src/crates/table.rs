@@ -298,6 +298,7 @@ fn facade_part(md: &mut String, corpus: &Corpus, rows: &[Row], facade: Facade) {
     let mut built = [0usize; 2];
     let mut not_run = Vec::new();
     let mut build_failures = Vec::new();
+    let mut all_agree = Vec::new();
     for entry in &crates {
         let Some(found) = crate_rows(rows, entry) else {
             not_run.push(entry.id());
@@ -311,8 +312,13 @@ fn facade_part(md: &mut String, corpus: &Corpus, rows: &[Row], facade: Facade) {
                 _ => {}
             }
         }
+        let mut tally = Tally::default();
         for (_, pair) in &found.tests {
             total.add(pair);
+            tally.add(pair);
+        }
+        if tally.paired > 0 && tally.paired == found.tests.len() && tally.agree == tally.paired {
+            all_agree.push(entry.id());
         }
     }
     let _ = writeln!(md, "## Summary\n");
@@ -343,6 +349,16 @@ fn facade_part(md: &mut String, corpus: &Corpus, rows: &[Row], facade: Facade) {
         md,
         "- Tests run under both: {}; outcomes agree on {} ({} pass under both).",
         total.paired, total.agree, total.both_pass
+    );
+    let _ = writeln!(
+        md,
+        "- Crates whose every test ran under both with the same outcome: {} of {run}{}.",
+        all_agree.len(),
+        if all_agree.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", all_agree.join(", "))
+        }
     );
     let _ = writeln!(
         md,
