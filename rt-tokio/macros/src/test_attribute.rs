@@ -138,8 +138,9 @@ fn check_signature(function: &ItemFn) -> syn::Result<()> {
 }
 
 /// How the crate being compiled names rankcheck-tokio: as its Cargo.toml
-/// renames it (`tokio = { package = "rankcheck-tokio", ... }`), else
-/// `rankcheck_tokio`.
+/// renames it (`tokio = { package = "rankcheck-tokio", ... }`, in its
+/// dependencies or dev-dependencies, also under a `[target.'cfg(..)']`),
+/// else `rankcheck_tokio`.
 fn default_crate() -> syn::Path {
     let name = renamed_dependency().unwrap_or_else(|| "rankcheck_tokio".to_owned());
     let ident = syn::Ident::new(&name, Span::call_site());
@@ -149,10 +150,23 @@ fn default_crate() -> syn::Path {
 fn renamed_dependency() -> Option<String> {
     let dir = std::env::var("CARGO_MANIFEST_DIR").ok()?;
     let text = std::fs::read_to_string(std::path::Path::new(&dir).join("Cargo.toml")).ok()?;
-    let manifest: toml::Table = text.parse().ok()?;
-    ["dependencies", "dev-dependencies"]
-        .iter()
-        .filter_map(|section| manifest.get(*section)?.as_table())
+    renamed_in(&text.parse().ok()?)
+}
+
+/// The key under which `manifest` renames rankcheck-tokio.
+fn renamed_in(manifest: &toml::Table) -> Option<String> {
+    let targets = manifest
+        .get("target")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flat_map(|targets| targets.values().filter_map(toml::Value::as_table));
+    std::iter::once(manifest)
+        .chain(targets)
+        .flat_map(|tables| {
+            ["dependencies", "dev-dependencies"]
+                .iter()
+                .filter_map(|section| tables.get(*section)?.as_table())
+        })
         .flat_map(|table| table.iter())
         .find(|(_, spec)| {
             spec.get("package").and_then(toml::Value::as_str) == Some("rankcheck-tokio")
@@ -189,6 +203,24 @@ mod tests {
         assert!(code.contains(":: time :: pause () ;"), "{code}");
         assert!(!code.contains("start_paused"), "{code}");
         assert!(code.contains("Flavor :: CurrentThread"), "{code}");
+    }
+
+    #[test]
+    fn the_rename_is_found_also_under_a_target_table() {
+        let manifest = r#"
+[dev-dependencies]
+futures = "0.3"
+
+[target."cfg(not(loom))".dev-dependencies.tokio]
+package = "rankcheck-tokio"
+path = "/r/rt-tokio"
+"#;
+        assert_eq!(
+            super::renamed_in(&manifest.parse().unwrap()).as_deref(),
+            Some("tokio")
+        );
+        let plain = "[dependencies]\ntokio = \"1\"\n";
+        assert_eq!(super::renamed_in(&plain.parse().unwrap()), None);
     }
 
     #[test]
