@@ -1,7 +1,7 @@
 //! The benchmark harness's command line, read with clap like the
 //! `rankcheck` binary's.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Benchmarks whose numbers go to `results/`.
 #[derive(Debug, Parser)]
@@ -86,13 +86,35 @@ pub struct CratesArgs {
     /// `skipped` (0: all).
     #[arg(long, default_value_t = 0)]
     pub max_tests: usize,
-    /// Run the loom side's tests even where rankcheck-loom did not build
-    /// (otherwise they are recorded as `skipped`: nothing to compare).
-    #[arg(long)]
-    pub loom_alone: bool,
+    /// Only the crates of this facade (`loom` or `tokio`; default both).
+    #[arg(long, value_enum)]
+    pub facade: Option<FacadeArg>,
+    /// Run the published side's tests (real loom, real tokio) even where
+    /// the facade's side did not build (otherwise they are recorded as
+    /// `skipped`: nothing to compare).
+    #[arg(long, alias = "loom-alone")]
+    pub published_alone: bool,
     /// Rewrite `crates.md` from `crates.csv` only.
     #[arg(long)]
     pub report_only: bool,
+}
+
+/// `crates --facade`: which facade's crates run.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FacadeArg {
+    /// The loom crates (rankcheck-loom).
+    Loom,
+    /// The tokio crates (rankcheck-tokio).
+    Tokio,
+}
+
+impl From<FacadeArg> for crate::crates::Facade {
+    fn from(facade: FacadeArg) -> Self {
+        match facade {
+            FacadeArg::Loom => Self::Loom,
+            FacadeArg::Tokio => Self::Tokio,
+        }
+    }
 }
 
 /// Options of `historical`.

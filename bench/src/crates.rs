@@ -1,19 +1,24 @@
-//! `crates`: published crates' own loom tests under real loom and under
-//! rankcheck-loom, side by side (`results/crates.*`).
+//! `crates`: published crates' own tests under the library they were
+//! written for and under rankcheck's facade for it, side by side
+//! (`results/crates.*`): loom models under real loom and under
+//! rankcheck-loom, `#[tokio::test]`s under real tokio and under
+//! rankcheck-tokio.
 //!
 //! For each crate of `bench/crates/corpus.toml`: fetch its published
 //! source through cargo, copy it twice into the work folder, keep one as
-//! published (real loom) and rename the `loom` dependency to
-//! `rankcheck-loom` in the other (`manifest::edit`, nothing else changed
+//! published and rename the facade's dependency (`loom`, `tokio`) to the
+//! facade's package in the other (`manifest::edit`, nothing else changed
 //! but an empty `[workspace]` in both), build both with the crate's own
 //! RUSTFLAGS and `cargo test` arguments, list the tests and run each alone
 //! under both tools, alternating, with a per-test timeout that kills the
-//! test's process group. Every crate's rows replace its old ones in
-//! `results/crates.csv` as soon as it is done, and `results/crates.md` is
-//! rewritten from the whole CSV, so that an interrupted run keeps what it
-//! measured and a subset (`--crates`) leaves the others' rows alone.
+//! test's process group. Every crate's rows replace its old ones (of the
+//! same facade) in `results/crates.csv` as soon as it is done, and
+//! `results/crates.md` is rewritten from the whole CSV, so that an
+//! interrupted run keeps what it measured and a subset (`--crates`) leaves
+//! the others' rows alone.
 
 mod corpus;
+pub use corpus::Facade;
 pub mod historical;
 mod manifest;
 mod outcome;
@@ -35,36 +40,75 @@ use crate::crates::process::{run_bounded, Ending};
 use crate::crates::table::Row;
 use crate::workload::{commit, root};
 
-/// The two sides of the comparison.
+/// A side of a comparison: a crate as published, or with its dependency
+/// renamed to a facade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {
     /// The crate as published, with real loom.
     Loom,
     /// The crate with its loom dependency renamed to `rankcheck-loom`.
-    Rankcheck,
+    RankcheckLoom,
+    /// The crate as published, with real tokio.
+    Tokio,
+    /// The crate with its tokio dependency renamed to `rankcheck-tokio`.
+    RankcheckTokio,
 }
 
 impl Tool {
-    const BOTH: [Tool; 2] = [Tool::Loom, Tool::Rankcheck];
+    const ALL: [Tool; 4] = [
+        Tool::Loom,
+        Tool::RankcheckLoom,
+        Tool::Tokio,
+        Tool::RankcheckTokio,
+    ];
+
+    /// The two sides of `facade`'s comparison: as published, then renamed.
+    pub fn pair(facade: Facade) -> [Tool; 2] {
+        match facade {
+            Facade::Loom => [Tool::Loom, Tool::RankcheckLoom],
+            Facade::Tokio => [Tool::Tokio, Tool::RankcheckTokio],
+        }
+    }
+
+    /// The facade whose comparison the side belongs to.
+    pub fn facade(self) -> Facade {
+        match self {
+            Tool::Loom | Tool::RankcheckLoom => Facade::Loom,
+            Tool::Tokio | Tool::RankcheckTokio => Facade::Tokio,
+        }
+    }
+
+    /// Whether this is the side built against the facade.
+    pub fn is_renamed(self) -> bool {
+        matches!(self, Tool::RankcheckLoom | Tool::RankcheckTokio)
+    }
 
     /// The tool's name in results and in the work folder.
     pub fn word(self) -> &'static str {
         match self {
-            Tool::Loom => "loom",
-            Tool::Rankcheck => "rankcheck-loom",
+            Tool::Loom | Tool::Tokio => self.facade().word(),
+            Tool::RankcheckLoom | Tool::RankcheckTokio => self.facade().package(),
         }
+    }
+
+    /// The tool a results row names.
+    pub fn from_word(word: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|tool| tool.word() == word)
     }
 }
 
 /// What one command-line run holds fixed.
 struct Settings {
     work: PathBuf,
-    facade: PathBuf,
+    /// This repository, where the facades' folders are.
+    repo: PathBuf,
     timeout: Duration,
     build_timeout: Duration,
     jobs: usize,
     max_tests: usize,
-    loom_alone: bool,
+    /// Run the published side's tests where the renamed side did not
+    /// build.
+    published_alone: bool,
     commit: String,
 }
 
@@ -77,17 +121,25 @@ pub fn run(args: &CratesArgs) -> Result<()> {
     let mut rows = table::read(&csv_path)?;
     if !args.report_only {
         // The corpus's order, or the order `--crates` names them in.
+        let facades: Vec<Facade> = match args.facade {
+            Some(facade) => vec![facade.into()],
+            None => Facade::ALL.to_vec(),
+        };
+        let candidates = || corpus.crates.iter().filter(|c| facades.contains(&c.facade));
         let mut selected: Vec<&Entry> = Vec::new();
         if args.crates.is_empty() {
-            selected.extend(corpus.loom_crates());
+            selected.extend(candidates());
         }
         for name in &args.crates {
             let named = std::slice::from_ref(name);
-            if !corpus.loom_crates().any(|c| c.is_named(named)) {
-                bail!("no loom crate `{name}` in bench/crates/corpus.toml");
+            if !candidates().any(|c| c.is_named(named)) {
+                bail!("no crate `{name}` in bench/crates/corpus.toml (facades: {facades:?})");
             }
-            for entry in corpus.loom_crates().filter(|c| c.is_named(named)) {
-                if !selected.iter().any(|s| s.id() == entry.id()) {
+            for entry in candidates().filter(|c| c.is_named(named)) {
+                if !selected
+                    .iter()
+                    .any(|s| s.id() == entry.id() && s.facade == entry.facade)
+                {
                     selected.push(entry);
                 }
             }
@@ -99,18 +151,18 @@ pub fn run(args: &CratesArgs) -> Result<()> {
         std::fs::create_dir_all(&work)?;
         let settings = Settings {
             work: work.canonicalize()?,
-            facade: root.join("rt-loom"),
+            repo: root.clone(),
             timeout: Duration::from_secs(args.timeout),
             build_timeout: Duration::from_secs(args.build_timeout),
             jobs: args.jobs,
             max_tests: args.max_tests,
-            loom_alone: args.loom_alone,
+            published_alone: args.published_alone,
             commit: commit(),
         };
         for entry in selected {
-            eprintln!("== {}", entry.id());
+            eprintln!("== {} ({})", entry.id(), entry.facade.word());
             let measured = measure(entry, &settings);
-            rows.retain(|r| r.crate_id() != entry.id());
+            rows.retain(|r| !r.is_of(entry));
             rows.extend(measured);
             table::write(&csv_path, &rows)?;
             std::fs::write(&md_path, table::markdown(&corpus, &rows))?;
@@ -145,7 +197,7 @@ fn measure(entry: &Entry, settings: &Settings) -> Vec<Row> {
     let source = match fetch(entry, settings) {
         Ok(source) => source,
         Err(error) => {
-            for tool in Tool::BOTH {
+            for tool in Tool::pair(entry.facade) {
                 let cause = format!("fetch: {error:#}");
                 rows.push(Row::build(
                     entry,
@@ -160,7 +212,7 @@ fn measure(entry: &Entry, settings: &Settings) -> Vec<Row> {
         }
     };
     let mut sides = Vec::new();
-    for tool in Tool::BOTH {
+    for tool in Tool::pair(entry.facade) {
         eprintln!("   building under {}", tool.word());
         match prepare_and_build(entry, tool, &source, settings) {
             Ok((side, seconds, manifest)) => {
@@ -264,12 +316,13 @@ fn prepare_and_build(
     let manifest_path = dir.join("Cargo.toml");
     let published = std::fs::read_to_string(&manifest_path)
         .map_err(|e| failure(format!("read Cargo.toml: {e}"), ""))?;
+    let facade = settings.repo.join(entry.facade.folder());
     let rename = Rename {
         key: entry.dependency_key(),
-        package: "rankcheck-loom",
-        path: &settings.facade,
+        package: entry.facade.package(),
+        path: &facade,
     };
-    let edited = edit(&published, (tool == Tool::Rankcheck).then_some(rename))
+    let edited = edit(&published, tool.is_renamed().then_some(rename))
         .map_err(|e| failure(format!("manifest: {e:#}"), ""))?;
     let manifest = edited.describe();
     std::fs::write(&manifest_path, &edited.text)
@@ -424,11 +477,14 @@ fn run_tests(entry: &Entry, sides: &[Side], settings: &Settings) -> Vec<Row> {
                 continue;
             };
             let facts = settings_row(settings);
-            let alone = side.tool == Tool::Loom && sides.len() == 1 && !settings.loom_alone;
+            let alone = !side.tool.is_renamed() && sides.len() == 1 && !settings.published_alone;
             let beyond = settings.max_tests > 0 && index >= settings.max_tests;
             if alone || beyond {
                 let detail = if alone {
-                    "rankcheck-loom did not build (--loom-alone runs these)".to_string()
+                    format!(
+                        "{} did not build (--published-alone runs these)",
+                        entry.facade.package()
+                    )
                 } else {
                     format!("beyond --max-tests {}", settings.max_tests)
                 };

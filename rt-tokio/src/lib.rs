@@ -70,6 +70,25 @@ macro_rules! try_join {
     };
 }
 
+/// Pin values on the stack, as `tokio::pin!`: each variable named is
+/// shadowed by a `Pin<&mut _>` of its value (`pin!(a, b)`), or each
+/// `let` binding is made and pinned (`pin! { let a = f(); }`).
+#[macro_export]
+macro_rules! pin {
+    ($($x:ident),* $(,)?) => {
+        $(
+            #[allow(unused_mut)]
+            let mut $x = ::core::pin::pin!($x);
+        )*
+    };
+    ($(let $x:ident = $init:expr;)*) => {
+        $(
+            let $x = $init;
+            $crate::pin!($x);
+        )*
+    };
+}
+
 /// What the macros' expansions name; not API.
 #[doc(hidden)]
 pub mod __private {

@@ -1,30 +1,36 @@
 //! Runtimes, as `tokio::runtime`, enough for
 //! `Runtime::new().unwrap().block_on(...)` inside a check: a runtime is
-//! only a handle on the search's executor, so building one never fails,
-//! and the flavor and worker count change nothing (the search interleaves
-//! every task on its own).
+//! only a handle on the search's executor, so building one never fails;
+//! its flavor is the run's (`rankcheck_rt::future::Flavor`: a
+//! current-thread runtime runs one task at a time, switching where a task
+//! returns `Pending`), and the worker count changes nothing (the search
+//! interleaves every task on its own).
 
 use std::future::Future;
 use std::io;
 
-use rankcheck_rt::future::{block_on, spawn, JoinHandle};
+use rankcheck_rt::future::{block_on, set_flavor, spawn, Flavor, JoinHandle};
 
 /// As `tokio::runtime::Runtime`.
 #[derive(Debug)]
 pub struct Runtime {
-    _private: (),
+    flavor: Flavor,
 }
 
 impl Runtime {
     /// A runtime, as tokio's multi-threaded one: never an error here.
     pub fn new() -> io::Result<Runtime> {
-        Ok(Runtime { _private: () })
+        Ok(Runtime {
+            flavor: Flavor::MultiThread,
+        })
     }
 
     /// Run `future` to completion on the calling thread of the test, as
-    /// `rankcheck_rt::future::block_on`. Only inside a check.
+    /// `rankcheck_rt::future::block_on`, under the runtime's flavor (for
+    /// the rest of the run). Only inside a check.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        set_flavor(self.flavor);
         block_on(future)
     }
 
@@ -39,22 +45,26 @@ impl Runtime {
     }
 }
 
-/// As `tokio::runtime::Builder`: every setting is accepted and none
-/// changes the search.
-#[derive(Debug, Default)]
+/// As `tokio::runtime::Builder`: every setting is accepted; only the
+/// flavor changes the search.
+#[derive(Debug)]
 pub struct Builder {
-    _private: (),
+    flavor: Flavor,
 }
 
 impl Builder {
     /// As tokio's, for a current-thread runtime.
     pub fn new_current_thread() -> Builder {
-        Builder::default()
+        Builder {
+            flavor: Flavor::CurrentThread,
+        }
     }
 
     /// As tokio's, for a multi-threaded runtime.
     pub fn new_multi_thread() -> Builder {
-        Builder::default()
+        Builder {
+            flavor: Flavor::MultiThread,
+        }
     }
 
     /// Accepted: time and I/O need no driver here.
@@ -81,6 +91,8 @@ impl Builder {
 
     /// The runtime: never an error here.
     pub fn build(&mut self) -> io::Result<Runtime> {
-        Runtime::new()
+        Ok(Runtime {
+            flavor: self.flavor,
+        })
     }
 }

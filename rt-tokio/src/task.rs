@@ -1,8 +1,11 @@
 //! Tasks, as `tokio::task`.
 
+mod join_set;
+
 use std::future::Future;
 
-pub use rankcheck_rt::future::{spawn, yield_now, JoinError, JoinHandle};
+pub use join_set::JoinSet;
+pub use rankcheck_rt::future::{spawn, yield_now, AbortHandle, JoinError, JoinHandle};
 
 /// Run the blocking closure `work` on a thread of its own, as
 /// `tokio::task::spawn_blocking` runs it on the blocking pool: a task whose

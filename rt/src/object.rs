@@ -29,6 +29,27 @@ pub struct Handle {
     pub var: VarId,
 }
 
+impl Handle {
+    /// The execution of a detached object: none (executions count from 1).
+    const DETACHED: u64 = 0;
+
+    /// The handle of an async object made outside any run (as tokio's
+    /// sync types work outside a runtime): its operations are only their
+    /// own effect, with no scheduling point; used in a run, it fails it.
+    pub fn detached() -> Handle {
+        Handle {
+            execution: Handle::DETACHED,
+            object: ObjectId(u32::MAX),
+            var: VarId(u32::MAX),
+        }
+    }
+
+    /// Whether the object was made outside any run.
+    pub fn is_detached(&self) -> bool {
+        self.execution == Handle::DETACHED
+    }
+}
+
 /// The synchronisation state of one object.
 #[derive(Clone, Debug)]
 pub enum SyncState {

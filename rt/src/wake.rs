@@ -161,7 +161,8 @@ impl WakeState {
 
 /// No thread can run: every thread in a timed wait that could go on once
 /// its timeout fired (a condition variable's, once its mutex is free) may
-/// now time out. Whether one may.
+/// now time out, and the run's clock moves to its earliest timer
+/// (crate::future::clock). Whether a thread may now go on.
 pub fn force_timeouts(ex: &mut Execution) -> bool {
     let mut any = false;
     for i in 0..ex.threads.all.len() {
@@ -181,5 +182,5 @@ pub fn force_timeouts(ex: &mut Execution) -> bool {
             any = true;
         }
     }
-    any
+    crate::future::clock::fire_when_idle(ex) || any
 }

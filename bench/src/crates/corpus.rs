@@ -1,5 +1,6 @@
 //! The pinned corpus of published crates (`bench/crates/corpus.toml`):
-//! each crate, the command its loom tests run with, and why it is in.
+//! each crate, the facade it runs under, the command its loom or tokio
+//! tests run with, and why it is in.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,11 +20,42 @@ pub struct Corpus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Facade {
-    /// `rt-loom/` (`rankcheck-loom`) in place of loom: run by the bench.
+    /// `rt-loom/` (`rankcheck-loom`) in place of loom: a crate's loom
+    /// models.
     Loom,
-    /// `rt-tokio/` (`rankcheck-tokio`) in place of tokio: candidates only,
-    /// recorded for a later step.
+    /// `rt-tokio/` (`rankcheck-tokio`) in place of tokio: a crate's
+    /// `#[tokio::test]`s.
     Tokio,
+}
+
+impl Facade {
+    /// Both, in the order the results give them.
+    pub const ALL: [Facade; 2] = [Facade::Loom, Facade::Tokio];
+
+    /// The library the facade stands in for (`loom`, `tokio`): the default
+    /// dependency key, and the published side's tool.
+    pub fn word(self) -> &'static str {
+        match self {
+            Facade::Loom => "loom",
+            Facade::Tokio => "tokio",
+        }
+    }
+
+    /// The facade's package, which the renamed dependency names.
+    pub fn package(self) -> &'static str {
+        match self {
+            Facade::Loom => "rankcheck-loom",
+            Facade::Tokio => "rankcheck-tokio",
+        }
+    }
+
+    /// The facade's folder in this repository.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Facade::Loom => "rt-loom",
+            Facade::Tokio => "rt-tokio",
+        }
+    }
 }
 
 /// One published crate of the corpus.
@@ -65,11 +97,9 @@ impl Entry {
 
     /// The dependency key the rename applies to.
     pub fn dependency_key(&self) -> &str {
-        match (&self.dependency, self.facade) {
-            (Some(key), _) => key,
-            (None, Facade::Loom) => "loom",
-            (None, Facade::Tokio) => "tokio",
-        }
+        self.dependency
+            .as_deref()
+            .unwrap_or_else(|| self.facade.word())
     }
 
     /// Whether `--crates` names this crate, by name or by `name-version`.
@@ -92,9 +122,9 @@ impl Corpus {
         Ok(corpus)
     }
 
-    /// The crates run under the loom facade.
-    pub fn loom_crates(&self) -> impl Iterator<Item = &Entry> {
-        self.crates.iter().filter(|c| c.facade == Facade::Loom)
+    /// The crates run under `facade`, in the file's order.
+    pub fn crates_of(&self, facade: Facade) -> impl Iterator<Item = &Entry> {
+        self.crates.iter().filter(move |c| c.facade == facade)
     }
 }
 
@@ -133,7 +163,8 @@ why = "a trigger"
         assert_eq!(oneshot.dependency_key(), "loom");
         assert_eq!(oneshot.env["LOOM_MAX_BRANCHES"], "100000");
         assert_eq!(triggered.dependency_key(), "tokio");
-        assert_eq!(corpus.loom_crates().count(), 1);
+        assert_eq!(corpus.crates_of(Facade::Loom).count(), 1);
+        assert_eq!(corpus.crates_of(Facade::Tokio).count(), 1);
         assert!(oneshot.is_named(&["oneshot".into()]));
         assert!(oneshot.is_named(&["oneshot-0.2.1".into()]));
         assert!(!oneshot.is_named(&["oneshot-0.1.11".into()]));
@@ -143,14 +174,7 @@ why = "a trigger"
     fn the_corpus_file_parses() {
         let path = crate::workload::root().join("bench/crates/corpus.toml");
         let corpus = Corpus::load(&path).unwrap();
-        assert!(corpus.loom_crates().count() >= 20);
-        assert!(
-            corpus
-                .crates
-                .iter()
-                .filter(|c| c.facade == Facade::Tokio)
-                .count()
-                >= 5
-        );
+        assert!(corpus.crates_of(Facade::Loom).count() >= 20);
+        assert!(corpus.crates_of(Facade::Tokio).count() >= 5);
     }
 }

@@ -26,7 +26,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use crate::cli::HistoricalArgs;
-use crate::crates::corpus::Entry;
+use crate::crates::corpus::{Entry, Facade};
 use crate::crates::historical::bugs::{overlay, Bug, Bugs};
 use crate::crates::historical::table::{Mode, Row, BUGGY, BUILD_FAILURE, BUILT, FIXED};
 use crate::crates::outcome::Outcome;
@@ -58,12 +58,12 @@ pub fn run(args: &HistoricalArgs) -> Result<()> {
         std::fs::create_dir_all(&work)?;
         let settings = Settings {
             work: work.canonicalize()?,
-            facade: root.join("rt-loom"),
+            repo: root.clone(),
             timeout: Duration::from_secs(args.timeout),
             build_timeout: Duration::from_secs(args.build_timeout),
             jobs: args.jobs,
             max_tests: 0,
-            loom_alone: true,
+            published_alone: true,
             commit: commit(),
         };
         let plan = Plan {
@@ -153,7 +153,7 @@ fn build_version(
     let (source, placed) = match source_with_overlay(entry, overlaid.as_deref(), plan) {
         Ok(found) => found,
         Err(error) => {
-            for tool in Tool::BOTH {
+            for tool in Tool::pair(Facade::Loom) {
                 rows.push(build_row(
                     tool,
                     BUILD_FAILURE,
@@ -165,7 +165,7 @@ fn build_version(
         }
     };
     let mut built = Vec::new();
-    for tool in Tool::BOTH {
+    for tool in Tool::pair(Facade::Loom) {
         eprintln!("   {} {} under {}", side, entry.id(), tool.word());
         match prepare_and_build(entry, tool, &source, &plan.settings) {
             Ok((built_side, seconds, manifest)) => {
@@ -224,7 +224,7 @@ fn source_with_overlay(entry: &Entry, bug: Option<&str>, plan: &Plan) -> Result<
 fn run_mode(bug: &Bug, version: &Version, mode: Mode, plan: &Plan) -> Vec<Row> {
     let tool = match mode {
         Mode::Loom => Tool::Loom,
-        _ => Tool::Rankcheck,
+        _ => Tool::RankcheckLoom,
     };
     let Some(side) = version.built.iter().find(|s| s.tool == tool) else {
         return Vec::new();

@@ -26,7 +26,8 @@ pub struct Row {
     pub name: String,
     /// Its pinned version.
     pub version: String,
-    /// `loom` or `rankcheck-loom`.
+    /// `loom` or `rankcheck-loom`, `tokio` or `rankcheck-tokio`: the side,
+    /// and so the facade.
     pub tool: String,
     /// `(build)`, `lib` or a test target's name.
     pub target: String,
@@ -111,9 +112,17 @@ impl Row {
         }
     }
 
-    /// `name-version`.
-    pub fn crate_id(&self) -> String {
-        format!("{}-{}", self.name, self.version)
+    /// The tool the row names (`None` for a word no tool has).
+    pub fn tool(&self) -> Option<Tool> {
+        Tool::from_word(&self.tool)
+    }
+
+    /// Whether the row measured `entry`: its crate, under its facade (a
+    /// crate may be in the corpus once per facade).
+    pub fn is_of(&self, entry: &Entry) -> bool {
+        self.name == entry.name
+            && self.version == entry.version
+            && self.tool().is_some_and(|t| t.facade() == entry.facade)
     }
 }
 
@@ -137,34 +146,36 @@ pub fn write(path: &Path, rows: &[Row]) -> Result<()> {
     Ok(())
 }
 
-/// One test under both tools.
+/// One test under both sides of a facade's comparison.
 #[derive(Default)]
 struct Pair<'a> {
-    loom: Option<&'a Row>,
-    rankcheck: Option<&'a Row>,
+    /// As published (real loom, real tokio).
+    published: Option<&'a Row>,
+    /// Renamed to the facade.
+    renamed: Option<&'a Row>,
 }
 
 impl Pair<'_> {
     fn outcomes(&self) -> (Option<Outcome>, Option<Outcome>) {
         let outcome = |row: Option<&Row>| row.and_then(|r| Outcome::from_word(&r.outcome));
-        (outcome(self.loom), outcome(self.rankcheck))
+        (outcome(self.published), outcome(self.renamed))
     }
 }
 
-/// One crate's rows, sorted out.
+/// One crate's rows under one facade, sorted out.
 struct CrateRows<'a> {
     builds: BTreeMap<&'a str, &'a Row>,
     /// By (target, test), in the CSV's order.
     tests: Vec<((&'a str, &'a str), Pair<'a>)>,
 }
 
-fn crate_rows<'a>(rows: &'a [Row], id: &str) -> Option<CrateRows<'a>> {
+fn crate_rows<'a>(rows: &'a [Row], entry: &Entry) -> Option<CrateRows<'a>> {
     let mut found = CrateRows {
         builds: BTreeMap::new(),
         tests: Vec::new(),
     };
     let mut any = false;
-    for row in rows.iter().filter(|r| r.crate_id() == id) {
+    for row in rows.iter().filter(|r| r.is_of(entry)) {
         any = true;
         if row.target == BUILD {
             found.builds.insert(row.tool.as_str(), row);
@@ -179,10 +190,10 @@ fn crate_rows<'a>(rows: &'a [Row], id: &str) -> Option<CrateRows<'a>> {
             }
         };
         let pair = &mut found.tests[at].1;
-        if row.tool == Tool::Loom.word() {
-            pair.loom = Some(row);
+        if row.tool().is_some_and(Tool::is_renamed) {
+            pair.renamed = Some(row);
         } else {
-            pair.rankcheck = Some(row);
+            pair.published = Some(row);
         }
     }
     any.then_some(found)
@@ -195,48 +206,48 @@ struct Tally {
     paired: usize,
     agree: usize,
     both_pass: usize,
-    /// Passes under loom that fail or abort under rankcheck-loom.
+    /// Passes as published that fail or abort under the facade.
     false_failures: usize,
-    /// Fails under loom that pass under rankcheck-loom.
+    /// Fails as published that pass under the facade.
     missed: usize,
-    rankcheck_aborts: usize,
-    loom_aborts: usize,
-    rankcheck_timeouts: usize,
-    loom_timeouts: usize,
-    /// Tests run under rankcheck-loom whose loom side did not run.
-    rankcheck_only: usize,
-    rankcheck_passes: usize,
+    renamed_aborts: usize,
+    published_aborts: usize,
+    renamed_timeouts: usize,
+    published_timeouts: usize,
+    /// Tests run under the facade whose published side did not run.
+    renamed_only: usize,
+    renamed_passes: usize,
 }
 
 impl Tally {
     fn add(&mut self, pair: &Pair<'_>) {
-        let (loom, rankcheck) = pair.outcomes();
-        if let Some(r) = rankcheck {
-            if r == Outcome::Pass {
-                self.rankcheck_passes += 1;
-            }
+        let (published, renamed) = pair.outcomes();
+        if renamed == Some(Outcome::Pass) {
+            self.renamed_passes += 1;
         }
-        match (loom, rankcheck) {
+        match (published, renamed) {
             (Some(Outcome::Skipped), _) | (_, Some(Outcome::Skipped)) => {}
-            (Some(l), Some(r)) => {
+            (Some(p), Some(r)) => {
                 self.paired += 1;
-                self.agree += usize::from(l == r);
-                self.both_pass += usize::from(l == Outcome::Pass && r == Outcome::Pass);
+                self.agree += usize::from(p == r);
+                self.both_pass += usize::from(p == Outcome::Pass && r == Outcome::Pass);
                 self.false_failures +=
-                    usize::from(l == Outcome::Pass && matches!(r, Outcome::Fail | Outcome::Abort));
-                self.missed += usize::from(l == Outcome::Fail && r == Outcome::Pass);
-                self.rankcheck_aborts += usize::from(r == Outcome::Abort);
-                self.loom_aborts += usize::from(l == Outcome::Abort);
-                self.rankcheck_timeouts += usize::from(r == Outcome::Timeout);
-                self.loom_timeouts += usize::from(l == Outcome::Timeout);
+                    usize::from(p == Outcome::Pass && matches!(r, Outcome::Fail | Outcome::Abort));
+                self.missed += usize::from(p == Outcome::Fail && r == Outcome::Pass);
+                self.renamed_aborts += usize::from(r == Outcome::Abort);
+                self.published_aborts += usize::from(p == Outcome::Abort);
+                self.renamed_timeouts += usize::from(r == Outcome::Timeout);
+                self.published_timeouts += usize::from(p == Outcome::Timeout);
             }
-            (None, Some(_)) => self.rankcheck_only += 1,
+            (None, Some(_)) => self.renamed_only += 1,
             _ => {}
         }
     }
 }
 
-/// `results/crates.md` from the corpus and every row.
+/// `results/crates.md` from the corpus and every row: the loom crates,
+/// then the tokio crates, each with its summary, table and a section per
+/// crate.
 pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
     let mut md =
         String::from("# Published crates' loom tests: real loom against rankcheck-loom\n\n");
@@ -252,39 +263,70 @@ pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
          `[workspace]` in both copies); every test of its loom command runs alone under both, alternating, each \
          killed with its process group at the timeout. Raw rows: `crates.csv`. Rows from rankcheck commit(s) {}; \
          per-test timeout(s) {} s; machine: 2 shared cores (wall times of the two tools are comparable within \
-         a crate, not across files).\n",
+         a crate, not across files). The crates whose `#[tokio::test]`s run under real tokio and \
+         rankcheck-tokio follow the loom crates ([below](#published-crates-tokio-tests-real-tokio-against-rankcheck-tokio)).\n",
         join_words(commits.iter().map(|c| format!("`{c}`"))),
         join_words(timeouts.iter().map(u64::to_string)),
     );
+    facade_part(&mut md, corpus, rows, Facade::Loom);
+    let _ = writeln!(
+        md,
+        "# Published crates' tokio tests: real tokio against rankcheck-tokio\n"
+    );
+    let _ = writeln!(
+        md,
+        "Each crate marked `facade = \"tokio\"` is fetched as published, copied twice, and built as published \
+         (real tokio) and with its `tokio` dependency renamed to `rankcheck-tokio` in every table that declares \
+         it (`dependencies`, `dev-dependencies`, target tables), its features kept, nothing else changed but an \
+         empty `[workspace]` in both copies; a dependency of the crate that uses tokio itself (tokio-test, \
+         tokio-util) keeps real tokio. Every test of the crate's command runs alone under both, alternating, \
+         each killed with its process group at the timeout. Under rankcheck-tokio a `#[tokio::test]` is a \
+         search (its body run many times under the default budget, interleavings and `select!` choices \
+         explored, time on a virtual clock); a plain `#[test]` runs once, as under tokio. Tools: `tokio` (as \
+         published), `rankcheck-tokio` (renamed).\n"
+    );
+    facade_part(&mut md, corpus, rows, Facade::Tokio);
+    md
+}
 
-    let loom_crates: Vec<&Entry> = corpus.loom_crates().collect();
+/// One facade's summary, table and crate sections.
+fn facade_part(md: &mut String, corpus: &Corpus, rows: &[Row], facade: Facade) {
+    let [published, renamed] = Tool::pair(facade).map(Tool::word);
+    let crates: Vec<&Entry> = corpus.crates_of(facade).collect();
     let mut total = Tally::default();
     let mut run = 0;
     let mut built = [0usize; 2];
     let mut not_run = Vec::new();
     let mut build_failures = Vec::new();
-    for entry in &loom_crates {
-        let Some(found) = crate_rows(rows, &entry.id()) else {
+    let mut all_agree = Vec::new();
+    for entry in &crates {
+        let Some(found) = crate_rows(rows, entry) else {
             not_run.push(entry.id());
             continue;
         };
         run += 1;
-        for (slot, tool) in Tool::BOTH.iter().enumerate() {
+        for (slot, tool) in Tool::pair(facade).iter().enumerate() {
             match found.builds.get(tool.word()) {
                 Some(row) if row.outcome == BUILT => built[slot] += 1,
-                _ if *tool == Tool::Rankcheck => build_failures.push(entry.id()),
+                _ if tool.is_renamed() => build_failures.push(entry.id()),
                 _ => {}
             }
         }
+        let mut tally = Tally::default();
         for (_, pair) in &found.tests {
             total.add(pair);
+            tally.add(pair);
+        }
+        if tally.paired > 0 && tally.paired == found.tests.len() && tally.agree == tally.paired {
+            all_agree.push(entry.id());
         }
     }
     let _ = writeln!(md, "## Summary\n");
     let _ = writeln!(
         md,
-        "- Crates: {} in the corpus's loom list, {run} run, {} not yet run{}.",
-        loom_crates.len(),
+        "- Crates: {} in the corpus's {} list, {run} run, {} not yet run{}.",
+        crates.len(),
+        facade.word(),
         not_run.len(),
         if not_run.is_empty() {
             String::new()
@@ -294,7 +336,7 @@ pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         md,
-        "- Builds: {} of {run} build as published with real loom; {} of {run} build with the rename alone{}.",
+        "- Builds: {} of {run} build as published with real {published}; {} of {run} build with the rename alone{}.",
         built[0],
         built[1],
         if build_failures.is_empty() {
@@ -310,27 +352,37 @@ pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         md,
-        "- False failures (pass under loom, fail or abort under rankcheck-loom): {}; the reverse (fail under loom, \
-         pass under rankcheck-loom): {}.",
+        "- Crates whose every test ran under both with the same outcome: {} of {run}{}.",
+        all_agree.len(),
+        if all_agree.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", all_agree.join(", "))
+        }
+    );
+    let _ = writeln!(
+        md,
+        "- False failures (pass under {published}, fail or abort under {renamed}): {}; the reverse (fail under \
+         {published}, pass under {renamed}): {}.",
         total.false_failures, total.missed
     );
     let _ = writeln!(
         md,
-        "- Aborts (a signal ended the test binary): rankcheck-loom {}, loom {}. Timeouts: rankcheck-loom {}, loom {}.",
-        total.rankcheck_aborts, total.loom_aborts, total.rankcheck_timeouts, total.loom_timeouts
+        "- Aborts (a signal ended the test binary): {renamed} {}, {published} {}. Timeouts: {renamed} {}, {published} {}.",
+        total.renamed_aborts, total.published_aborts, total.renamed_timeouts, total.published_timeouts
     );
     let _ = writeln!(
         md,
-        "- Tests run under rankcheck-loom alone (the loom side did not build): {}; rankcheck-loom passes in all: {}.\n",
-        total.rankcheck_only, total.rankcheck_passes
+        "- Tests run under {renamed} alone (the {published} side did not build): {}; {renamed} passes in all: {}.\n",
+        total.renamed_only, total.renamed_passes
     );
 
     let mut failures = String::new();
-    for entry in &loom_crates {
-        let Some(found) = crate_rows(rows, &entry.id()) else {
+    for entry in &crates {
+        let Some(found) = crate_rows(rows, entry) else {
             continue;
         };
-        if let Some(row) = found.builds.get(Tool::Rankcheck.word()) {
+        if let Some(row) = found.builds.get(renamed) {
             if row.outcome == BUILD_FAILURE {
                 let _ = writeln!(
                     failures,
@@ -345,13 +397,17 @@ pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
         let _ = writeln!(md, "Why the rename alone does not build:\n\n{failures}");
     }
 
-    let _ = writeln!(md, "| crate | loom build | rankcheck-loom build | tests listed | agree | both pass | false failures | aborts (rc) | timeouts (rc / loom) |");
+    let abbreviation = match facade {
+        Facade::Loom => "rc",
+        Facade::Tokio => "rt",
+    };
+    let _ = writeln!(md, "| crate | {published} build | {renamed} build | tests listed | agree | both pass | false failures | aborts ({abbreviation}) | timeouts ({abbreviation} / {published}) |");
     let _ = writeln!(
         md,
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
-    for entry in &loom_crates {
-        let Some(found) = crate_rows(rows, &entry.id()) else {
+    for entry in &crates {
+        let Some(found) = crate_rows(rows, entry) else {
             let _ = writeln!(
                 md,
                 "| {} | not yet run | not yet run | | | | | | |",
@@ -363,7 +419,7 @@ pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
         for (_, pair) in &found.tests {
             tally.add(pair);
         }
-        let build = |tool: Tool| match found.builds.get(tool.word()) {
+        let build = |word: &str| match found.builds.get(word) {
             Some(row) if row.outcome == BUILT => "built".to_string(),
             Some(_) => "**failure**".to_string(),
             None => "—".to_string(),
@@ -372,43 +428,26 @@ pub fn markdown(corpus: &Corpus, rows: &[Row]) -> String {
             md,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
             entry.id(),
-            build(Tool::Loom),
-            build(Tool::Rankcheck),
+            build(published),
+            build(renamed),
             found.tests.len(),
             tally.agree,
             tally.both_pass,
             tally.false_failures,
-            tally.rankcheck_aborts,
-            tally.rankcheck_timeouts,
-            tally.loom_timeouts
+            tally.renamed_aborts,
+            tally.renamed_timeouts,
+            tally.published_timeouts
         );
     }
     md.push('\n');
 
-    for entry in &loom_crates {
-        crate_section(&mut md, entry, rows);
+    for entry in &crates {
+        crate_section(md, entry, rows);
     }
-
-    let _ = writeln!(md, "## Tokio facade candidates (not run yet)\n");
-    let _ = writeln!(
-        md,
-        "Crates whose `#[tokio::test]` suites could run under `rt-tokio/` by renaming `tokio` to \
-         `rankcheck-tokio`; running them is a later step.\n"
-    );
-    let _ = writeln!(md, "| crate | command | why |\n| --- | --- | --- |");
-    for entry in corpus.crates.iter().filter(|c| c.facade == Facade::Tokio) {
-        let _ = writeln!(
-            md,
-            "| {} | `{}` | {} |",
-            entry.id(),
-            entry.command,
-            cell(&entry.why)
-        );
-    }
-    md
 }
 
 fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
+    let [published, renamed] = Tool::pair(entry.facade).map(Tool::word);
     let _ = writeln!(md, "## {} {}\n", entry.name, entry.version);
     let _ = writeln!(md, "{}.\n", entry.why);
     let env: Vec<String> = entry.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -432,17 +471,17 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
             .as_ref()
             .map(|f| format!(", the tests whose names contain `{f}`"))
             .unwrap_or_default(),
-        if entry.dependency_key() == "loom" {
+        if entry.dependency_key() == entry.facade.word() {
             String::new()
         } else {
             format!(", renaming the dependency `{}`", entry.dependency_key())
         }
     );
-    let Some(found) = crate_rows(rows, &entry.id()) else {
+    let Some(found) = crate_rows(rows, entry) else {
         let _ = writeln!(md, "**Not yet run.**\n");
         return;
     };
-    for tool in Tool::BOTH {
+    for tool in Tool::pair(entry.facade) {
         match found.builds.get(tool.word()) {
             Some(row) if row.outcome == BUILT => {
                 let _ = writeln!(
@@ -476,13 +515,13 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
         let _ = writeln!(md, "No test ran.\n");
         return;
     }
-    let loom_alone = found.tests.iter().all(|(_, pair)| {
-        pair.rankcheck.is_none()
+    let published_alone = found.tests.iter().all(|(_, pair)| {
+        pair.renamed.is_none()
             && pair
-                .loom
+                .published
                 .is_some_and(|r| r.outcome == Outcome::Skipped.word())
     });
-    if loom_alone {
+    if published_alone {
         let names: Vec<String> = found
             .tests
             .iter()
@@ -490,7 +529,7 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
             .collect();
         let _ = writeln!(
             md,
-            "The loom side lists {} tests, not run as rankcheck-loom did not build (`--loom-alone` runs them): {}.\n",
+            "The {published} side lists {} tests, not run as {renamed} did not build (`--published-alone` runs them): {}.\n",
             names.len(),
             names.join(", ")
         );
@@ -498,7 +537,7 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
     }
     let _ = writeln!(
         md,
-        "| test | loom | s | rankcheck-loom | s | cause where they differ |"
+        "| test | {published} | s | {renamed} | s | cause where they differ |"
     );
     let _ = writeln!(md, "| --- | --- | ---: | --- | ---: | --- |");
     for ((target, test), pair) in &found.tests {
@@ -506,13 +545,13 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
             Some(row) => (row.outcome.clone(), row.seconds.clone()),
             None => ("—".to_string(), String::new()),
         };
-        let (loom, loom_s) = side(pair.loom);
-        let (rankcheck, rankcheck_s) = side(pair.rankcheck);
-        let cause = if loom == rankcheck {
+        let (published_outcome, published_s) = side(pair.published);
+        let (renamed_outcome, renamed_s) = side(pair.renamed);
+        let cause = if published_outcome == renamed_outcome {
             String::new()
         } else {
             // The side that did not pass says why.
-            [pair.rankcheck, pair.loom]
+            [pair.renamed, pair.published]
                 .into_iter()
                 .flatten()
                 .find(|r| r.outcome != "pass" && !r.detail.is_empty())
@@ -529,9 +568,9 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
         };
         let _ = writeln!(
             md,
-            "| `{name}` | {} | {loom_s} | {} | {rankcheck_s} | {cause} |",
-            strong(&loom),
-            strong(&rankcheck)
+            "| `{name}` | {} | {published_s} | {} | {renamed_s} | {cause} |",
+            strong(&published_outcome),
+            strong(&renamed_outcome)
         );
     }
     md.push('\n');
@@ -613,13 +652,13 @@ why = "not run"
         .unwrap();
         let rows = vec![
             row(Tool::Loom, "", BUILT),
-            row(Tool::Rankcheck, "", BUILT),
+            row(Tool::RankcheckLoom, "", BUILT),
             row(Tool::Loom, "t1", "pass"),
-            row(Tool::Rankcheck, "t1", "pass"),
+            row(Tool::RankcheckLoom, "t1", "pass"),
             row(Tool::Loom, "t2", "pass"),
-            row(Tool::Rankcheck, "t2", "abort"),
+            row(Tool::RankcheckLoom, "t2", "abort"),
             row(Tool::Loom, "t3", "timeout"),
-            row(Tool::Rankcheck, "t3", "timeout"),
+            row(Tool::RankcheckLoom, "t3", "timeout"),
         ];
         let dir = std::env::temp_dir().join(format!("rankcheck-crates-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -640,5 +679,61 @@ why = "not run"
         assert!(md.contains("| `loom: t2` | pass | 1.0 | **abort** | 1.0 | rankcheck-loom: thread panicked \\| at x |"));
         assert!(md.contains("## b 2.0.0"));
         assert!(md.contains("**Not yet run.**"));
+    }
+
+    #[test]
+    fn a_crate_under_both_facades_keeps_its_rows_apart() {
+        let corpus = Corpus::parse(
+            r#"
+[[crate]]
+name = "a"
+version = "1.0.0"
+facade = "loom"
+args = ["--test", "loom"]
+command = "cargo test --test loom"
+why = "a queue"
+
+[[crate]]
+name = "a"
+version = "1.0.0"
+facade = "tokio"
+args = ["--tests"]
+command = "cargo test --tests"
+why = "its tokio tests"
+"#,
+        )
+        .unwrap();
+        let [loom, tokio] = &corpus.crates[..] else {
+            panic!("two entries expected");
+        };
+        let rows = vec![
+            row(Tool::Loom, "", BUILT),
+            row(Tool::RankcheckLoom, "", BUILT),
+            row(Tool::Loom, "t1", "pass"),
+            row(Tool::RankcheckLoom, "t1", "pass"),
+            row(Tool::Tokio, "", BUILT),
+            row(Tool::RankcheckTokio, "", BUILD_FAILURE),
+            row(Tool::Tokio, "t1", "skipped"),
+        ];
+        assert!(rows[..4].iter().all(|r| r.is_of(loom) && !r.is_of(tokio)));
+        assert!(rows[4..].iter().all(|r| r.is_of(tokio) && !r.is_of(loom)));
+        let md = markdown(&corpus, &rows);
+        let (loom_part, tokio_part) = md
+            .split_once("# Published crates' tokio tests")
+            .expect("a tokio part");
+        assert!(loom_part.contains("1 in the corpus's loom list, 1 run, 0 not yet run"));
+        assert!(
+            loom_part.contains("Tests run under both: 1; outcomes agree on 1 (1 pass under both)")
+        );
+        assert!(tokio_part.contains("1 in the corpus's tokio list, 1 run, 0 not yet run"));
+        assert!(tokio_part.contains(
+            "- Builds: 1 of 1 build as published with real tokio; 0 of 1 build with the rename alone (not: a-1.0.0)."
+        ));
+        assert!(
+            tokio_part.contains("| a-1.0.0 | built | **failure** | 1 |"),
+            "{tokio_part}"
+        );
+        assert!(tokio_part
+            .contains("The tokio side lists 1 tests, not run as rankcheck-tokio did not build"));
     }
 }

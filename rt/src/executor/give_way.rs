@@ -7,6 +7,11 @@
 //! its turns (two spinners giving way alternate only once no other thread
 //! can run), and its schedules are finite for an exhaustive search. A
 //! thread is never hidden when it is the only one left to run.
+//!
+//! Under a current-thread runtime (`future::Flavor::CurrentThread`) the
+//! others give way to the running thread at every point but a yield: one
+//! task runs at a time, switching only where it returns `Pending` (it
+//! blocks, or yields having woken itself) or ends ([`hide_others`]).
 
 use rankcheck_engine::ThreadId;
 
@@ -73,6 +78,24 @@ pub fn hide(threads: &mut Threads) -> HiddenSet {
         hidden.0.push(Hidden { thread, at });
     }
     hidden
+}
+
+/// Hide every enabled thread but `running`, for one point, after those
+/// `hidden` already holds: the current-thread flavor's point where the
+/// running task goes on without returning `Pending`.
+#[inline(always)]
+pub fn hide_others(threads: &mut Threads, running: ThreadId, hidden: &mut HiddenSet) {
+    let others: Vec<ThreadId> = threads
+        .enabled
+        .iter()
+        .copied()
+        .filter(|t| *t != running)
+        .collect();
+    for thread in others {
+        let at = threads.position[thread.index()];
+        threads.disable(thread);
+        hidden.0.push(Hidden { thread, at });
+    }
 }
 
 /// Put the hidden threads back at their places, the last hidden first

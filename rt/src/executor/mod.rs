@@ -622,6 +622,12 @@ impl Execution {
     /// # Panics
     /// When it does not: an object kept from another run.
     pub fn check(&self, handle: &Handle) {
+        if handle.is_detached() {
+            panic!(
+                "rankcheck: an async object (a channel, lock or other tokio-shaped type) made \
+                 outside a test run was used inside one; make it inside the test's closure"
+            );
+        }
         if handle.execution != self.id {
             foreign_object(
                 self.registry

@@ -65,7 +65,13 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     if ex.threads.live == 0 || (ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex)) {
         return over(ex);
     }
-    let hidden = super::give_way::hide(&mut ex.threads);
+    let mut hidden = super::give_way::hide(&mut ex.threads);
+    if let Some(running) = last {
+        let cooperative = ex.tasks.flavor == crate::future::Flavor::CurrentThread;
+        if cooperative && event.kind != EventKind::Yield && ex.threads.is_enabled(running) {
+            super::give_way::hide_others(&mut ex.threads, running, &mut hidden);
+        }
+    }
     // Borrowed field by field: the scheduler, and the threads it sees.
     let Some(scheduler) = ex.scheduler.as_deref_mut() else {
         unreachable!("invariant: the scheduler is here between points")

@@ -1,5 +1,6 @@
 //! Async Rust under the same search: tasks, `block_on`, and tokio-shaped
-//! synchronisation ([`sync`]) and time ([`time`]).
+//! synchronisation ([`sync`]) and time ([`time`]), and a run's virtual
+//! clock ([`clock`]) for a runtime that keeps time.
 //!
 //! Each task is a thread to the strategies: its body polls its future
 //! and, on `Pending`, waits to be woken; a wake that came while it was
@@ -15,19 +16,48 @@
 //! their operations is a scheduling point on the instance's object, so
 //! each instance is a variable, as the thread types' are.
 
+pub mod clock;
 pub mod sync;
 mod task;
 mod tasks;
 pub mod time;
 
-pub use task::{block_on, spawn, yield_now, JoinError, JoinHandle};
+pub use task::{block_on, spawn, yield_now, AbortHandle, JoinError, JoinHandle};
 
 pub(crate) use tasks::{describe_wait, Tasks};
 
 use crate::executor::{self, with};
-use crate::object::Handle;
+use crate::object::{Handle, SyncState};
 use crate::op::Site;
 use tasks::Awaited;
+
+/// How a run's runtime shares its thread among tasks, as tokio's runtime
+/// flavors do: a test runs under the multi-thread flavor unless it says
+/// otherwise ([`set_flavor`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Flavor {
+    /// Any thread may run between any two operations, as tasks of a
+    /// multi-thread runtime (and threads) do.
+    #[default]
+    MultiThread,
+    /// One task at a time, as on a current-thread runtime (tokio's
+    /// `#[tokio::test]` default): the running thread is switched away from
+    /// only where it returns `Pending` (it blocks, or yields having woken
+    /// itself) or ends, and the search chooses which task runs next. Every
+    /// thread of the run shares that one thread, `spawn_blocking`'s and
+    /// `rankcheck::thread`'s included.
+    CurrentThread,
+}
+
+/// Run the rest of the run under `flavor`: what a facade's runtime sets
+/// before it polls its first task (the tokio facade's `#[tokio::test]`, by
+/// its `flavor` option).
+///
+/// # Panics
+/// Outside a test run.
+pub fn set_flavor(flavor: Flavor) {
+    with(|ex| ex.tasks.flavor = flavor);
+}
 
 /// One of `n` alternatives (`0..n`), chosen by the search as a runtime
 /// chooses at random: which ready branch a `select!` takes first, say.
@@ -45,6 +75,21 @@ pub fn choose(n: usize) -> usize {
     let bits = usize::BITS - (n - 1).leading_zeros();
     let drawn = with(|ex| (0..bits).fold(0, |value, _| value << 1 | usize::from(ex.wakes.bit())));
     drawn % n
+}
+
+/// Make an async object of kind `kind` at `site`: in a run, an object of
+/// the running thread, a variable; outside any run, a detached one, whose
+/// operations are their own effect only (`op::async_step`), as tokio's
+/// sync types work outside a runtime (a plain `#[test]` that makes a
+/// channel and closes it, say).
+pub(crate) fn create(kind: &'static str, site: Site, sync: SyncState) -> Handle {
+    executor::with_present(|ex| ex.create(kind, site, sync)).unwrap_or_else(Handle::detached)
+}
+
+/// The running thread, or (outside any run, for a detached object's
+/// bookkeeping) the main thread's id.
+pub(crate) fn running_thread() -> rankcheck_engine::ThreadId {
+    executor::with_present(|ex| ex.current).unwrap_or(rankcheck_engine::ThreadId(0))
 }
 
 /// A std mutex of the async runtime's, never poisoned: nothing panics

@@ -236,22 +236,86 @@ impl<T> JoinHandle<T> {
     /// finished task. A synchronisation operation, a scheduling point.
     #[track_caller]
     pub fn abort(&self) {
-        let operation = Operation::Abort(self.thread);
-        op::async_step(None, EventKind::Signal, operation, Location::caller());
-        let finished = {
-            let mut slot = lock(&self.slot);
-            slot.aborted = true;
-            slot.result.is_some() || slot.taken
-        };
-        if !finished {
-            op::wake(self.execution, self.thread);
-        }
+        abort_task(self.thread, self.execution, &*self.slot, Location::caller());
     }
 
     /// Whether the task finished (returned, panicked or was cancelled),
     /// as tokio's; not a scheduling point.
     pub fn is_finished(&self) -> bool {
-        let slot = lock(&self.slot);
+        self.slot.finished()
+    }
+}
+
+impl<T: Send + 'static> JoinHandle<T> {
+    /// A handle that cancels the task without awaiting it, as tokio's
+    /// `JoinHandle::abort_handle`.
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle {
+            thread: self.thread,
+            execution: self.execution,
+            slot: self.slot.clone(),
+        }
+    }
+}
+
+/// An owned permission to cancel a task, as `tokio::task::AbortHandle`:
+/// it does not await the task, and dropping it does nothing.
+#[derive(Clone)]
+pub struct AbortHandle {
+    thread: ThreadId,
+    execution: u64,
+    slot: Arc<dyn Abortable + Send + Sync>,
+}
+
+impl AbortHandle {
+    /// Cancel the task, as [`JoinHandle::abort`].
+    #[track_caller]
+    pub fn abort(&self) {
+        abort_task(self.thread, self.execution, &*self.slot, Location::caller());
+    }
+
+    /// Whether the task finished, as [`JoinHandle::is_finished`].
+    pub fn is_finished(&self) -> bool {
+        self.slot.finished()
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle")
+            .field("task", &self.thread)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Cancel `thread`'s task (of execution `execution`), whose slot is
+/// `slot`: a scheduling point, then the slot marked and the task woken to
+/// stop, unless it finished.
+fn abort_task(thread: ThreadId, execution: u64, slot: &dyn Abortable, site: Site) {
+    let operation = Operation::Abort(thread);
+    op::async_step(None, EventKind::Signal, operation, site);
+    if !slot.abort() {
+        op::wake(execution, thread);
+    }
+}
+
+/// A task's slot, whatever its output type, as an abort handle sees it.
+trait Abortable {
+    /// Mark the task aborted; whether it had finished.
+    fn abort(&self) -> bool;
+    /// Whether the task finished.
+    fn finished(&self) -> bool;
+}
+
+impl<T> Abortable for StdMutex<TaskSlot<T>> {
+    fn abort(&self) -> bool {
+        let mut slot = lock(self);
+        slot.aborted = true;
+        slot.result.is_some() || slot.taken
+    }
+
+    fn finished(&self) -> bool {
+        let slot = lock(self);
         slot.result.is_some() || slot.taken
     }
 }
@@ -308,7 +372,10 @@ pub struct JoinError {
 
 enum Repr {
     Cancelled,
-    Panic(Box<dyn Any + Send>),
+    /// The payload behind a mutex, so that the error is `Sync` (as
+    /// tokio's, which an `anyhow::Error` needs) though a payload is only
+    /// `Send`.
+    Panic(StdMutex<Box<dyn Any + Send>>),
 }
 
 impl JoinError {
@@ -320,7 +387,7 @@ impl JoinError {
 
     fn panicked(payload: Box<dyn Any + Send>) -> JoinError {
         JoinError {
-            repr: Repr::Panic(payload),
+            repr: Repr::Panic(StdMutex::new(payload)),
         }
     }
 
@@ -347,7 +414,9 @@ impl JoinError {
     /// The panic's payload, or the error back when the task was cancelled.
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send>, JoinError> {
         match self.repr {
-            Repr::Panic(payload) => Ok(payload),
+            Repr::Panic(payload) => Ok(payload
+                .into_inner()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())),
             Repr::Cancelled => Err(self),
         }
     }
@@ -358,6 +427,7 @@ impl fmt::Display for JoinError {
         match &self.repr {
             Repr::Cancelled => write!(f, "task was cancelled"),
             Repr::Panic(payload) => {
+                let payload = lock(payload);
                 let message = payload
                     .downcast_ref::<String>()
                     .map(String::as_str)
@@ -381,3 +451,13 @@ impl fmt::Debug for JoinError {
 }
 
 impl std::error::Error for JoinError {}
+
+impl From<JoinError> for std::io::Error {
+    fn from(error: JoinError) -> std::io::Error {
+        let message = match &error.repr {
+            Repr::Cancelled => "task was cancelled",
+            Repr::Panic(_) => "task panicked",
+        };
+        std::io::Error::other(message)
+    }
+}

@@ -5,6 +5,8 @@
 
 use rankcheck_engine::ThreadId;
 
+use super::clock::Clock;
+use super::Flavor;
 use crate::executor::threads::Status;
 use crate::executor::Execution;
 use crate::object::{ObjectId, SyncState};
@@ -34,16 +36,24 @@ struct TaskState {
     epoch: u64,
 }
 
-/// The async state of every thread of an execution, by [`ThreadId`].
+/// The async state of every thread of an execution, by [`ThreadId`], and
+/// the run's clock.
 #[derive(Debug, Default)]
 pub struct Tasks {
     all: Vec<TaskState>,
+    /// The run's virtual clock and its timers.
+    pub clock: Clock,
+    /// How the run's runtime shares its thread among tasks.
+    pub flavor: Flavor,
 }
 
 impl Tasks {
-    /// Forget every thread's state, for the next run (keeping the memory).
+    /// Forget every thread's state and the clock, for the next run
+    /// (keeping the memory).
     pub fn clear(&mut self) {
         self.all.clear();
+        self.clock.clear();
+        self.flavor = Flavor::default();
     }
 
     fn get(&self, thread: ThreadId) -> TaskState {

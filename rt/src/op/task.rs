@@ -10,19 +10,30 @@ use crate::executor::point::event;
 use crate::executor::threads::{Status, Wait};
 use crate::executor::{self, end_step, with};
 use crate::footprint::Place;
+use crate::future::Flavor;
 use crate::object::Handle;
 use crate::trace::Operation;
 use crate::wake::Woken;
 
 /// An operation of the async runtime on `handle`'s object (`None`: on a
 /// task): a scheduling point before it, its step ended with `kind`.
-/// `false` when the execution is over: do only the local effect.
+/// `false` when the execution is over: do only the local effect. On an
+/// object made outside any run (`Handle::detached`), used outside any
+/// run, `true` and nothing else: the operation is its own effect, as
+/// tokio's sync types work outside a runtime; used in a run, it fails it.
 pub fn async_step(
     handle: Option<&Handle>,
     kind: EventKind,
     operation: Operation,
     site: Site,
 ) -> bool {
+    if let Some(handle) = handle.filter(|h| h.is_detached()) {
+        // Unwinding (a drop after the failure below), it does its effect.
+        if executor::present() && !std::thread::panicking() {
+            with(|ex| ex.check(handle));
+        }
+        return true;
+    }
     let pending = || handle.map_or(Pending::LOCAL, |h| pending_on(h, true, true));
     if !enter(pending, operation, site) {
         return false;
@@ -67,9 +78,19 @@ pub fn await_wake(site: Site) -> Woken {
         Some(at)
     });
     let Some(at) = blocked_at else {
+        // On a current-thread runtime a `Pending` hands the thread to the
+        // other tasks before this one goes on (its next operation would be
+        // too late: what it reads in between, a std atomic say, would
+        // never see their steps): a point here, at once.
+        if with(|ex| ex.tasks.flavor) == Flavor::CurrentThread {
+            enter(|| Pending::LOCAL, Operation::Yield, site);
+        }
         return Woken::Event;
     };
     sleep(Wait::Woken, EventKind::Blocked, at, None);
+    // Timers that fired while no thread could run wake their wakers
+    // first: this thread's own among them makes it go on woken.
+    crate::future::clock::wake_due();
     with(|ex| {
         let running = ex.current;
         let (woken, operation) = if ex.tasks.take_woken(running) {

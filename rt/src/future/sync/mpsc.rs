@@ -101,6 +101,8 @@ struct Chan<T> {
     handle: Handle,
     /// Room, for a bounded channel.
     room: Option<Permits>,
+    /// The bound of a bounded channel.
+    bound: Option<usize>,
     state: StdMutex<State<T>>,
 }
 
@@ -114,10 +116,11 @@ struct State<T> {
 
 impl<T> Chan<T> {
     fn new(capacity: Option<usize>, site: Site) -> Arc<Chan<T>> {
-        let handle = op::create("mpsc", site, SyncState::Memory);
+        let handle = crate::future::create("mpsc", site, SyncState::Memory);
         Arc::new(Chan {
             handle,
             room: capacity.map(|c| Permits::new(handle, c, false)),
+            bound: capacity,
             state: StdMutex::new(State {
                 queue: VecDeque::new(),
                 senders: 1,
@@ -319,6 +322,35 @@ impl<T> Sender<T> {
         }
     }
 
+    /// Wait in line for room for one message, as tokio's `reserve`: a
+    /// [`Permit`] to send it without waiting, or `Err` when the receiver
+    /// is closed or gone, also while waiting.
+    #[track_caller]
+    pub fn reserve(&self) -> impl Future<Output = Result<Permit<'_, T>, SendError<()>>> + '_ {
+        let chan = &*self.chan;
+        let operation = Operation::Send(chan.handle.object);
+        let acquire = room(chan).acquire(1, operation, "room to send on", Location::caller());
+        async move {
+            match acquire.await {
+                Acquired::Yes => Ok(Permit { chan }),
+                Acquired::Closed | Acquired::No => Err(SendError(())),
+            }
+        }
+    }
+
+    /// Room for one message if there is room now and nobody waits, as
+    /// tokio's `try_reserve`; never waits.
+    #[track_caller]
+    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
+        let chan = &*self.chan;
+        let operation = Operation::Send(chan.handle.object);
+        match room(chan).try_acquire(1, operation, Location::caller()) {
+            Acquired::Yes => Ok(Permit { chan }),
+            Acquired::No => Err(TrySendError::Full(())),
+            Acquired::Closed => Err(TrySendError::Closed(())),
+        }
+    }
+
     /// Whether the receiver is closed or gone; not a scheduling point.
     pub fn is_closed(&self) -> bool {
         lock(&self.chan.state).closed
@@ -328,6 +360,71 @@ impl<T> Sender<T> {
     pub fn capacity(&self) -> usize {
         room(&self.chan).available()
     }
+
+    /// The channel's bound, as made; not a scheduling point.
+    pub fn max_capacity(&self) -> usize {
+        bound(&self.chan)
+    }
+}
+
+/// Room reserved for one message, as `tokio::sync::mpsc::Permit`: `send`
+/// uses it; dropped unused, it gives the room back.
+pub struct Permit<'a, T> {
+    chan: &'a Chan<T>,
+}
+
+impl<T> Permit<'_, T> {
+    /// Send `value` in the reserved room, never waiting, as tokio's: it is
+    /// queued even if the receiver closed since (it can still receive
+    /// it), and dropped with the queue if the receiver is gone. A
+    /// scheduling point.
+    #[track_caller]
+    pub fn send(self, value: T) {
+        let chan = self.chan;
+        std::mem::forget(self);
+        chan.step(
+            EventKind::Write,
+            Operation::Send(chan.handle.object),
+            Location::caller(),
+        );
+        let receiver = {
+            let mut state = lock(&chan.state);
+            state.queue.push_back(value);
+            state.receiver.take()
+        };
+        if let Some(receiver) = receiver {
+            receiver.wake();
+        }
+    }
+}
+
+impl<T> Drop for Permit<'_, T> {
+    fn drop(&mut self) {
+        room(self.chan).add(1);
+    }
+}
+
+impl<T> fmt::Debug for Permit<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permit").finish_non_exhaustive()
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Room left now, as tokio's; not a scheduling point.
+    pub fn capacity(&self) -> usize {
+        room(&self.chan).available()
+    }
+
+    /// The channel's bound, as made; not a scheduling point.
+    pub fn max_capacity(&self) -> usize {
+        bound(&self.chan)
+    }
+}
+
+fn bound<T>(chan: &Chan<T>) -> usize {
+    chan.bound
+        .unwrap_or_else(|| unreachable!("invariant: a bounded channel has a bound"))
 }
 
 fn room<T>(chan: &Chan<T>) -> &Permits {
@@ -407,6 +504,23 @@ macro_rules! receiver {
             #[track_caller]
             pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
                 self.chan.try_recv(Location::caller())
+            }
+
+            /// Whether the channel is closed, as tokio's: the receiver
+            /// closed it or every sender is gone. Not a scheduling point.
+            pub fn is_closed(&self) -> bool {
+                let state = lock(&self.chan.state);
+                state.closed || state.senders == 0
+            }
+
+            /// How many messages are queued; not a scheduling point.
+            pub fn len(&self) -> usize {
+                lock(&self.chan.state).queue.len()
+            }
+
+            /// Whether no message is queued; not a scheduling point.
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
             }
 
             /// Close the channel: sends fail from now on, what is queued

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use super::permits::{Acquire, Acquired, Permits};
 use crate::future::lock;
 use crate::object::SyncState;
-use crate::op::{self, Site};
+use crate::op::Site;
 use crate::trace::Operation;
 
 /// As `tokio::sync::Mutex`: a variable, its `lock` a scheduling point.
@@ -60,7 +60,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub fn new(value: T) -> Mutex<T> {
         let sync = SyncState::Mutex { owner: None };
-        let handle = op::create("Mutex", Location::caller(), sync);
+        let handle = crate::future::create("Mutex", Location::caller(), sync);
         Mutex {
             permits: Permits::new(handle, 1, true),
             value: StdMutex::new(Some(value)),

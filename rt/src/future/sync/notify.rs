@@ -49,7 +49,7 @@ impl Notify {
     #[track_caller]
     pub fn new() -> Notify {
         Notify {
-            handle: op::create("Notify", Location::caller(), SyncState::Memory),
+            handle: crate::future::create("Notify", Location::caller(), SyncState::Memory),
             state: StdMutex::new(State::default()),
         }
     }

@@ -91,7 +91,7 @@ pub struct Receiver<T> {
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let site = Location::caller();
     let inner = Arc::new(Inner {
-        handle: op::create("oneshot", site, SyncState::Memory),
+        handle: crate::future::create("oneshot", site, SyncState::Memory),
         state: StdMutex::new(State {
             value: None,
             sender_gone: false,

@@ -156,7 +156,7 @@ impl Permits {
             if state.queue.is_empty() && state.available >= wanted {
                 state.available -= wanted;
                 drop(state);
-                self.held_by(executor::running().1);
+                self.held_by(crate::future::running_thread());
                 return Poll::Ready(Acquired::Yes);
             }
             let id = state.next_id;
@@ -166,7 +166,7 @@ impl Permits {
                 wanted,
                 granted: false,
                 waker: cx.waker().clone(),
-                thread: executor::running().1,
+                thread: crate::future::running_thread(),
             });
             ticket.id = Some(id);
             drop(state);
@@ -204,7 +204,7 @@ impl Permits {
             state.available -= wanted;
             drop(state);
             if executor::active() {
-                self.held_by(executor::running().1);
+                self.held_by(crate::future::running_thread());
             }
             return Acquired::Yes;
         }

@@ -14,7 +14,7 @@ use super::mutex::TryLockError;
 use super::permits::{Acquire, Acquired, Permits};
 use crate::future::lock;
 use crate::object::SyncState;
-use crate::op::{self, Site};
+use crate::op::Site;
 use crate::trace::Operation;
 
 /// How many readers at once: the permits a writer takes.
@@ -46,7 +46,7 @@ impl<T> RwLock<T> {
     /// A new lock: a new variable, known by this call's site.
     #[track_caller]
     pub fn new(value: T) -> RwLock<T> {
-        let handle = op::create("RwLock", Location::caller(), SyncState::Memory);
+        let handle = crate::future::create("RwLock", Location::caller(), SyncState::Memory);
         RwLock {
             permits: Permits::new(handle, MAX_READS, false),
             value: StdMutex::new(Some(Arc::new(value))),

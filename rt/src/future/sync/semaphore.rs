@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::permits::{Acquire, Acquired, Permits};
 use crate::object::SyncState;
-use crate::op::{self, Site};
+use crate::op::Site;
 use crate::trace::Operation;
 
 /// As `tokio::sync::Semaphore`: a variable, its acquisitions and
@@ -71,7 +71,7 @@ impl Semaphore {
     /// call's site.
     #[track_caller]
     pub fn new(permits: usize) -> Semaphore {
-        let handle = op::create("Semaphore", Location::caller(), SyncState::Memory);
+        let handle = crate::future::create("Semaphore", Location::caller(), SyncState::Memory);
         Semaphore {
             permits: Permits::new(handle, permits, false),
         }

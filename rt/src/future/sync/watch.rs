@@ -69,7 +69,7 @@ pub struct Ref<'a, T> {
 pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
     let site = Location::caller();
     let shared = Arc::new(Shared {
-        handle: op::create("watch", site, SyncState::Memory),
+        handle: crate::future::create("watch", site, SyncState::Memory),
         value: StdRwLock::new(init),
         state: StdMutex::new(State {
             version: 0,

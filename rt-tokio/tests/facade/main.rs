@@ -1,10 +1,17 @@
 //! The tokio facade through tokio's paths: `select!` and `timeout` explore
 //! both outcomes of a race, `join!`/`try_join!` and the runtime shapes
 //! behave as tokio's, and `#[tokio::test]` runs a test under the search
-//! and reports a found bug with a replay string.
+//! and reports a found bug with a replay string; the modules hold the
+//! regression tests of what published crates' tests needed (bench
+//! `crates`): time on the virtual clock, `JoinSet`, the sync types'
+//! additions and their use outside a run.
 
-#[path = "../../rt/tests/support/mod.rs"]
+#[path = "../../../rt/tests/support/mod.rs"]
 mod support;
+
+mod join_set;
+mod sync;
+mod time;
 
 use rankcheck_tokio as tokio;
 
@@ -105,14 +112,17 @@ fn select_disables_unmatched_and_precondition_branches_then_runs_else() {
     });
 }
 
+/// The sender and the timeout wait for the same deadline on the clock:
+/// both timers fire together, and whichever task the search runs first
+/// decides, as in tokio, where both are woken in one turn of the timer.
 #[test]
-fn timeout_explores_both_outcomes() {
+fn a_timeout_and_a_sleep_of_the_same_deadline_race() {
     static SEEN: Seen = Seen::new();
     search(300, || {
         rankcheck_rt::future::block_on(async {
             let (tx, rx) = oneshot::channel();
             tokio::spawn(async move {
-                tokio::task::yield_now().await;
+                tokio::time::sleep(Duration::from_secs(1)).await;
                 let _ = tx.send(());
             });
             match timeout(Duration::from_secs(1), rx).await {
@@ -124,7 +134,7 @@ fn timeout_explores_both_outcomes() {
             }
         })
     });
-    assert!(SEEN.both(), "timeout saw only one outcome");
+    assert!(SEEN.both(), "the race saw only one outcome");
 }
 
 #[test]
@@ -193,10 +203,54 @@ async fn lost_update_between_tasks() {
     assert_eq!(*count.lock().await, 2, "lost update");
 }
 
-#[tokio::test(runs = 2000, seed = 2, strategy = "pctvb", depth = 2, vars = 1)]
+/// The update is lost only where the other task runs between the read
+/// and the write: a multi-thread runtime's preemption.
+#[tokio::test(
+    runs = 2000,
+    seed = 2,
+    strategy = "pctvb",
+    depth = 2,
+    vars = 1,
+    flavor = "multi_thread"
+)]
 #[should_panic(expected = "lost update")]
 async fn the_test_attribute_fails_with_the_bug_it_finds() {
     lost_update_between_tasks().await;
+}
+
+/// On a current-thread runtime (`#[tokio::test]`'s default) a task runs
+/// until it returns `Pending`: neither task waits between its read and its
+/// write (the locks are free then), so no run loses the update, as none
+/// does under tokio's current-thread runtime. (The same search finds the
+/// loss in a multi-thread runtime, above.)
+#[tokio::test(runs = 2000, seed = 2, strategy = "pctvb", depth = 2, vars = 1)]
+async fn a_current_thread_runtime_switches_tasks_only_where_they_return_pending() {
+    lost_update_between_tasks().await;
+}
+
+/// A current-thread runtime still interleaves tasks where they yield: the
+/// spawned task runs at the main task's yield, or later.
+#[test]
+fn a_current_thread_runtime_interleaves_tasks_at_their_yields() {
+    static SEEN: Seen = Seen::new();
+    search(300, || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let flag = Arc::new(AtomicBool::new(false));
+            let other = tokio::spawn({
+                let flag = flag.clone();
+                async move { flag.store(true, SeqCst) }
+            });
+            // Nothing switches before the main task yields.
+            assert!(!flag.load(SeqCst));
+            tokio::task::yield_now().await;
+            SEEN.saw(usize::from(flag.load(SeqCst)));
+            other.await.unwrap();
+        })
+    });
+    assert!(SEEN.both(), "the yield saw only one order");
 }
 
 #[test]
