@@ -22,10 +22,12 @@
 //! ```
 //!
 //! What is here is rankcheck-rt's `future` module under tokio's paths
-//! (tasks, `sync`, `time`), the `runtime` shapes, and the macros
-//! `select!`, `join!`, `try_join!` and `#[test]`; what tokio has beyond
-//! that (I/O, networking, `fs`, `process`, `signal`, `broadcast`,
-//! `JoinSet`, `#[tokio::main]`, ...) is not.
+//! (tasks and `JoinSet`, `sync`), `time` on the run's virtual clock, the
+//! `runtime` shapes with their flavor, and the macros `select!`, `join!`,
+//! `try_join!`, `pin!` and `#[test]`; what tokio has beyond that (I/O,
+//! networking, `fs`, `process`, `signal`, `broadcast`, `#[tokio::main]`,
+//! ...) is not, under any of the Cargo features, which are tokio's names
+//! and enable nothing.
 
 pub mod runtime;
 pub mod sync;

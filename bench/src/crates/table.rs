@@ -628,10 +628,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn rows_round_trip_and_make_a_summary() {
-        let corpus = Corpus::parse(
-            r#"
+    /// Crate `a` 1.0.0 under the loom facade, and `second` after it.
+    fn corpus_with(second: &str) -> Corpus {
+        let first = r#"
 [[crate]]
 name = "a"
 version = "1.0.0"
@@ -639,17 +638,20 @@ facade = "loom"
 args = ["--test", "loom"]
 command = "cargo test --test loom"
 why = "a queue"
+"#;
+        Corpus::parse(&format!("{first}\n[[crate]]\n{second}")).unwrap()
+    }
 
-[[crate]]
-name = "b"
+    #[test]
+    fn rows_round_trip_and_make_a_summary() {
+        let corpus = corpus_with(
+            r#"name = "b"
 version = "2.0.0"
 facade = "loom"
 args = []
 command = "cargo test"
-why = "not run"
-"#,
-        )
-        .unwrap();
+why = "not run""#,
+        );
         let rows = vec![
             row(Tool::Loom, "", BUILT),
             row(Tool::RankcheckLoom, "", BUILT),
@@ -683,26 +685,14 @@ why = "not run"
 
     #[test]
     fn a_crate_under_both_facades_keeps_its_rows_apart() {
-        let corpus = Corpus::parse(
-            r#"
-[[crate]]
-name = "a"
-version = "1.0.0"
-facade = "loom"
-args = ["--test", "loom"]
-command = "cargo test --test loom"
-why = "a queue"
-
-[[crate]]
-name = "a"
+        let corpus = corpus_with(
+            r#"name = "a"
 version = "1.0.0"
 facade = "tokio"
 args = ["--tests"]
 command = "cargo test --tests"
-why = "its tokio tests"
-"#,
-        )
-        .unwrap();
+why = "its tokio tests""#,
+        );
         let [loom, tokio] = &corpus.crates[..] else {
             panic!("two entries expected");
         };

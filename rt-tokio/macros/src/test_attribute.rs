@@ -30,13 +30,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         let name = option.path.get_ident().map(ToString::to_string);
         match name.as_deref() {
             Some("crate") => {
-                let syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(text),
-                    ..
-                }) = &option.value
-                else {
-                    return Err(syn::Error::new_spanned(&option.value, "expected a string"));
-                };
+                let text = literal_string(&option.value)?;
                 krate = Some(text.parse_with(syn::Path::parse_mod_style)?);
             }
             Some("start_paused") => {
@@ -50,13 +44,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 start_paused = paused.value;
             }
             Some("flavor") => {
-                let syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(text),
-                    ..
-                }) = &option.value
-                else {
-                    return Err(syn::Error::new_spanned(&option.value, "expected a string"));
-                };
+                let text = literal_string(&option.value)?;
                 flavor = match text.value().as_str() {
                     "current_thread" => quote! { CurrentThread },
                     "multi_thread" => quote! { MultiThread },
@@ -84,8 +72,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         block,
     } = function;
     let name = &sig.ident;
+    // The runtime the body runs on: its flavor, its clock paused or not.
     let pause = start_paused.then(|| quote! { #krate::time::pause(); });
-    let pause = quote! {
+    let setup = quote! {
         #krate::__private::rt::future::set_flavor(
             #krate::__private::rt::future::Flavor::#flavor,
         );
@@ -93,11 +82,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     };
     let body = match &sig.output {
         syn::ReturnType::Default => quote! {
-            #pause
+            #setup
             #krate::__private::rt::future::block_on(async move #block);
         },
         syn::ReturnType::Type(_, ty) => quote! {
-            #pause
+            #setup
             let result: #ty = #krate::__private::rt::future::block_on(async move #block);
             if let ::core::result::Result::Err(error) = result {
                 ::core::panic!("the test returned an error: {error:?}");
@@ -111,6 +100,17 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             #body
         }
     })
+}
+
+/// An option's string literal.
+fn literal_string(value: &syn::Expr) -> syn::Result<&syn::LitStr> {
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) => Ok(text),
+        _ => Err(syn::Error::new_spanned(value, "expected a string")),
+    }
 }
 
 /// An async function without arguments or generics.
