@@ -282,24 +282,8 @@ fn zeroed_memory_is_no_atomic() {
 
 #[test]
 fn a_report_names_the_atomic_as_the_source_does_at_its_new() {
-    let report = panic_message(|| {
-        loom::model(|| {
-            let count = AtomicUsize::new(0);
-            let count = Arc::new(count);
-            let other = {
-                let count = count.clone();
-                thread::spawn(move || {
-                    let seen = count.load(Relaxed);
-                    count.store(seen + 1, Relaxed);
-                })
-            };
-            let seen = count.load(Relaxed);
-            count.store(seen + 1, Relaxed);
-            other.join().unwrap();
-            assert_eq!(count.load(Relaxed), 2, "lost update");
-        });
-    })
-    .expect("the model fails");
-    // `let count = AtomicUsize::new(0)`: the binding at the site of `new`.
+    let report = panic_message(|| loom::model(crate::lost_update)).expect("the model fails");
+    // `let count = Arc::new(AtomicUsize::new(0))`: the binding at the site
+    // of `new`.
     assert!(report.contains("write count"), "{report}");
 }
