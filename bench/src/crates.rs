@@ -590,7 +590,8 @@ fn run_logged(
     let out = File::create(log)?;
     let mut command = Command::new(&binary.path);
     command
-        .args([test, "--exact", "--test-threads=1"])
+        // A passing test's output too: what rankcheck says it earned.
+        .args([test, "--exact", "--test-threads=1", "--show-output"])
         .current_dir(&side.dir)
         .env("CARGO_MANIFEST_DIR", &side.dir)
         // The same output whatever the caller's environment says.

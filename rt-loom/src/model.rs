@@ -120,8 +120,10 @@ pub struct Builder {
     /// operation was made.
     pub location: bool,
 
-    /// `LOOM_LOG`: print what the model did to stdout (the schedules
-    /// explored).
+    /// `LOOM_LOG`: loom prints its log. **Ignored here**: the model
+    /// always prints one line, its verdict (`rankcheck: loom model at
+    /// ...: every schedule ... explored, N schedules`), which the test
+    /// harness captures and `cargo test -- --show-output` shows.
     pub log: bool,
 
     /// `RANKCHECK_LOOM_EXHAUSTIVE` (rankcheck's, not loom's): fail, rather
@@ -230,16 +232,17 @@ impl Builder {
         let unfinished = match explored.nondeterminism {
             Some(found) => Unfinished::Nondeterministic(found),
             None if explored.complete => {
-                if self.log {
-                    let bounded = match self.preemption_bound {
-                        Some(bound) => format!(" with at most {bound} preemptions"),
-                        None => String::new(),
-                    };
-                    println!(
-                        "loom model at {place}: every schedule{bounded} explored, {} schedules (C11 weak memory)",
-                        explored.schedules
-                    );
-                }
+                // One line per model, as `rankcheck::check` prints its
+                // guarantee: captured by the test harness, shown by
+                // `cargo test -- --show-output` (or `--nocapture`).
+                let bounded = match self.preemption_bound {
+                    Some(bound) => format!(" with at most {bound} preemptions"),
+                    None => String::new(),
+                };
+                println!(
+                    "rankcheck: loom model at {place}: every schedule{bounded} explored, {} schedules (C11 weak memory)",
+                    explored.schedules
+                );
                 return;
             }
             None => Unfinished::Capped(cap),

@@ -100,7 +100,7 @@ pub fn classify(ending: Ending, output: &str, test: &str) -> (Outcome, String) {
             (Outcome::Abort, join([format!("{name} ({signal})")], lines))
         }
         Ending::Exited(0) => match summary(output) {
-            Some(Summary { passed: 1, .. }) => (Outcome::Pass, String::new()),
+            Some(Summary { passed: 1, .. }) => (Outcome::Pass, verdict(output)),
             Some(Summary { ignored: 1, .. }) => (Outcome::Ignored, String::new()),
             _ => (Outcome::NotRun, last_lines(output).join(" | ")),
         },
@@ -187,6 +187,22 @@ fn panic_lines(output: &str) -> Option<Vec<String>> {
             .map(shorten)
             .collect(),
     )
+}
+
+/// What a passing rankcheck test said it earned: its `rankcheck: ` lines
+/// (the guarantee of a search, the schedules of a loom model's complete
+/// exploration) and why a model fell back to a search, as the harness
+/// shows a passing test's output (`--show-output`); empty for any other
+/// tool's test.
+fn verdict(output: &str) -> String {
+    output
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| l.starts_with("rankcheck: ") || l.ends_with("randomized search runs instead"))
+        .take(MESSAGE_LINES)
+        .map(shorten)
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// The output's last non-empty lines.
@@ -283,6 +299,23 @@ mod tests {
             message,
             "thread 'a::b' panicked at src/lib.rs:10:5: | assertion `left == right` failed |   left: 1 |  right: 2"
         );
+    }
+
+    #[test]
+    fn a_pass_keeps_what_rankcheck_said_it_earned() {
+        let shown = "running 1 test\ntest a::b ... ok\n\nsuccesses:\n\n---- a::b stdout ----\n\
+            loom model at src/a.rs:3:5: the exploration stopped at its cap of 100000 schedules; rankcheck's randomized search runs instead\n\
+            rankcheck: no bug of depth 3 with probability >= 0.99 (20000 runs)\n\n\
+            successes:\n    a::b\n\ntest result: ok. 1 passed; 0 failed; 0 ignored\n";
+        let (outcome, verdict) = classify(Ending::Exited(0), shown, "a::b");
+        assert_eq!(outcome, Outcome::Pass);
+        assert_eq!(
+            verdict,
+            "loom model at src/a.rs:3:5: the exploration stopped at its cap of 100000 schedules; \
+             rankcheck's randomized search runs instead | rankcheck: no bug of depth 3 with \
+             probability >= 0.99 (20000 runs)"
+        );
+        assert_eq!(classify(Ending::Exited(0), PASSED, "a::b").1, "");
     }
 
     #[test]

@@ -535,11 +535,28 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
         );
         return;
     }
+    // What rankcheck said a passing test earned, where it said it (rows
+    // written before the bench kept it have none).
+    let earned_of = |pair: &Pair| {
+        pair.renamed
+            .filter(|r| r.outcome == Outcome::Pass.word())
+            .map(|r| earned(&r.detail))
+            .unwrap_or_default()
+    };
+    let with_earned = found
+        .tests
+        .iter()
+        .any(|(_, pair)| !earned_of(pair).is_empty());
+    let (earned_head, earned_rule) = if with_earned {
+        (format!(" what {renamed} earned |"), " --- |")
+    } else {
+        (String::new(), "")
+    };
     let _ = writeln!(
         md,
-        "| test | {published} | s | {renamed} | s | cause where they differ |"
+        "| test | {published} | s | {renamed} | s | cause where they differ |{earned_head}"
     );
-    let _ = writeln!(md, "| --- | --- | ---: | --- | ---: | --- |");
+    let _ = writeln!(md, "| --- | --- | ---: | --- | ---: | --- |{earned_rule}");
     for ((target, test), pair) in &found.tests {
         let side = |row: Option<&Row>| match row {
             Some(row) => (row.outcome.clone(), row.seconds.clone()),
@@ -566,9 +583,14 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
                 format!("**{o}**")
             }
         };
+        let earned_cell = if with_earned {
+            format!(" {} |", cell(&earned_of(pair)))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             md,
-            "| `{name}` | {} | {published_s} | {} | {renamed_s} | {cause} |",
+            "| `{name}` | {} | {published_s} | {} | {renamed_s} | {cause} |{earned_cell}",
             strong(&published_outcome),
             strong(&renamed_outcome)
         );
@@ -587,6 +609,27 @@ fn test_name(target: &str, test: &str) -> String {
 }
 
 /// Text made safe for a table cell.
+/// A passing test's verdict lines (`outcome::verdict`) in short: a loom
+/// model's complete exploration as "every schedule ... explored, N
+/// schedules", a fallback as its reason then the search's guarantee.
+fn earned(detail: &str) -> String {
+    detail
+        .split(" | ")
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let said = part.strip_prefix("rankcheck: ").unwrap_or(part);
+            let said = match said.strip_prefix("loom model at ") {
+                Some(rest) => rest.split_once(": ").map_or(rest, |(_, what)| what),
+                None => said,
+            };
+            said.trim_end_matches("; rankcheck's randomized search runs instead")
+                .trim_end_matches(" (C11 weak memory)")
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("; then ")
+}
+
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
@@ -603,6 +646,25 @@ fn join_words(items: impl Iterator<Item = String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_rankcheck_earned_is_said_in_short() {
+        let complete = "rankcheck: loom model at src/a.rs:3:5: every schedule with at most 2 \
+            preemptions explored, 41 schedules (C11 weak memory)";
+        assert_eq!(
+            earned(complete),
+            "every schedule with at most 2 preemptions explored, 41 schedules"
+        );
+        let fallback = "loom model at src/a.rs:3:5: the exploration did not finish within 100000 \
+            schedules (LOOM_MAX_PERMUTATIONS); rankcheck's randomized search runs instead | \
+            rankcheck: no bug of depth 3 with probability >= 0.99";
+        assert_eq!(
+            earned(fallback),
+            "the exploration did not finish within 100000 schedules (LOOM_MAX_PERMUTATIONS); \
+             then no bug of depth 3 with probability >= 0.99"
+        );
+        assert_eq!(earned(""), "");
+    }
 
     fn row(tool: Tool, test: &str, outcome: &str) -> Row {
         Row {

@@ -140,6 +140,19 @@ macro_rules! atomic {
                 self.atomic().compare_and_swap(current, new, order)
             }
 
+            /// An `Acquire` load: crossbeam-utils's `AtomicConsume`, as
+            /// it implements it for loom's atomics. Not loom's own API:
+            /// crates built with crossbeam's `crossbeam_loom` cfg
+            /// (crossbeam-epoch) call `load_consume` on their loom
+            /// atomics, and crossbeam-utils, which keeps real loom under a
+            /// rename of the crate's own dependency, implements it for
+            /// real loom's types only. This method makes that call build
+            /// and mean the same here.
+            #[track_caller]
+            pub fn load_consume(&self) -> $value {
+                self.atomic().load(Ordering::Acquire)
+            }
+
             /// The value, consuming the atomic: as loom's, an unsync load
             /// (under weak memory, a store of another thread that does not
             /// happen before it fails the run).

@@ -287,3 +287,27 @@ fn a_report_names_the_atomic_as_the_source_does_at_its_new() {
     // of `new`.
     assert!(report.contains("write count"), "{report}");
 }
+
+/// crossbeam-epoch's call on its loom atomics (crossbeam-utils's
+/// `AtomicConsume`, which it implements for real loom's types only): an
+/// `Acquire` load here, so a pointer published with `Release` carries the
+/// data written before it, and the model finds no race.
+#[test]
+fn load_consume_is_crossbeam_s_acquire_load() {
+    loom::model(|| {
+        let cell = Arc::new(loom::cell::UnsafeCell::new(0_u32));
+        let ready = Arc::new(AtomicUsize::new(0));
+        let writer = {
+            let (cell, ready) = (cell.clone(), ready.clone());
+            thread::spawn(move || {
+                cell.with_mut(|value| unsafe { *value = 7 });
+                ready.store(1, Release);
+            })
+        };
+        if ready.load_consume() == 1 {
+            assert_eq!(cell.with(|value| unsafe { *value }), 7);
+        }
+        writer.join().unwrap();
+        assert!(AtomicPtr::<u8>::default().load_consume().is_null());
+    });
+}
