@@ -170,6 +170,23 @@ impl Tally {
     fn skip(&mut self, why: &'static str) {
         *self.skipped.entry(why).or_default() += 1;
     }
+
+    /// Add `other`'s counts (another thread's share of the programs).
+    fn absorb(&mut self, other: Tally) {
+        for (mine, theirs) in self.seconds.iter_mut().zip(other.seconds) {
+            *mine += theirs;
+        }
+        self.programs += other.programs;
+        for (why, n) in other.skipped {
+            *self.skipped.entry(why).or_default() += n;
+        }
+        self.replays += other.replays;
+        self.with_failures += other.with_failures;
+        self.kinds.extend(other.kinds);
+        for (c, n) in other.by_c {
+            *self.by_c.entry(c).or_default() += n;
+        }
+    }
 }
 
 /// A skipped program, and why.
@@ -510,6 +527,35 @@ fn compare(source: String, tally: &mut Tally) {
     }
 }
 
+/// [`compare`] every program, the programs shared out among the cores.
+fn compare_in_parallel(sources: Vec<String>) -> Tally {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let share = sources.len().div_ceil(cores).max(1);
+    let mut tally = Tally::default();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = sources
+            .chunks(share)
+            .map(|programs| {
+                scope.spawn(move || {
+                    let mut tally = Tally::default();
+                    for source in programs {
+                        compare(source.clone(), &mut tally);
+                    }
+                    tally
+                })
+            })
+            .collect();
+        for worker in workers {
+            // A difference panics in its worker: the same panic here.
+            let share = worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            tally.absorb(share);
+        }
+    });
+    tally
+}
+
 fn programs_to_check() -> u32 {
     std::env::var("RANKCHECK_DIFFERENTIAL_PROGRAMS")
         .ok()
@@ -526,14 +572,17 @@ fn the_engine_agrees_with_the_reference_on_generated_programs() {
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
     );
     let strategy = generate::program();
-    let mut tally = Tally::default();
-    for _ in 0..count {
-        let source = strategy
-            .new_tree(&mut runner)
-            .expect("the generator draws a program")
-            .current();
-        compare(source, &mut tally);
-    }
+    // Drawn in order from the one seed, then compared on every core: each
+    // comparison depends on its program alone (its seeds are its own).
+    let sources: Vec<String> = (0..count)
+        .map(|_| {
+            strategy
+                .new_tree(&mut runner)
+                .expect("the generator draws a program")
+                .current()
+        })
+        .collect();
+    let tally = compare_in_parallel(sources);
     let skipped: u32 = tally
         .skipped
         .iter()
@@ -541,7 +590,7 @@ fn the_engine_agrees_with_the_reference_on_generated_programs() {
         .map(|(_, n)| n)
         .sum();
     eprintln!(
-        "differential: {} programs, {} skipped {:?}, {} replays, {} with failures, kinds {:?}, minimal c {:?}; seconds in (a) (b) (c): {:.1?}",
+        "differential: {} programs, {} skipped {:?}, {} replays, {} with failures, kinds {:?}, minimal c {:?}; seconds in (a) (b) (c), summed over threads: {:.1?}",
         tally.programs, skipped, tally.skipped, tally.replays, tally.with_failures, tally.kinds, tally.by_c, tally.seconds
     );
     // Not vacuous: most programs are compared, a good share fail, every
