@@ -86,6 +86,11 @@ pub struct CratesArgs {
     /// `skipped` (0: all).
     #[arg(long, default_value_t = 0)]
     pub max_tests: usize,
+    /// Run only the tests whose name (`target: test`) contains one of
+    /// these, comma-separated; the crate's other tests keep the rows they
+    /// have (a large suite, tokio's, is measured a part at a time).
+    #[arg(long, value_delimiter = ',')]
+    pub tests: Vec<String>,
     /// Only the crates of this facade (`loom` or `tokio`; default both).
     #[arg(long, value_enum)]
     pub facade: Option<FacadeArg>,

@@ -106,6 +106,8 @@ struct Settings {
     build_timeout: Duration,
     jobs: usize,
     max_tests: usize,
+    /// `--tests`: run only the tests whose name contains one (none: all).
+    tests: Vec<String>,
     /// Run the published side's tests where the renamed side did not
     /// build.
     published_alone: bool,
@@ -156,14 +158,18 @@ pub fn run(args: &CratesArgs) -> Result<()> {
             build_timeout: Duration::from_secs(args.build_timeout),
             jobs: args.jobs,
             max_tests: args.max_tests,
+            tests: args.tests.clone(),
             published_alone: args.published_alone,
             commit: commit(),
         };
         for entry in selected {
             eprintln!("== {} ({})", entry.id(), entry.facade.word());
             let measured = measure(entry, &settings);
-            rows.retain(|r| !r.is_of(entry));
-            rows.extend(measured);
+            let (earlier, others): (Vec<Row>, Vec<Row>) = std::mem::take(&mut rows)
+                .into_iter()
+                .partition(|r| r.is_of(entry));
+            rows = others;
+            rows.extend(keep_unselected(measured, earlier));
             table::write(&csv_path, &rows)?;
             std::fs::write(&md_path, table::markdown(&corpus, &rows))?;
         }
@@ -479,12 +485,19 @@ fn run_tests(entry: &Entry, sides: &[Side], settings: &Settings) -> Vec<Row> {
             let facts = settings_row(settings);
             let alone = !side.tool.is_renamed() && sides.len() == 1 && !settings.published_alone;
             let beyond = settings.max_tests > 0 && index >= settings.max_tests;
-            if alone || beyond {
+            let unselected = !settings.tests.is_empty()
+                && !settings
+                    .tests
+                    .iter()
+                    .any(|part| format!("{target}: {test}").contains(part.as_str()));
+            if alone || beyond || unselected {
                 let detail = if alone {
                     format!(
                         "{} did not build (--published-alone runs these)",
                         entry.facade.package()
                     )
+                } else if unselected {
+                    UNSELECTED.to_string()
                 } else {
                     format!("beyond --max-tests {}", settings.max_tests)
                 };
@@ -522,6 +535,27 @@ fn run_tests(entry: &Entry, sides: &[Side], settings: &Settings) -> Vec<Row> {
         }
     }
     rows
+}
+
+/// The detail of a test `--tests` left out.
+const UNSELECTED: &str = "not among --tests";
+
+/// A crate's rows as measured, but for each test `--tests` left out its
+/// `earlier` row, where it has one.
+fn keep_unselected(measured: Vec<Row>, earlier: Vec<Row>) -> Vec<Row> {
+    measured
+        .into_iter()
+        .map(|row| {
+            if row.detail != UNSELECTED {
+                return row;
+            }
+            earlier
+                .iter()
+                .find(|e| e.tool == row.tool && e.target == row.target && e.test == row.test)
+                .cloned()
+                .unwrap_or(row)
+        })
+        .collect()
 }
 
 /// One test alone (`--exact`), its output in a log file under the work
@@ -659,6 +693,49 @@ not json"#;
                 ("lib".to_string(), PathBuf::from("/t/release/deps/bytes-1")),
                 ("loom".to_string(), PathBuf::from("/t/release/deps/loom-2")),
             ]
+        );
+    }
+
+    fn row(test: &str, outcome: &str, detail: &str) -> Row {
+        Row {
+            name: "tokio".into(),
+            version: "1.0.0".into(),
+            tool: Tool::RankcheckLoom.word().into(),
+            target: "lib".into(),
+            test: test.into(),
+            outcome: outcome.into(),
+            seconds: "1.00".into(),
+            timeout_s: 300,
+            detail: detail.into(),
+            manifest: String::new(),
+            commit: "abc".into(),
+        }
+    }
+
+    #[test]
+    fn a_test_left_out_by_tests_keeps_its_earlier_row() {
+        let measured = vec![
+            row("notify", "pass", ""),
+            row("mpsc", "skipped", UNSELECTED),
+            row("never_run", "skipped", UNSELECTED),
+        ];
+        let earlier = vec![row("notify", "fail", "old"), row("mpsc", "timeout", "")];
+        let kept: Vec<(String, String)> = keep_unselected(measured, earlier)
+            .into_iter()
+            .map(|r| (r.test, r.outcome))
+            .collect();
+        let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            kept,
+            pairs(&[
+                ("notify", "pass"),
+                ("mpsc", "timeout"),
+                ("never_run", "skipped")
+            ])
         );
     }
 }

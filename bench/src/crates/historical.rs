@@ -63,6 +63,7 @@ pub fn run(args: &HistoricalArgs) -> Result<()> {
             build_timeout: Duration::from_secs(args.build_timeout),
             jobs: args.jobs,
             max_tests: 0,
+            tests: Vec::new(),
             published_alone: true,
             commit: commit(),
         };
