@@ -57,7 +57,8 @@ pub struct Registered {
     /// Its name on the command line, in reports, replay files and stream
     /// keys; never changed once released, since those keep it.
     pub name: &'static str,
-    /// One paragraph for `--help`.
+    /// One paragraph for `--help`, without a final period (as clap writes
+    /// the help it takes from doc comments).
     pub about: &'static str,
     /// Whether it takes a depth, variables and a pool (`--depth`,
     /// `--vars`, `--track`); planning refuses them for one that does not.

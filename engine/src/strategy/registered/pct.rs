@@ -7,7 +7,7 @@ use crate::strategy::registry::Registered;
 inventory::submit! {
     Registered {
         name: "pct",
-        about: "PCT: change points among all accesses.",
+        about: "PCT: change points among all accesses",
         takes_settings: true,
         claims_bound: true,
         build: |asked, profile, _| priority_search(asked, profile, pct_asked(asked, profile)?),

@@ -8,7 +8,7 @@ inventory::submit! {
     Registered {
         name: SETTINGS_DEFAULT,
         about: "PCT with variable bounding: change points only at accesses to v variables \
-                drawn for each run.",
+                drawn for each run",
         takes_settings: true,
         claims_bound: true,
         build: |asked, profile, variables| {

@@ -12,7 +12,7 @@ inventory::submit! {
         name: DEFAULT,
         about: "The default: runs rotate through partial order sampling (plain, weighted \
                 and sticky), URW, SURW and the priority settings (1, none) and (3, all), \
-                each setting's runs earning its guarantee.",
+                each setting's runs earning its guarantee",
         takes_settings: false,
         claims_bound: true,
         build: |asked, profile, _| {

@@ -25,32 +25,32 @@ macro_rules! sampling {
 sampling!(
     Pos,
     "Partial order sampling: random priorities per operation, redrawn for \
-     the operations racing with the one that ran."
+     the operations racing with the one that ran"
 );
 sampling!(
     WeightedPos,
     "Partial order sampling with priorities weighted by the steps each \
-     thread has left (as URW weighs threads)."
+     thread has left (as URW weighs threads)"
 );
 sampling!(
     StickyPos,
     "Sticky weighted partial order sampling: as wpos, but the thread that \
      ran keeps its priority with a chance drawn per run, from fine \
-     interleaving to whole threads in a random order."
+     interleaving to whole threads in a random order"
 );
 sampling!(
     Urw,
     "Uniform random walk: threads picked in proportion to the steps they \
-     have left."
+     have left"
 );
 sampling!(
     Surw,
     "Selectively uniform random walk: the accesses of one target variable \
-     per run in uniform order, weighted partial order sampling elsewhere."
+     per run in uniform order, weighted partial order sampling elsewhere"
 );
 sampling!(
     KindSurw,
     "SURW by thread kind: threads spawned at one place (copies of one \
      code) weigh together as one thread in the draw of the next target \
-     access, so a single thread of another kind is not crowded out."
+     access, so a single thread of another kind is not crowded out"
 );

@@ -18,7 +18,7 @@ const NAME: &str = "test-lowest";
 inventory::submit! {
     Registered {
         name: NAME,
-        about: "For tests only: always the enabled thread with the lowest id.",
+        about: "For tests only: always the enabled thread with the lowest id",
         takes_settings: false,
         claims_bound: false,
         build: |_, _, _| Ok(Built::new(PlanKind::Open(OpenStrategy::new(NAME, LowestFirst)))),
