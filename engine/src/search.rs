@@ -116,11 +116,7 @@ struct Searcher<'a> {
 impl PlanRunner for Searcher<'_> {
     type Output = SearchResult;
 
-    fn run<St>(self, strategy: &St) -> SearchResult
-    where
-        St: Strategy,
-        St::Scheduler: 'static,
-    {
+    fn run<St: Strategy>(self, strategy: &St) -> SearchResult {
         search(strategy, self.executables, self.config, self.keep_running)
     }
 }

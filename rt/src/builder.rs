@@ -6,8 +6,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rankcheck_engine::strategy::registry::{self, Registered};
 pub use rankcheck_engine::strategy::registry::UnknownStrategy;
+use rankcheck_engine::strategy::registry::{self, Registered};
 
 use crate::campaign;
 use crate::environment::Overrides;

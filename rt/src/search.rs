@@ -83,7 +83,8 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         }) => {
             // The failing run's number in its seed's runs: a campaign's
             // chunk starts at its own index (crate::campaign).
-            let facts = RunFacts::search(builder.first_run + outcome.runs, &plan, changes, &tracking);
+            let facts =
+                RunFacts::search(builder.first_run + outcome.runs, &plan, changes, &tracking);
             let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, tracking)?;
             Some(((traced, replay), facts.shrunk(shrunk)))
         }
@@ -209,11 +210,7 @@ struct Runs<'a, 'p> {
 impl PlanRunner for Runs<'_, '_> {
     type Output = Outcome;
 
-    fn run<St>(self, strategy: &St) -> Outcome
-    where
-        St: Strategy,
-        St::Scheduler: 'static,
-    {
+    fn run<St: Strategy>(self, strategy: &St) -> Outcome {
         runs_of(
             self.session,
             self.test,
@@ -228,7 +225,7 @@ impl PlanRunner for Runs<'_, '_> {
 
 /// The runs of the search, until one fails, the count is done or the time
 /// is up.
-fn runs_of<St>(
+fn runs_of<St: Strategy>(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
@@ -236,11 +233,7 @@ fn runs_of<St>(
     seed: u64,
     runs: u64,
     progress: &mut Progress<'_>,
-) -> Outcome
-where
-    St: Strategy,
-    St::Scheduler: 'static,
-{
+) -> Outcome {
     let deadline = builder.deadline(progress.started);
     let mut wakes = WakeCount::default();
     let mut cut = 0;

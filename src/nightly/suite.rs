@@ -267,7 +267,11 @@ fn directory_suite(dir: &Path) -> Result<Suite> {
 fn entry_programs(base: &Path, entry: &ProgramEntry) -> Result<Vec<SuiteProgram>> {
     // As `check`: asking for settings asks for PCTVB. An unknown name is
     // refused with the registered ones (the caller adds the entry).
-    let named = entry.strategy.as_deref().map(StrategyArg::named).transpose()?;
+    let named = entry
+        .strategy
+        .as_deref()
+        .map(StrategyArg::named)
+        .transpose()?;
     let asks_settings = entry.depth.is_some() || entry.vars.is_some() || !entry.track.is_empty();
     let strategy = StrategyArg::chosen(named, asks_settings);
     let priorities = match entry.priorities.as_deref() {

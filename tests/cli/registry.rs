@@ -15,7 +15,11 @@ fn program() -> String {
 }
 
 fn suite(name: &str) -> String {
-    root().join("tests/registry").join(name).display().to_string()
+    root()
+        .join("tests/registry")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 /// Every seed's first run fails: only the test strategy runs the writer
@@ -65,12 +69,15 @@ fn the_flag_refuses_an_unknown_strategy_with_the_registered_names() {
 #[test]
 fn a_nightly_suite_runs_a_strategy_registered_by_its_file_alone() {
     let dir = fresh("registry-nightly");
-    let out = nightly(&suite("suite.toml"), &dir, &["--runs", "20", "--night", "n1"]);
+    let out = nightly(
+        &suite("suite.toml"),
+        &dir,
+        &["--runs", "20", "--night", "n1"],
+    );
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let report = json(&rankcheck(&["report", text(&dir), "--format", "json"]));
-    let new = &report["new"][0];
-    assert_eq!(new["setting"], "test-lowest", "{report}");
-    let replay = new["replay"].as_str().expect("a replay file");
+    assert_eq!(report["evidence"][0]["setting"], "test-lowest", "{report}");
+    let replay = report["new"][0]["replay"].as_str().expect("a replay file");
     let file = std::fs::read_to_string(replay).expect("the replay file");
     assert!(file.contains("\nstrategy test-lowest\n"), "{file}");
     assert_eq!(rankcheck(&["replay", replay]).status.code(), Some(1));

@@ -51,8 +51,9 @@ pub enum Tracked<'a> {
 /// must follow from `(run, seed)` alone, so that results do not depend on
 /// the worker.
 pub trait Strategy: Clone + Send + Sync {
-    /// The scheduler of one run.
-    type Scheduler: Scheduler;
+    /// The scheduler of one run: it owns its state, so that a front end
+    /// may keep it past the run (rt hands it to the executor and back).
+    type Scheduler: Scheduler + Send + 'static;
 
     /// The tracked variables and the scheduler of run `run` (0-based)
     /// seeded `seed`: a function of the two alone (`&mut self` only to

@@ -21,11 +21,7 @@ pub struct OpenStrategy {
 
 impl OpenStrategy {
     /// `strategy`, run by the name `name` (for debugging output).
-    pub fn new<St>(name: &'static str, strategy: St) -> OpenStrategy
-    where
-        St: Strategy + 'static,
-        St::Scheduler: Send + 'static,
-    {
+    pub fn new<St: Strategy + 'static>(name: &'static str, strategy: St) -> OpenStrategy {
         OpenStrategy {
             name,
             strategy: Box::new(strategy),
@@ -63,11 +59,7 @@ trait Boxing: Send + Sync {
     fn clone_boxed(&self) -> Box<dyn Boxing>;
 }
 
-impl<St> Boxing for St
-where
-    St: Strategy + 'static,
-    St::Scheduler: Send + 'static,
-{
+impl<St: Strategy + 'static> Boxing for St {
     fn prepare_boxed(&mut self, run: u64, seed: u64) -> (Tracked<'_>, BoxedScheduler) {
         let (tracked, scheduler) = self.prepare(run, seed);
         (tracked, Box::new(scheduler))

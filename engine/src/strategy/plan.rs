@@ -62,10 +62,7 @@ pub trait PlanRunner {
     type Output;
 
     /// Do the runs of `strategy`.
-    fn run<St>(self, strategy: &St) -> Self::Output
-    where
-        St: Strategy,
-        St::Scheduler: 'static;
+    fn run<St: Strategy>(self, strategy: &St) -> Self::Output;
 }
 
 impl Plan {
@@ -153,9 +150,7 @@ impl Plan {
             setting: Some(index),
         };
         match &self.kind {
-            PlanKind::Random(_) | PlanKind::Sampling(_) | PlanKind::Open(_) => {
-                unbounded(self.name)
-            }
+            PlanKind::Random(_) | PlanKind::Sampling(_) | PlanKind::Open(_) => unbounded(self.name),
             PlanKind::Priority(strategy) => setting(strategy, strategy.setting_of(run)),
             PlanKind::Portfolio(portfolio) => match portfolio.rotation().slot(run) {
                 Slot::Sampling(sampling) => unbounded(sampling.name()),

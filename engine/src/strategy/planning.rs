@@ -217,7 +217,10 @@ pub(crate) fn priority(
 
 /// PCT's settings: every variable tracked, so a count or a pool of
 /// variables is refused.
-pub(crate) fn pct_asked(asked: &Asked, profile: &Profile) -> Result<Vec<PrioritySetting>, PlanError> {
+pub(crate) fn pct_asked(
+    asked: &Asked,
+    profile: &Profile,
+) -> Result<Vec<PrioritySetting>, PlanError> {
     if matches!(asked.vars, Some(VarsOption::Count(_))) || asked.pool.is_some() {
         return Err(PlanError::PctTracksAll);
     }

@@ -13,16 +13,19 @@
 //! inventory::submit! {
 //!     Registered {
 //!         name: "mine",
-//!         about: "What its runs do, for --help.",
+//!         about: "What its runs do, for --help",
 //!         takes_settings: false,
 //!         claims_bound: false,
-//!         build: |_asked, _profile, _variables| Ok(Built::new(PlanKind::Open(OpenStrategy::new(Mine)))),
+//!         build: |_asked, _profile, _variables| {
+//!             Ok(Built::new(PlanKind::Open(OpenStrategy::new("mine", Mine))))
+//!         },
 //!     }
 //! }
 //! ```
 //!
 //! Its name then reaches every front end with no edit to any of them. A
-//! strategy outside the built-in families runs as [`PlanKind::Open`]: any
+//! strategy outside the built-in families runs as
+//! [`PlanKind::Open`](super::PlanKind::Open): any
 //! [`Strategy`](super::Strategy) whose scheduler the runs call through a
 //! box. `registered/test_lowest.rs` is such a strategy, compiled only for
 //! tests (feature `test-strategies`), and the tests of every front end
@@ -38,8 +41,9 @@
 //! `forbid(unsafe_code)` rejects; `inventory` compiles under it. A build
 //! script that generated the `mod` lines from the directory would spare
 //! the one `mod` line, but its modules would escape `cargo fmt` and code
-//! navigation. The collection's order is the linker's, so [`strategies`]
-//! sorts by name: lists in help and errors are stable.
+//! navigation. `inventory` gathers the entries in a constructor that runs
+//! before `main` (a few pointers per strategy), in the linker's order, so
+//! [`strategies`] sorts them by name: lists in help and errors are stable.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -132,10 +136,7 @@ pub fn find(name: &str) -> Result<&'static Registered, UnknownStrategy> {
 /// The strategy a search runs: the one named, else PCTVB when a depth,
 /// variables or a pool are asked for, else the portfolio. One rule for
 /// every front end.
-pub fn chosen(
-    named: Option<&'static Registered>,
-    asks_settings: bool,
-) -> &'static Registered {
+pub fn chosen(named: Option<&'static Registered>, asks_settings: bool) -> &'static Registered {
     named.unwrap_or_else(|| {
         let name = if asks_settings {
             SETTINGS_DEFAULT

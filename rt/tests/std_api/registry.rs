@@ -28,13 +28,9 @@ fn read_before_write() {
 fn the_builder_runs_a_strategy_registered_by_its_file_alone() {
     let strategy = Strategy::named("test-lowest").expect("registered for tests");
     assert_eq!(strategy.name(), "test-lowest");
-    let guarantee = Builder::new()
-        .strategy(strategy)
-        .runs(3)
-        .seed(1)
-        .check(|| {
-            let _ = thread::spawn(|| {}).join();
-        });
+    let guarantee = Builder::new().strategy(strategy).runs(3).seed(1).check(|| {
+        let _ = thread::spawn(|| {}).join();
+    });
     assert_eq!(guarantee.strategy, "test-lowest");
     for seed in [1, 2, 3] {
         let report = panic_message(|| {
