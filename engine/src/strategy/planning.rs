@@ -4,6 +4,10 @@
 //! The command line (`src/plan.rs`) and rt (`rt/src/plan.rs`) translate
 //! their options into an [`Asked`] and the typed [`PlanError`] into their
 //! own words, and nothing else: the same options plan the same search.
+//! [`plan`] refuses the options the named strategy does not take, then
+//! calls the strategy's own constructor (its file in `registered/`); the
+//! priority strategies' constructors share the rule below
+//! (`priority_search`).
 //!
 //! Two choices are made here once:
 //! - A drawn setting's largest window (what decides whether a change point
