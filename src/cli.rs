@@ -622,11 +622,14 @@ impl StrategyArg {
 }
 
 /// The parser of `--strategy`: the registered names, each with its help,
-/// so that `--help` lists them and an unknown name is refused with them.
+/// so that `--help` lists them and an unknown name is refused with them
+/// (those for tests only are taken but not listed).
 fn strategy_parser() -> impl TypedValueParser<Value = StrategyArg> {
-    let names = registry::strategies()
-        .iter()
-        .map(|s| PossibleValue::new(s.name).help(s.about));
+    let names = registry::strategies().iter().map(|s| {
+        PossibleValue::new(s.name)
+            .help(s.about)
+            .hide(s.is_for_tests())
+    });
     PossibleValuesParser::new(names).map(|name| {
         StrategyArg::named(&name)
             .unwrap_or_else(|_| unreachable!("invariant: clap offers registered names only"))
@@ -914,9 +917,10 @@ mod tests {
     /// colours of unknown lines.
     #[test]
     fn every_strategy_has_its_own_colour() {
-        let names: BTreeSet<&str> = registry::names()
-            .into_iter()
-            .filter(|name| !name.starts_with("test-"))
+        let names: BTreeSet<&str> = registry::strategies()
+            .iter()
+            .filter(|s| !s.is_for_tests())
+            .map(|s| s.name)
             .collect();
         let mut colours = BTreeSet::new();
         for name in &names {

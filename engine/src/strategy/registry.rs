@@ -76,6 +76,18 @@ pub struct Registered {
 
 inventory::collect!(Registered);
 
+/// How the names of strategies that exist for tests only begin (feature
+/// `test-strategies`): help hides them, and figures give them no colour of
+/// their own.
+pub const TEST_ONLY_PREFIX: &str = "test-";
+
+impl Registered {
+    /// Whether it exists for tests only.
+    pub fn is_for_tests(&self) -> bool {
+        self.name.starts_with(TEST_ONLY_PREFIX)
+    }
+}
+
 impl fmt::Debug for Registered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Registered")
@@ -177,6 +189,7 @@ mod tests {
             "wpos",
         ] {
             assert!(names.contains(&name), "{name} in {names:?}");
+            assert!(!find(name).unwrap().is_for_tests(), "{name}");
         }
         let mut sorted = names.clone();
         sorted.sort_unstable();

@@ -78,6 +78,7 @@ mod tests {
             threads: Vec::new(),
         };
         let planned = plan(&asked, &profile, variables).expect("planned");
+        assert!(asked.strategy.is_for_tests());
         assert_eq!(planned.plan.name(), super::NAME);
         assert_eq!(planned.plan.component(7).name, super::NAME);
         assert!(planned.plan.settings().is_empty());
