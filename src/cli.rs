@@ -11,9 +11,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use rankcheck_engine::guarantee::parse_duration;
-use rankcheck_engine::strategy::{PrioritySetting, VarSelection};
+use rankcheck_engine::strategy::registry::{self, Registered, UnknownStrategy};
 
 /// rankcheck finds concurrency bugs in `.rk` programs by running them many
 /// times under a scheduler it controls (by default the portfolio, a
@@ -131,7 +132,7 @@ pub struct PlotBoundArgs {
     pub options: ProgramOptions,
     /// The search strategy whose settings are plotted (PCT's curve is drawn
     /// beside PCTVB's in any case).
-    #[arg(long, value_enum, default_value_t = StrategyArg::Pctvb)]
+    #[arg(long, value_name = "STRATEGY", default_value = "pctvb", value_parser = strategy_parser())]
     pub strategy: StrategyArg,
     /// Bug depth d, as for `check`.
     #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = depth)]
@@ -170,7 +171,7 @@ pub struct PlotHitsArgs {
     #[command(flatten)]
     pub options: ProgramOptions,
     /// The search strategy: `pctvb` or `pct` (`random` states no bound).
-    #[arg(long, value_enum, default_value_t = StrategyArg::Pctvb)]
+    #[arg(long, value_name = "STRATEGY", default_value = "pctvb", value_parser = strategy_parser())]
     pub strategy: StrategyArg,
     /// Bug depth d of the setting searched and bounded.
     #[arg(long, value_name = "D", allow_negative_numbers = true, default_value = "2", value_parser = depth)]
@@ -259,7 +260,7 @@ pub struct CheckArgs {
     pub options: ProgramOptions,
     /// The search strategy. Without it: the portfolio, unless --depth,
     /// --vars or --track ask for a PCTVB setting.
-    #[arg(long = "strategy", value_enum, value_name = "STRATEGY")]
+    #[arg(long = "strategy", value_name = "STRATEGY", value_parser = strategy_parser())]
     pub strategy_flag: Option<StrategyArg>,
     /// Bug depth d: d-1 priority change points per run. Without it (and
     /// without --vars), `--strategy pctvb` rotates through (d, v) = (1,0),
@@ -572,111 +573,67 @@ impl std::fmt::Display for VarsArg {
 
 impl CheckArgs {
     /// The strategy to run: the one named, else PCTVB when --depth, --vars
-    /// or --track ask for a setting, else the portfolio.
+    /// or --track ask for a setting, else the portfolio (the engine's rule
+    /// for every front end).
     pub fn strategy(&self) -> StrategyArg {
-        match self.strategy_flag {
-            Some(strategy) => strategy,
-            None if self.depth.is_some() || self.vars.is_some() || !self.track.is_empty() => {
-                StrategyArg::Pctvb
-            }
-            None => StrategyArg::Portfolio,
-        }
+        let asks_settings = self.depth.is_some() || self.vars.is_some() || !self.track.is_empty();
+        StrategyArg::chosen(self.strategy_flag, asks_settings)
     }
 }
 
-/// Search strategies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum StrategyArg {
-    /// The default: runs rotate through partial order sampling (plain,
-    /// weighted and sticky), URW, SURW and the priority settings (1, none)
-    /// and (3, all), each setting's runs earning its guarantee.
-    Portfolio,
-    /// PCT with variable bounding: change points only at accesses to v
-    /// variables drawn for each run.
-    Pctvb,
-    /// PCT: change points among all accesses.
-    Pct,
-    /// A uniformly random choice among the enabled threads at every
-    /// scheduling point, every shared access tracked.
-    Random,
-    /// Partial order sampling: random priorities per operation, redrawn
-    /// for the operations racing with the one that ran.
-    Pos,
-    /// Partial order sampling with priorities weighted by the steps each
-    /// thread has left (as URW weighs threads).
-    Wpos,
-    /// Sticky weighted partial order sampling: as wpos, but the thread
-    /// that ran keeps its priority with a chance drawn per run, from fine
-    /// interleaving to whole threads in a random order.
-    Swpos,
-    /// Uniform random walk: threads picked in proportion to the steps
-    /// they have left.
-    Urw,
-    /// Selectively uniform random walk: the accesses of one target
-    /// variable per run in uniform order, weighted partial order sampling
-    /// elsewhere.
-    Surw,
-    /// SURW by thread kind: threads spawned at one place (copies of one
-    /// code) weigh together as one thread in the draw of the next target
-    /// access, so a single thread of another kind is not crowded out.
-    Ksurw,
-}
+/// A search strategy: a name in the engine's registry of strategies
+/// (`rankcheck_engine::strategy::registry`), which `--strategy` lists and
+/// checks, so that a strategy registered there needs no edit here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StrategyArg(&'static Registered);
 
 impl StrategyArg {
-    /// The name reports and replay files use.
-    pub fn name(self) -> &'static str {
-        match self {
-            StrategyArg::Portfolio => "portfolio",
-            StrategyArg::Pctvb => "pctvb",
-            StrategyArg::Pct => "pct",
-            StrategyArg::Random => "random",
-            StrategyArg::Pos => "pos",
-            StrategyArg::Wpos => "wpos",
-            StrategyArg::Swpos => "swpos",
-            StrategyArg::Urw => "urw",
-            StrategyArg::Surw => "surw",
-            StrategyArg::Ksurw => "ksurw",
-        }
+    /// The strategy registered as `name`.
+    pub fn named(name: &str) -> Result<StrategyArg, UnknownStrategy> {
+        registry::find(name).map(StrategyArg)
     }
 
-    /// The name of the runs of its priority setting `setting` in
-    /// reports, replay files and stream keys: the portfolio's settings
-    /// are PCT's, or PCTVB's where they draw their variables.
-    pub fn setting_name(self, setting: &PrioritySetting) -> &'static str {
-        match (self, &setting.vars) {
-            (StrategyArg::Portfolio, VarSelection::Drawn { .. }) => "pctvb",
-            (StrategyArg::Portfolio, _) => "pct",
-            (strategy, _) => strategy.name(),
-        }
+    /// The strategy `named`, else PCTVB when settings are asked for, else
+    /// the portfolio (the engine's rule for every front end).
+    pub fn chosen(named: Option<StrategyArg>, asks_settings: bool) -> StrategyArg {
+        StrategyArg(registry::chosen(named.map(|s| s.0), asks_settings))
+    }
+
+    /// Its entry in the registry.
+    pub fn registered(self) -> &'static Registered {
+        self.0
+    }
+
+    /// The name reports and replay files use.
+    pub fn name(self) -> &'static str {
+        self.0.name
     }
 
     /// Whether its runs earn a per-run probability bound: only the
     /// priority searches' (the portfolio's priority settings) do.
     pub fn claims_bound(self) -> bool {
-        matches!(
-            self,
-            StrategyArg::Pctvb | StrategyArg::Pct | StrategyArg::Portfolio
-        )
+        self.0.claims_bound
     }
 
     /// Whether it takes --depth, --vars and --track.
     pub fn takes_settings(self) -> bool {
-        matches!(self, StrategyArg::Pctvb | StrategyArg::Pct)
+        self.0.takes_settings
     }
+}
 
-    /// The engine's sampling strategy it names, if it is one.
-    pub fn sampling(self) -> Option<rankcheck_engine::Sampling> {
-        use rankcheck_engine::Sampling;
-        match self {
-            StrategyArg::Pos => Some(Sampling::Pos),
-            StrategyArg::Wpos => Some(Sampling::WeightedPos),
-            StrategyArg::Swpos => Some(Sampling::StickyPos),
-            StrategyArg::Urw => Some(Sampling::Urw),
-            StrategyArg::Surw => Some(Sampling::Surw),
-            StrategyArg::Ksurw => Some(Sampling::KindSurw),
-            _ => None,
-        }
-    }
+/// The parser of `--strategy`: the registered names, each with its help,
+/// so that `--help` lists them and an unknown name is refused with them
+/// (those for tests only are taken but not listed).
+fn strategy_parser() -> impl TypedValueParser<Value = StrategyArg> {
+    let names = registry::strategies().iter().map(|s| {
+        PossibleValue::new(s.name)
+            .help(s.about)
+            .hide(s.is_for_tests())
+    });
+    PossibleValuesParser::new(names).map(|name| {
+        StrategyArg::named(&name)
+            .unwrap_or_else(|_| unreachable!("invariant: clap offers registered names only"))
+    })
 }
 
 /// Priority schemes.
@@ -953,28 +910,18 @@ mod tests {
         assert_eq!(line("--seed 3"), ["check", "--seed", "3"]);
     }
 
-    /// Every strategy the command runs, and every component a portfolio
-    /// run can be (its settings' `pct` and `pctvb`, the engine's sampling
-    /// strategies), has a colour of its own in the palette the figures
-    /// share.
+    /// Every strategy the command runs, and so every component a
+    /// portfolio run can be (its settings' `pct` and `pctvb`, the
+    /// sampling strategies), has a colour of its own in the palette the
+    /// figures share. Strategies for tests only (`test-*`) take the
+    /// colours of unknown lines.
     #[test]
     fn every_strategy_has_its_own_colour() {
-        use rankcheck_engine::Sampling;
-        let mut names: BTreeSet<&str> = StrategyArg::value_variants()
+        let names: BTreeSet<&str> = registry::strategies()
             .iter()
-            .map(|s| s.name())
+            .filter(|s| !s.is_for_tests())
+            .map(|s| s.name)
             .collect();
-        names.extend(
-            [
-                Sampling::Pos,
-                Sampling::WeightedPos,
-                Sampling::StickyPos,
-                Sampling::Urw,
-                Sampling::Surw,
-                Sampling::KindSurw,
-            ]
-            .map(Sampling::name),
-        );
         let mut colours = BTreeSet::new();
         for name in &names {
             let colour = rankcheck_plot::style::strategy_color(name)

@@ -6,13 +6,13 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::Profile;
-use rankcheck_engine::strategy::planning::{self, Asked, Choice, PlanError, Variables, VarsOption};
+use rankcheck_engine::strategy::planning::{self, Asked, PlanError, Variables, VarsOption};
 use rankcheck_engine::strategy::Instrumenter;
 use rankcheck_engine::{PriorityScheme, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
 use rankcheck_report::summary::describe_selection;
 
-use crate::cli::{CheckArgs, PrioritiesArg, StrategyArg, VarsArg};
+use crate::cli::{CheckArgs, PrioritiesArg, VarsArg};
 
 pub use rankcheck_engine::strategy::Plan;
 
@@ -113,21 +113,13 @@ pub fn resolve_vars(program: &Program, names: &[String], flag: &str) -> Result<V
 /// strategy::planning`, which rt calls too: the same options plan the same
 /// search); `--track` names resolved against the program.
 fn asked(args: &CheckArgs, program: &Program) -> Result<Asked> {
-    let strategy = args.strategy();
-    let choice = match (strategy, strategy.sampling()) {
-        (_, Some(sampling)) => Choice::Sampling(sampling),
-        (StrategyArg::Random, _) => Choice::Random,
-        (StrategyArg::Portfolio, _) => Choice::Portfolio,
-        (StrategyArg::Pct, _) => Choice::Pct,
-        _ => Choice::Pctvb,
-    };
     let pool = if args.track.is_empty() {
         None
     } else {
         Some(resolve_vars(program, &args.track, "--track")?)
     };
     Ok(Asked {
-        choice,
+        strategy: args.strategy().registered(),
         depth: args.depth,
         vars: args.vars.as_ref().map(|vars| match vars {
             VarsArg::Count(v) => VarsOption::Count(*v),
@@ -146,7 +138,9 @@ fn refusal(args: &CheckArgs, program: &Program, error: PlanError) -> anyhow::Err
     let strategy = args.strategy();
     match error {
         PlanError::TakesNoSettings(_) => {
-            let why = if strategy == StrategyArg::Portfolio {
+            // A strategy with a bound but no settings of the user's runs
+            // settings of its own (the portfolio).
+            let why = if strategy.claims_bound() {
                 "it runs its own settings; --strategy pctvb takes them"
             } else {
                 "it tracks everything"

@@ -38,7 +38,7 @@ pub use random::RandomScheduler;
 pub use replay::{ReplayScheduler, Tracer};
 pub use replay_file::ReplayFile;
 pub use scheduler::{Access, Event, EventKind, Location, Pending, Point, Scheduler};
-pub use search::{search, SearchConfig, SearchResult};
+pub use search::{search, search_plan, SearchConfig, SearchResult};
 pub use span::Span;
 pub use strategy::{
     Executables, PriorityStrategy, RandomStrategy, Sampling, SamplingStrategy, Strategy, Tracked,

@@ -297,6 +297,10 @@ impl Scheduler for PriorityScheduler {
             self.ready.pop();
         }
     }
+
+    fn priority_mut(&mut self) -> Option<&mut PriorityScheduler> {
+        Some(self)
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The `Scheduler` trait: what the VM asks at every scheduling point.
 
 use crate::id::{FuncId, SiteId, ThreadId, VarId};
+use crate::priority::PriorityScheduler;
 
 /// Why the running thread stopped and the scheduler is asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,18 +277,38 @@ pub trait Scheduler {
     fn silent_when_alone(&self) -> bool {
         false
     }
-}
 
-impl<S: Scheduler + ?Sized> Scheduler for &mut S {
-    fn choose(&mut self, point: &Point<'_>) -> ThreadId {
-        (**self).choose(point)
-    }
-
-    fn wants_pending(&self) -> bool {
-        (**self).wants_pending()
-    }
-
-    fn silent_when_alone(&self) -> bool {
-        (**self).silent_when_alone()
+    /// The priority scheduler deciding this run, if one does: the front
+    /// ends read the change points it fired, and rt's weak memory turns
+    /// them into stale reads. Only priority schedulers (and those that
+    /// hand a run to one) answer.
+    fn priority_mut(&mut self) -> Option<&mut PriorityScheduler> {
+        None
     }
 }
+
+/// Forwards every method, so that a scheduler behind a reference or a box
+/// is the scheduler itself.
+macro_rules! forward_scheduler {
+    ($($pointer:ty),*) => {$(
+        impl<S: Scheduler + ?Sized> Scheduler for $pointer {
+            fn choose(&mut self, point: &Point<'_>) -> ThreadId {
+                (**self).choose(point)
+            }
+
+            fn wants_pending(&self) -> bool {
+                (**self).wants_pending()
+            }
+
+            fn silent_when_alone(&self) -> bool {
+                (**self).silent_when_alone()
+            }
+
+            fn priority_mut(&mut self) -> Option<&mut PriorityScheduler> {
+                (**self).priority_mut()
+            }
+        }
+    )*};
+}
+
+forward_scheduler!(&mut S, Box<S>);

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::id::ThreadId;
 use crate::outcome::{Bug, Outcome};
-use crate::strategy::{Executables, Strategy};
+use crate::strategy::{Executables, Plan, PlanRunner, Strategy};
 use crate::vm::{Limits, Vm, VmBuffers};
 
 /// How many executions to run and how.
@@ -91,6 +91,35 @@ fn lowest_yet(found: &[Failure], number: u64) -> bool {
 /// Executions handed to a worker at a time: large enough that taking them
 /// costs nothing, small enough that workers stay busy to the end.
 const CHUNK: u64 = 64;
+
+/// [`search`] over the strategy of `plan`, whatever its kind.
+pub fn search_plan(
+    plan: &Plan,
+    executables: &Executables,
+    config: &SearchConfig,
+    keep_running: &(dyn Fn(u64) -> bool + Sync),
+) -> SearchResult {
+    plan.run(Searcher {
+        executables,
+        config,
+        keep_running,
+    })
+}
+
+/// [`search`]'s arguments but the strategy, which the plan hands over.
+struct Searcher<'a> {
+    executables: &'a Executables,
+    config: &'a SearchConfig,
+    keep_running: &'a (dyn Fn(u64) -> bool + Sync),
+}
+
+impl PlanRunner for Searcher<'_> {
+    type Output = SearchResult;
+
+    fn run<St: Strategy>(self, strategy: &St) -> SearchResult {
+        search(strategy, self.executables, self.config, self.keep_running)
+    }
+}
 
 /// Run up to `config.runs` executions on `config.jobs` workers, run `i`
 /// (from `config.first_run`) prepared by `strategy.prepare(i, run_seed(seed,

@@ -2,8 +2,12 @@
 
 use std::panic::Location;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
+
+pub use rankcheck_engine::strategy::registry::UnknownStrategy;
+use rankcheck_engine::strategy::registry::{self, Registered};
 
 use crate::campaign;
 use crate::environment::Overrides;
@@ -31,48 +35,82 @@ pub const DEFAULT_WAKES: Wakes = Wakes {
     timeouts: 1,
 };
 
-/// The search strategy, as `--strategy`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Strategy {
+/// The search strategy, as `--strategy`: a name in the engine's registry
+/// of strategies (`rankcheck_engine::strategy::registry`), so that every
+/// strategy the command line runs runs here too, by the same name.
+///
+/// The built-in strategies are constants spelled as the enum this type
+/// once was (`Strategy::Pctvb`), so code written against the enum, `match`
+/// arms included, compiles unchanged; any registered strategy is
+/// [`Strategy::named`] (or `"name".parse()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Strategy(&'static str);
+
+// Named as the enum's variants were, so that user code keeps compiling.
+#[allow(non_upper_case_globals)]
+impl Strategy {
     /// The default: sampling strategies and PCT settings in a fixed cycle.
-    #[default]
-    Portfolio,
+    pub const Portfolio: Strategy = Strategy("portfolio");
     /// PCT with variable bounding.
-    Pctvb,
+    pub const Pctvb: Strategy = Strategy("pctvb");
     /// PCT, every variable tracked.
-    Pct,
+    pub const Pct: Strategy = Strategy("pct");
     /// Partial order sampling.
-    Pos,
+    pub const Pos: Strategy = Strategy("pos");
     /// Weighted partial order sampling.
-    Wpos,
+    pub const Wpos: Strategy = Strategy("wpos");
     /// Sticky weighted partial order sampling.
-    Swpos,
+    pub const Swpos: Strategy = Strategy("swpos");
     /// Uniform random walk.
-    Urw,
+    pub const Urw: Strategy = Strategy("urw");
     /// Selectively uniform random walk.
-    Surw,
+    pub const Surw: Strategy = Strategy("surw");
     /// Selectively uniform random walk in which the threads one `spawn`
     /// call started weigh as one thread together.
-    Ksurw,
+    pub const Ksurw: Strategy = Strategy("ksurw");
     /// A random thread at every point.
-    Random,
+    pub const Random: Strategy = Strategy("random");
 }
 
 impl Strategy {
+    /// The strategy registered as `name`, or why there is none (the error
+    /// lists the registered names).
+    pub fn named(name: &str) -> Result<Strategy, UnknownStrategy> {
+        registry::find(name).map(|registered| Strategy(registered.name))
+    }
+
     /// The name reports use.
     pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Portfolio => "portfolio",
-            Strategy::Pctvb => "pctvb",
-            Strategy::Pct => "pct",
-            Strategy::Pos => "pos",
-            Strategy::Wpos => "wpos",
-            Strategy::Swpos => "swpos",
-            Strategy::Urw => "urw",
-            Strategy::Surw => "surw",
-            Strategy::Ksurw => "ksurw",
-            Strategy::Random => "random",
-        }
+        self.0
+    }
+
+    /// Its entry in the registry.
+    pub(crate) fn registered(self) -> &'static Registered {
+        registry::find(self.0)
+            .unwrap_or_else(|_| unreachable!("invariant: a Strategy is a registered name"))
+    }
+}
+
+/// The strategy of `#[rankcheck::test(strategy = "name")]`, looked up when
+/// the test runs, since the registry is only known then: an unknown name
+/// fails the test with the attribute and the registered names.
+#[track_caller]
+pub fn attribute_strategy(name: &str) -> Strategy {
+    Strategy::named(name)
+        .unwrap_or_else(|error| panic!("#[rankcheck::test(strategy = \"{name}\")]: {error}"))
+}
+
+impl Default for Strategy {
+    fn default() -> Strategy {
+        Strategy::Portfolio
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = UnknownStrategy;
+
+    fn from_str(name: &str) -> Result<Strategy, UnknownStrategy> {
+        Strategy::named(name)
     }
 }
 
@@ -393,12 +431,11 @@ impl Builder {
         }
     }
 
-    /// The strategy in effect.
-    pub(crate) fn effective_strategy(&self) -> Strategy {
-        match self.strategy {
-            Some(s) => s,
-            None if self.depth.is_some() || self.vars.is_some() => Strategy::Pctvb,
-            None => Strategy::Portfolio,
-        }
+    /// The strategy in effect: the one given, else PCTVB once a depth or
+    /// variables are, else the portfolio (the engine's rule for every
+    /// front end).
+    pub(crate) fn effective_strategy(&self) -> &'static Registered {
+        let asks_settings = self.depth.is_some() || self.vars.is_some();
+        registry::chosen(self.strategy.map(Strategy::registered), asks_settings)
     }
 }

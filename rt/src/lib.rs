@@ -122,7 +122,9 @@ mod trace;
 mod var;
 mod wake;
 
-pub use builder::{Builder, Priorities, Strategy, Vars, DEFAULT_MAX_RUNS, DEFAULT_MAX_TIME};
+pub use builder::{
+    Builder, Priorities, Strategy, UnknownStrategy, Vars, DEFAULT_MAX_RUNS, DEFAULT_MAX_TIME,
+};
 pub use explore::{
     explore, explore_memory, Exploration, Explored, FailingRun, Nondeterminism, Reached,
 };
@@ -133,6 +135,7 @@ pub use rankcheck_rt_macros::test;
 /// not API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::builder::attribute_strategy as strategy;
     pub use crate::environment::duration;
     pub use crate::explore::explore_unreduced;
 }

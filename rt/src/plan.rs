@@ -4,10 +4,10 @@
 //! Builder's words.
 
 use rankcheck_engine::profile::Profile;
-use rankcheck_engine::strategy::planning::{self, Asked, Choice, PlanError, Variables, VarsOption};
-use rankcheck_engine::{PriorityScheme, Sampling, VarId};
+use rankcheck_engine::strategy::planning::{self, Asked, PlanError, Variables, VarsOption};
+use rankcheck_engine::{PriorityScheme, VarId};
 
-use crate::builder::{Builder, Priorities, Strategy, Vars};
+use crate::builder::{Builder, Priorities, Vars};
 use crate::var::Registry;
 
 pub use rankcheck_engine::strategy::Plan;
@@ -35,7 +35,7 @@ pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result
 /// The builder's options as the engine's planning takes them.
 fn asked(builder: &Builder) -> Asked {
     Asked {
-        choice: choice(builder.effective_strategy()),
+        strategy: builder.effective_strategy(),
         depth: builder.depth,
         vars: builder.vars.map(|vars| match vars {
             Vars::Count(v) => VarsOption::Count(v),
@@ -52,28 +52,12 @@ fn asked(builder: &Builder) -> Asked {
     }
 }
 
-/// The engine's kind of search for a [`Strategy`].
-fn choice(strategy: Strategy) -> Choice {
-    match strategy {
-        Strategy::Portfolio => Choice::Portfolio,
-        Strategy::Pctvb => Choice::Pctvb,
-        Strategy::Pct => Choice::Pct,
-        Strategy::Random => Choice::Random,
-        Strategy::Pos => Choice::Sampling(Sampling::Pos),
-        Strategy::Wpos => Choice::Sampling(Sampling::WeightedPos),
-        Strategy::Swpos => Choice::Sampling(Sampling::StickyPos),
-        Strategy::Urw => Choice::Sampling(Sampling::Urw),
-        Strategy::Surw => Choice::Sampling(Sampling::Surw),
-        Strategy::Ksurw => Choice::Sampling(Sampling::KindSurw),
-    }
-}
-
 /// Why the builder's options cannot be planned, in its words.
 fn refusal(builder: &Builder, error: &PlanError) -> String {
     match error {
         PlanError::TakesNoSettings(_) => format!(
             "rankcheck: strategy {} takes no depth or vars; Strategy::Pctvb takes them",
-            builder.effective_strategy().name()
+            builder.effective_strategy().name
         ),
         PlanError::PctTracksAll => {
             "rankcheck: Strategy::Pct tracks every variable; use Strategy::Pctvb with vars"

@@ -8,8 +8,8 @@ use rankcheck_engine::guarantee::{per_run_bound, RunsAsked};
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::profile::{Profile, Profiler, RunEnd};
 use rankcheck_engine::search::run_seed;
-use rankcheck_engine::strategy::{PortfolioScheduler, Strategy, Tracked};
-use rankcheck_engine::{Point, PriorityScheduler, Scheduler, ThreadId};
+use rankcheck_engine::strategy::{PlanRunner, Strategy, Tracked};
+use rankcheck_engine::{Point, Scheduler, ThreadId};
 use rankcheck_report::failure::ShrunkJson;
 use rankcheck_stats::Probability;
 
@@ -19,7 +19,7 @@ use crate::executor::{RunConfig, RunResult, Session, StepLimit, Test, Tracking};
 use crate::explore::FailingRun;
 use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
 use crate::memory::MemoryModel;
-use crate::plan::{plan, scheme, Plan};
+use crate::plan::{plan, scheme};
 use crate::progress::Progress;
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
@@ -63,26 +63,14 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
     let (runs, runs_capped) = asked.target(&plan.rotation(), &bounds);
     let mut progress = Progress::new(program);
     let started = progress.started;
-    // `runs_of` is generic over the strategy: one call per kind.
-    macro_rules! search {
-        ($strategy:expr) => {
-            runs_of(
-                &mut session,
-                &test,
-                builder,
-                $strategy,
-                seed,
-                runs,
-                &mut progress,
-            )
-        };
-    }
-    let outcome = match &plan {
-        Plan::Random(s) => search!(*s),
-        Plan::Priority(s) => search!((**s).clone()),
-        Plan::Sampling(s) => search!((**s).clone()),
-        Plan::Portfolio(s) => search!((**s).clone()),
-    };
+    let outcome = plan.run(Runs {
+        session: &mut session,
+        test: &test,
+        builder,
+        seed,
+        runs,
+        progress: &mut progress,
+    });
     let elapsed = started.elapsed();
     // The most time the confidence may take stopped the runs short.
     let runs_capped = runs_capped || (builder.time.is_none() && outcome.runs < runs);
@@ -95,13 +83,8 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         }) => {
             // The failing run's number in its seed's runs: a campaign's
             // chunk starts at its own index (crate::campaign).
-            let facts = RunFacts::search(
-                builder.first_run + outcome.runs,
-                &plan,
-                builder,
-                changes,
-                &tracking,
-            );
+            let facts =
+                RunFacts::search(builder.first_run + outcome.runs, &plan, changes, &tracking);
             let (traced, replay, shrunk) = retrace(&mut session, &test, builder, result, tracking)?;
             Some(((traced, replay), facts.shrunk(shrunk)))
         }
@@ -212,9 +195,37 @@ struct Failed {
     changes: Option<Vec<AppliedChange>>,
 }
 
+/// What the runs of a search need besides the strategy, which the plan
+/// hands over (`Plan::run`): `runs_of` is then compiled once per kind of
+/// search, each calling its scheduler directly.
+struct Runs<'a, 'p> {
+    session: &'a mut Session,
+    test: &'a Test,
+    builder: &'a Builder,
+    seed: u64,
+    runs: u64,
+    progress: &'a mut Progress<'p>,
+}
+
+impl PlanRunner for Runs<'_, '_> {
+    type Output = Outcome;
+
+    fn run<St: Strategy>(self, strategy: &St) -> Outcome {
+        runs_of(
+            self.session,
+            self.test,
+            self.builder,
+            strategy.clone(),
+            self.seed,
+            self.runs,
+            self.progress,
+        )
+    }
+}
+
 /// The runs of the search, until one fails, the count is done or the time
 /// is up.
-fn runs_of<St>(
+fn runs_of<St: Strategy>(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
@@ -222,11 +233,7 @@ fn runs_of<St>(
     seed: u64,
     runs: u64,
     progress: &mut Progress<'_>,
-) -> Outcome
-where
-    St: Strategy,
-    St::Scheduler: Explained + 'static,
-{
+) -> Outcome {
     let deadline = builder.deadline(progress.started);
     let mut wakes = WakeCount::default();
     let mut cut = 0;
@@ -253,9 +260,9 @@ where
         };
         let mut config = config(builder, tracking.clone(), run_seed);
         if builder.memory == MemoryModel::Weak {
-            config.reads = scheduler.read_policy(config.reads);
+            config.reads = read_policy(&mut scheduler, config.reads);
         }
-        let (result, scheduler) = session.run(test, scheduler, config);
+        let (result, mut scheduler) = session.run(test, scheduler, config);
         wakes.add(result.wakes);
         cut += result.cut;
         if result.failure.is_some() {
@@ -264,7 +271,9 @@ where
                 failure: Some(Failed {
                     result,
                     tracking,
-                    changes: scheduler.changes(),
+                    changes: scheduler
+                        .priority_mut()
+                        .map(|priority| priority.applied().to_vec()),
                 }),
                 wakes,
                 cut,
@@ -279,56 +288,19 @@ where
     }
 }
 
-/// What a failing run's scheduler tells the report: the change points
-/// that fired, under priorities.
-pub trait Explained: Scheduler {
-    /// The change points of the run, or `None` without priorities.
-    fn changes(&self) -> Option<Vec<AppliedChange>> {
-        None
-    }
-
-    /// Under weak memory, where the run's read choices come from, given
-    /// the strategy-independent `chance` ones.
-    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
-        chance
-    }
-}
-
-impl Explained for rankcheck_engine::RandomScheduler {}
-
-impl Explained for rankcheck_engine::strategy::SamplingScheduler {}
-
-impl Explained for PriorityScheduler {
-    fn changes(&self) -> Option<Vec<AppliedChange>> {
-        Some(self.applied().to_vec())
-    }
-
-    /// Each change point becomes a stale read with chance 1/2
-    /// (crate::memory::choice): staleness only at the tracked atomics, and
-    /// within the depth.
-    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
-        let ReadPolicy::Chance { seed, .. } = chance else {
-            return chance;
-        };
-        let points = self.divert_change_points(|i| run_seed(seed, i as u64) % 2 == 1);
-        ReadPolicy::Points { seed, points }
-    }
-}
-
-impl Explained for PortfolioScheduler {
-    fn changes(&self) -> Option<Vec<AppliedChange>> {
-        match self {
-            PortfolioScheduler::Priority(s) => s.changes(),
-            PortfolioScheduler::Sampling(s) => s.changes(),
-        }
-    }
-
-    fn read_policy(&mut self, chance: ReadPolicy) -> ReadPolicy {
-        match self {
-            PortfolioScheduler::Priority(s) => s.read_policy(chance),
-            PortfolioScheduler::Sampling(s) => s.read_policy(chance),
-        }
-    }
+/// Under weak memory, where a run's read choices come from, given the
+/// strategy-independent `chance` ones: under priorities, each change point
+/// becomes a stale read with chance 1/2 (crate::memory::choice), so that
+/// staleness is only at the tracked atomics, and within the depth.
+fn read_policy(scheduler: &mut impl Scheduler, chance: ReadPolicy) -> ReadPolicy {
+    let ReadPolicy::Chance { seed, .. } = chance else {
+        return chance;
+    };
+    let Some(priority) = scheduler.priority_mut() else {
+        return chance;
+    };
+    let points = priority.divert_change_points(|i| run_seed(seed, i as u64) % 2 == 1);
+    ReadPolicy::Points { seed, points }
 }
 
 /// Rerun the failing run with a trace, then shrink its schedule (unless

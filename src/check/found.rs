@@ -6,12 +6,12 @@
 use anyhow::Result;
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::Failure;
-use rankcheck_engine::strategy::{Executables, PriorityStrategy, Slot};
+use rankcheck_engine::strategy::{Executables, PriorityStrategy};
 use rankcheck_engine::{Instrumentation, ReplayFile, Vm};
 use rankcheck_report::failure::{FoundBy, ShrunkJson};
 
 use crate::failure::Report;
-use crate::plan::{scheme, Plan};
+use crate::plan::scheme;
 use crate::replay_store::{save, tracking_line};
 use crate::shrink::shrink_schedule;
 use crate::trace::{trace, Marks};
@@ -135,16 +135,11 @@ fn rerun(checked: &Checked, failure: &Failure) -> RunFacts {
         strategy: strategy.into(),
         priorities: "none".into(),
     };
-    match &checked.prepared.plan {
-        Plan::Random(_) | Plan::Sampling(_) => sampled(checked.args.strategy().name()),
-        Plan::Priority(strategy) => {
-            let setting = strategy.setting_of(run);
-            priority_run(checked, strategy, setting, failure)
-        }
-        Plan::Portfolio(portfolio) => match portfolio.rotation().slot(run) {
-            Slot::Sampling(sampling) => sampled(sampling.name()),
-            Slot::Setting(setting) => priority_run(checked, portfolio.priority(), setting, failure),
-        },
+    let plan = &checked.prepared.plan;
+    let component = plan.component(run);
+    match (component.setting, plan.priority()) {
+        (Some(setting), Some(priority)) => priority_run(checked, priority, setting, failure),
+        _ => sampled(component.name),
     }
 }
 
@@ -173,8 +168,8 @@ fn priority_run(
         depth: Some(checked.prepared.settings[setting].depth),
         chosen: choices.vars,
         strategy: checked
-            .args
-            .strategy()
+            .prepared
+            .plan
             .setting_name(&strategy.settings()[setting])
             .to_string(),
         priorities: scheme(checked.args).name().to_string(),

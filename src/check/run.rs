@@ -9,7 +9,7 @@ use anyhow::Result;
 use rankcheck_engine::profile::{profile, Profile};
 use rankcheck_engine::search::{run_seed, SearchResult};
 use rankcheck_engine::strategy::{Executables, Instrumenter, PrioritySetting, Slot};
-use rankcheck_engine::{search, Executable, Instrumentation, Limits, SearchConfig};
+use rankcheck_engine::{search_plan, Executable, Instrumentation, Limits, SearchConfig};
 use rankcheck_stats::Probability;
 
 use crate::cli::CheckArgs;
@@ -178,12 +178,7 @@ fn search_with_progress(
         progress.update(done, lowest);
         !interrupt::requested() && deadline.is_none_or(|d| Instant::now() < d)
     };
-    let result = match plan {
-        Plan::Random(strategy) => search(strategy, executables, config, &keep_running),
-        Plan::Sampling(strategy) => search(strategy.as_ref(), executables, config, &keep_running),
-        Plan::Priority(strategy) => search(strategy.as_ref(), executables, config, &keep_running),
-        Plan::Portfolio(strategy) => search(strategy.as_ref(), executables, config, &keep_running),
-    };
+    let result = search_plan(plan, executables, config, &keep_running);
     progress.finish();
     result
 }

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rankcheck_engine::{search, SearchConfig, SearchResult};
+use rankcheck_engine::{search_plan, SearchConfig, SearchResult};
 use rankcheck_history::{chunk_ln_miss, ChunkRecord, FailureRecord, Identity, Record};
 
 use crate::interrupt;
@@ -19,7 +19,7 @@ use super::night_plan::{NightPlan, PlannedChunk};
 use super::rust_chunk::{RustChunk, RustRun};
 use super::shard::{Resumed, ShardFile, ShardSpec};
 use super::signature::{examine, write_replay};
-use super::stream::{ProgramRun, Stream, StreamStrategy};
+use super::stream::{ProgramRun, Stream};
 
 /// What one program got from this process.
 #[derive(Clone, Debug, Default)]
@@ -194,23 +194,7 @@ impl Share<'_> {
         // The chunk in flight always finishes: a signal is looked at
         // between chunks, so that what is recorded is whole.
         let keep_running = |_: u64| true;
-        match &stream.strategy {
-            StreamStrategy::Random(strategy) => {
-                search(strategy, &program.executables, &config, &keep_running)
-            }
-            StreamStrategy::Priority(strategy) => search(
-                strategy.as_ref(),
-                &program.executables,
-                &config,
-                &keep_running,
-            ),
-            StreamStrategy::Sampling(strategy) => search(
-                strategy.as_ref(),
-                &program.executables,
-                &config,
-                &keep_running,
-            ),
-        }
+        search_plan(&stream.plan, &program.executables, &config, &keep_running)
     }
 
     /// The chunk's records: its failure (with a replay file the first time

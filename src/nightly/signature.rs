@@ -19,7 +19,7 @@ use crate::replay_store::{save, tracking_line};
 use crate::shrink::shrink_schedule;
 use crate::trace::{trace, Marks, TracedFailure};
 
-use super::stream::{ProgramRun, Stream, StreamStrategy};
+use super::stream::{ProgramRun, Stream};
 
 /// The most time shrinking a failing run's schedule takes in a night
 /// (`check`'s default `--shrink-time`): its replay file is the shrunk
@@ -38,13 +38,11 @@ pub struct Examined {
 pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Result<Examined> {
     let run = failure.run - 1;
     let code = &program.loaded.program;
-    let (instrumentation, marks, depth, chosen) = match &stream.strategy {
-        StreamStrategy::Random(_) | StreamStrategy::Sampling(_) => {
-            (Instrumentation::all(code), Marks::Switches, 0, None)
-        }
-        StreamStrategy::Priority(strategy) => {
+    let (instrumentation, marks, depth, chosen) = match stream.plan.priority() {
+        None => (Instrumentation::all(code), Marks::Switches, 0, None),
+        Some(strategy) => {
             let choices = strategy.choices(run, failure.run_seed);
-            let mut strategy = strategy.as_ref().clone();
+            let mut strategy = strategy.clone();
             let mut executables = program.executables.clone();
             let (tracked, mut scheduler) = strategy.prepare(run, failure.run_seed);
             Vm::new(executables.get(tracked), program.limits).run(&mut scheduler);
@@ -92,19 +90,10 @@ pub fn examine(program: &ProgramRun, stream: &Stream, failure: &Failure) -> Resu
         Marks::ChangePoints(steps) => steps.clone(),
         Marks::Switches => Vec::new(),
     };
-    let (strategy, priorities) = match &stream.strategy {
-        StreamStrategy::Random(_) => ("random".to_string(), "none".to_string()),
-        StreamStrategy::Sampling(strategy) => {
-            (strategy.sampling().name().to_string(), "none".to_string())
-        }
-        StreamStrategy::Priority(priority) => (
-            program
-                .spec
-                .strategy
-                .setting_name(&priority.settings()[0])
-                .to_string(),
-            program.scheme.name().to_string(),
-        ),
+    let strategy = stream.plan.name().to_string();
+    let priorities = match stream.plan.priority() {
+        Some(_) => program.scheme.name().to_string(),
+        None => "none".to_string(),
     };
     let replay = ReplayFile {
         program: program.spec.path.display().to_string(),

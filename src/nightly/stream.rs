@@ -10,14 +10,11 @@ use anyhow::Result;
 use rankcheck_engine::profile::{profile, Profile};
 use rankcheck_engine::replay_file::fingerprint;
 use rankcheck_engine::search::run_seed;
-use rankcheck_engine::strategy::{Executables, Instrumenter, PrioritySetting, VarSelection};
-use rankcheck_engine::{
-    Executable, Instrumentation, Limits, PriorityScheme, PriorityStrategy, RandomStrategy,
-    SamplingStrategy,
-};
+use rankcheck_engine::strategy::{Executables, Instrumenter, Part, PrioritySetting, VarSelection};
+use rankcheck_engine::{Executable, Instrumentation, Limits, PriorityScheme};
 use rankcheck_stats::Probability;
 
-use crate::cli::{CheckArgs, Format, ProgramOptions, StrategyArg, DEFAULT_REPLAY_DIR};
+use crate::cli::{CheckArgs, Format, ProgramOptions, DEFAULT_REPLAY_DIR};
 use crate::guarantee::per_run_bound;
 use crate::load::{load, Loaded};
 use crate::plan::{instrumenter, names, plan, scheme, Plan};
@@ -56,17 +53,6 @@ impl ProgramRun {
     }
 }
 
-/// How one stream searches.
-#[derive(Clone)]
-pub enum StreamStrategy {
-    /// The random scheduler.
-    Random(RandomStrategy),
-    /// A priority search with exactly one setting.
-    Priority(Box<PriorityStrategy>),
-    /// A sampling strategy (POS, weighted POS, URW, SURW).
-    Sampling(Box<SamplingStrategy>),
-}
-
 /// One (program, setting) stream.
 #[derive(Clone)]
 pub struct Stream {
@@ -77,8 +63,8 @@ pub struct Stream {
     /// This night's per-run bound (none for random, sampling or
     /// thread-bounded).
     pub bound: Option<Probability>,
-    /// The search.
-    pub strategy: StreamStrategy,
+    /// The search: one component of the entry's plan, alone.
+    pub plan: Plan,
 }
 
 /// Load `spec`, run its preparatory runs for night `night_index`, and
@@ -119,30 +105,14 @@ pub fn program_run(spec: &SuiteProgram, suite_seed: u64, night_index: u64) -> Re
         suite_seed,
         steps,
     };
-    let streams = match plan {
-        Plan::Random(strategy) => vec![built.unbounded("random", StreamStrategy::Random(strategy))],
-        Plan::Sampling(strategy) => {
-            vec![built.unbounded(
-                strategy.sampling().name(),
-                StreamStrategy::Sampling(strategy),
-            )]
-        }
-        Plan::Priority(strategy) => built.settings(&strategy, scheme, &profile),
-        // The portfolio's components, each a stream: its sampling
-        // strategies, and its PCT settings with their bounds.
-        Plan::Portfolio(portfolio) => {
-            let mut streams: Vec<Stream> = portfolio
-                .sampling()
-                .into_iter()
-                .map(|s| {
-                    let strategy = StreamStrategy::Sampling(Box::new(s.clone()));
-                    built.unbounded(s.sampling().name(), strategy)
-                })
-                .collect();
-            streams.extend(built.settings(portfolio.priority(), scheme, &profile));
-            streams
-        }
-    };
+    // A stream per component of the plan: the portfolio's sampling
+    // strategies and priority settings, a priority search's settings, or
+    // the strategy itself.
+    let streams = plan
+        .parts()
+        .into_iter()
+        .map(|part| built.stream(part, scheme, &profile))
+        .collect();
     let executables = Executables::new(loaded.program.clone(), instrumenter.clone());
     Ok(ProgramRun {
         spec: spec.clone(),
@@ -167,48 +137,23 @@ struct Built<'a> {
 }
 
 impl Built<'_> {
-    /// A stream without a bound, keyed by the strategy's name.
-    fn unbounded(&self, name: &str, strategy: StreamStrategy) -> Stream {
-        let key = format!("{name}{}", self.steps);
+    /// The stream of `part`: keyed by its setting (with its bound) when it
+    /// is one, else by its strategy's name.
+    fn stream(&self, part: Part, scheme: PriorityScheme, profile: &Profile) -> Stream {
+        let (key, bound) = match &part.setting {
+            Some(setting) => (
+                setting_key(self.spec, self.loaded, part.plan.name(), setting, scheme),
+                per_run_bound(setting, scheme, profile),
+            ),
+            None => (part.plan.name().to_owned(), None),
+        };
+        let key = format!("{key}{}", self.steps);
         Stream {
             seed: stream_seed(self.suite_seed, self.fingerprint, &key),
             key,
-            bound: None,
-            strategy,
+            bound,
+            plan: part.plan,
         }
-    }
-
-    /// A stream per setting of `strategy`, each a search of that setting
-    /// alone.
-    fn settings(
-        &self,
-        strategy: &PriorityStrategy,
-        scheme: PriorityScheme,
-        profile: &Profile,
-    ) -> Vec<Stream> {
-        strategy
-            .settings()
-            .iter()
-            .map(|setting| {
-                let key = format!(
-                    "{}{}",
-                    setting_key(self.spec, self.loaded, setting, scheme),
-                    self.steps
-                );
-                let single = PriorityStrategy::new(
-                    scheme,
-                    profile.max_threads,
-                    profile.access_bounds(),
-                    vec![setting.clone()],
-                );
-                Stream {
-                    seed: stream_seed(self.suite_seed, self.fingerprint, &key),
-                    bound: per_run_bound(setting, scheme, profile),
-                    key,
-                    strategy: StreamStrategy::Priority(Box::new(single)),
-                }
-            })
-            .collect()
     }
 }
 
@@ -243,13 +188,15 @@ fn check_args(spec: &SuiteProgram) -> CheckArgs {
     }
 }
 
-/// A setting's stable key: the strategy (`pct` for the portfolio's
-/// PCT settings, `pctvb` for its PCTVB ones), depth, variables, priorities, as in
-/// `pctvb d=2 v=1 pct`, `pct d=3 v=all pct`, `pctvb d=1 v=none pct`, and
-/// `track=a,b` when the entry restricts the variables.
+/// A setting's stable key: the name of its runs' strategy (`name`: `pct`
+/// for the portfolio's PCT settings, `pctvb` for its PCTVB ones), depth,
+/// variables, priorities, as in `pctvb d=2 v=1 pct`, `pct d=3 v=all pct`,
+/// `pctvb d=1 v=none pct`, and `track=a,b` when the entry restricts the
+/// variables.
 pub fn setting_key(
     spec: &SuiteProgram,
     loaded: &Loaded,
+    name: &str,
     setting: &PrioritySetting,
     scheme: PriorityScheme,
 ) -> String {
@@ -259,14 +206,15 @@ pub fn setting_key(
         VarSelection::Fixed(vars) => names(&loaded.program, vars).replace(", ", ","),
         VarSelection::Drawn { count, .. } => count.to_string(),
     };
-    let track = if spec.track.is_empty() || spec.strategy == StrategyArg::Random {
+    // Only a strategy that takes settings takes `track` (planning refuses
+    // it elsewhere).
+    let track = if spec.track.is_empty() || !spec.strategy.takes_settings() {
         String::new()
     } else {
         format!(" track={}", spec.track.join(","))
     };
     format!(
-        "{} d={} v={vars} {}{track}",
-        spec.strategy.setting_name(setting),
+        "{name} d={} v={vars} {}{track}",
         setting.depth,
         scheme.name()
     )

@@ -35,7 +35,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use clap::ValueEnum;
 use serde::Deserialize;
 
 use crate::cli::{PrioritiesArg, StrategyArg, VarsArg};
@@ -247,7 +246,7 @@ fn directory_suite(dir: &Path) -> Result<Suite> {
                 .unwrap_or_default(),
             path,
             define: Vec::new(),
-            strategy: StrategyArg::Portfolio,
+            strategy: StrategyArg::chosen(None, false),
             depth: None,
             vars: None,
             track: Vec::new(),
@@ -266,24 +265,15 @@ fn directory_suite(dir: &Path) -> Result<Suite> {
 
 /// The programs one entry names (several for a glob).
 fn entry_programs(base: &Path, entry: &ProgramEntry) -> Result<Vec<SuiteProgram>> {
-    let strategy = match entry.strategy.as_deref() {
-        // As `check`: asking for settings asks for PCTVB.
-        None if entry.depth.is_some() || entry.vars.is_some() || !entry.track.is_empty() => {
-            StrategyArg::Pctvb
-        }
-        None => StrategyArg::Portfolio,
-        Some(name) => match StrategyArg::from_str(name, false) {
-            Ok(strategy) => strategy,
-            Err(_) => bail!(
-                "strategy `{name}`: expected {}",
-                StrategyArg::value_variants()
-                    .iter()
-                    .map(|s| s.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        },
-    };
+    // As `check`: asking for settings asks for PCTVB. An unknown name is
+    // refused with the registered ones (the caller adds the entry).
+    let named = entry
+        .strategy
+        .as_deref()
+        .map(StrategyArg::named)
+        .transpose()?;
+    let asks_settings = entry.depth.is_some() || entry.vars.is_some() || !entry.track.is_empty();
+    let strategy = StrategyArg::chosen(named, asks_settings);
     let priorities = match entry.priorities.as_deref() {
         None | Some("pct") => PrioritiesArg::Pct,
         Some("thread-bounded") => PrioritiesArg::ThreadBounded,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use rankcheck_engine::search::run_seed;
-use rankcheck_engine::{search, Executables, Program, SearchConfig};
+use rankcheck_engine::{search_plan, Executables, Program, SearchConfig};
 use rankcheck_plot::hits::{bound_median, checkpoint_runs, gap_sentence};
 use rankcheck_plot::{hits_svg, Checkpoint, HitsFigure};
 use rankcheck_report::summary::{describe_selection, over_vars, var_count};
@@ -17,11 +17,10 @@ use rankcheck_stats::decimal::number;
 use serde::Serialize;
 
 use crate::check::{prepare, Prepared};
-use crate::cli::{CheckArgs, Format, PlotHitsArgs, PrioritiesArg, StrategyArg, DEFAULT_REPLAY_DIR};
+use crate::cli::{CheckArgs, Format, PlotHitsArgs, PrioritiesArg, DEFAULT_REPLAY_DIR};
 use crate::exit::Status;
 use crate::guarantee::show;
 use crate::interrupt;
-use crate::plan::Plan;
 
 use super::write_svg;
 
@@ -77,9 +76,10 @@ pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
             args.strategy.name()
         );
     }
-    let vars = match (&args.vars, args.strategy) {
+    // PCTVB's setting plotted by default: one variable per run.
+    let vars = match (&args.vars, args.strategy.name()) {
         (Some(v), _) => Some(v.clone()),
-        (None, StrategyArg::Pctvb) => Some(crate::cli::VarsArg::Count(1)),
+        (None, "pctvb") => Some(crate::cli::VarsArg::Count(1)),
         (None, _) => None,
     };
     let mut options = args.options.clone();
@@ -207,9 +207,6 @@ pub fn plot_hits(args: &PlotHitsArgs) -> Result<ExitCode> {
 /// The run of each trial's first failure (`None`: none within the runs),
 /// trial by trial until done or interrupted.
 fn trials(args: &PlotHitsArgs, prepared: &Prepared, seed: u64) -> Vec<Option<u64>> {
-    let Plan::Priority(strategy) = &prepared.plan else {
-        unreachable!("invariant: plot hits plans a priority strategy");
-    };
     let executables = Executables::new(
         prepared.loaded.program.clone(),
         prepared.instrumenter.clone(),
@@ -227,7 +224,7 @@ fn trials(args: &PlotHitsArgs, prepared: &Prepared, seed: u64) -> Vec<Option<u64
             keep_going: false,
             jobs: args.options.jobs(),
         };
-        let result = search(strategy.as_ref(), &executables, &config, &|_| {
+        let result = search_plan(&prepared.plan, &executables, &config, &|_| {
             !interrupt::requested()
         });
         firsts.push(result.first_failure.map(|f| f.run));

@@ -12,6 +12,7 @@ mod nightly;
 mod outputs;
 mod plots;
 mod readme;
+mod registry;
 mod report_page;
 mod reports;
 mod rust_nightly;

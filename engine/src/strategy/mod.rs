@@ -4,17 +4,26 @@
 //! VM turns a [`Tracked`] set into an executable ([`Executables`]), the
 //! Rust runtime (`rt/`) into the objects whose operations are scheduling
 //! points.
+//!
+//! Front ends name strategies, never construct them: [`registry`] maps a
+//! name to its constructor, [`planning`] turns the options asked into a
+//! [`Plan`], and [`Plan::run`] hands the plan's concrete strategy to a
+//! front end's run loop. Each named strategy is one file of `registered/`.
 
 pub mod default_search;
 mod executables;
+mod open;
 mod plan;
 pub mod planning;
 mod portfolio;
+mod registered;
+pub mod registry;
 mod sampling;
 pub mod settings;
 
 pub use executables::{Executables, Instrumenter};
-pub use plan::Plan;
+pub use open::{BoxedScheduler, OpenStrategy};
+pub use plan::{Component, Part, Plan, PlanKind, PlanRunner};
 pub use portfolio::{PortfolioScheduler, PortfolioStrategy, Rotation, Slot};
 pub use sampling::{Sampling, SamplingScheduler, SamplingStrategy};
 
@@ -42,8 +51,9 @@ pub enum Tracked<'a> {
 /// must follow from `(run, seed)` alone, so that results do not depend on
 /// the worker.
 pub trait Strategy: Clone + Send + Sync {
-    /// The scheduler of one run.
-    type Scheduler: Scheduler;
+    /// The scheduler of one run: it owns its state, so that a front end
+    /// may keep it past the run (rt hands it to the executor and back).
+    type Scheduler: Scheduler + Send + 'static;
 
     /// The tracked variables and the scheduler of run `run` (0-based)
     /// seeded `seed`: a function of the two alone (`&mut self` only to
@@ -168,6 +178,16 @@ impl PriorityStrategy {
     /// The settings runs rotate through.
     pub fn settings(&self) -> &[PrioritySetting] {
         &self.settings
+    }
+
+    /// The same search with setting `setting` alone: one component of a
+    /// rotation as a search of its own.
+    pub fn only(&self, setting: usize) -> PriorityStrategy {
+        PriorityStrategy {
+            settings: vec![self.settings[setting].clone()],
+            drawn: Vec::new(),
+            ..self.clone()
+        }
     }
 
     /// The setting run `run` uses when runs rotate through the settings.

@@ -4,6 +4,10 @@
 //! The command line (`src/plan.rs`) and rt (`rt/src/plan.rs`) translate
 //! their options into an [`Asked`] and the typed [`PlanError`] into their
 //! own words, and nothing else: the same options plan the same search.
+//! [`plan`] refuses the options the named strategy does not take, then
+//! calls the strategy's own constructor (its file in `registered/`); the
+//! priority strategies' constructors share the rule below
+//! (`priority_search`).
 //!
 //! Two choices are made here once:
 //! - A drawn setting's largest window (what decides whether a change point
@@ -18,37 +22,14 @@
 //!   for tracks no variable at all (a depth above 1 over `none`), the
 //!   options contradict themselves, and planning refuses them.
 
-use super::default_search;
+use super::registry::Registered;
 use super::settings::{default_pool, pct_settings, pctvb_settings, TooManyVars, VarsAsked};
 use super::{
-    Plan, PrioritySetting, PriorityStrategy, RandomStrategy, Sampling, SamplingStrategy,
-    VarSelection,
+    Plan, PlanKind, PrioritySetting, PriorityStrategy, Sampling, SamplingStrategy, VarSelection,
 };
 use crate::id::VarId;
 use crate::priority::PriorityScheme;
 use crate::profile::Profile;
-
-/// The kind of search asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Choice {
-    /// The random scheduler, every variable tracked.
-    Random,
-    /// The default: sampling strategies and priority settings in turn.
-    Portfolio,
-    /// PCT: every variable tracked.
-    Pct,
-    /// PCTVB: change points on a few variables.
-    Pctvb,
-    /// One sampling strategy (POS, URW, SURW, ...).
-    Sampling(Sampling),
-}
-
-impl Choice {
-    /// Whether the choice takes a depth, variables or a pool.
-    pub fn takes_settings(self) -> bool {
-        matches!(self, Choice::Pct | Choice::Pctvb)
-    }
-}
 
 /// The variables asked for, before they are resolved against the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,8 +47,9 @@ pub enum VarsOption {
 /// What a front end asks of a search, in the engine's terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Asked {
-    /// The kind of search.
-    pub choice: Choice,
+    /// The strategy ([`super::registry::chosen`] picks it when none is
+    /// named).
+    pub strategy: &'static Registered,
     /// A fixed depth.
     pub depth: Option<u32>,
     /// The variables per run.
@@ -80,6 +62,13 @@ pub struct Asked {
     /// How many times in a row a yield keeps its thread running
     /// (`PriorityStrategy::spin_yields`); `None`: the engine's default.
     pub spin_yields: Option<u32>,
+}
+
+impl Asked {
+    /// Whether a depth, variables or a pool are asked for.
+    pub fn asks_settings(&self) -> bool {
+        self.depth.is_some() || self.vars.is_some() || self.pool.is_some()
+    }
 }
 
 /// The program's variables, as planning needs them.
@@ -122,6 +111,32 @@ pub struct SkippedSetting {
     pub reason: SkipReason,
 }
 
+/// What a strategy's constructor builds: its search, with the settings
+/// asked for that it does not run.
+pub struct Built {
+    /// The search.
+    pub kind: PlanKind,
+    /// The settings set aside, with why.
+    pub skipped: Vec<SkippedSetting>,
+}
+
+impl Built {
+    /// `kind`, with no setting set aside.
+    pub fn new(kind: PlanKind) -> Built {
+        Built {
+            kind,
+            skipped: Vec::new(),
+        }
+    }
+
+    /// The sampling strategy `sampling`, measured by `profile`.
+    pub fn sampling(sampling: Sampling, profile: &Profile) -> Built {
+        Built::new(PlanKind::Sampling(Box::new(SamplingStrategy::new(
+            sampling, profile,
+        ))))
+    }
+}
+
 /// The plan, with the settings asked for that it does not run.
 pub struct Planned {
     /// What the search runs.
@@ -133,8 +148,9 @@ pub struct Planned {
 /// Options that cannot be planned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlanError {
-    /// A depth, variables or a pool for a strategy that takes none.
-    TakesNoSettings(Choice),
+    /// A depth, variables or a pool for the strategy of this name, which
+    /// takes none.
+    TakesNoSettings(&'static str),
     /// Variables (a count or a pool) for PCT, which tracks every variable.
     PctTracksAll,
     /// More variables asked for than there are to draw from.
@@ -147,52 +163,50 @@ pub enum PlanError {
 }
 
 /// The plan for `asked` over a program with `variables`, after the
-/// preparatory runs' `profile`.
+/// preparatory runs' `profile`: the strategy's own constructor, once the
+/// options it does not take are refused.
 pub fn plan(
     asked: &Asked,
     profile: &Profile,
     variables: Variables<'_>,
 ) -> Result<Planned, PlanError> {
-    let asks_settings = asked.depth.is_some() || asked.vars.is_some() || asked.pool.is_some();
-    if asks_settings && !asked.choice.takes_settings() {
-        return Err(PlanError::TakesNoSettings(asked.choice));
+    let strategy = asked.strategy;
+    if asked.asks_settings() && !strategy.takes_settings {
+        return Err(PlanError::TakesNoSettings(strategy.name));
     }
-    let plan = |plan| Planned {
-        plan,
-        skipped: Vec::new(),
-    };
-    match asked.choice {
-        Choice::Random => Ok(plan(Plan::Random(RandomStrategy::new()))),
-        Choice::Sampling(sampling) => Ok(plan(Plan::Sampling(Box::new(SamplingStrategy::new(
-            sampling, profile,
-        ))))),
-        Choice::Portfolio => {
-            let (settings, skipped) = runnable(default_search::settings(profile), profile);
-            let portfolio = default_search::portfolio(priority(asked, profile, settings), profile);
-            Ok(Planned {
-                plan: Plan::Portfolio(Box::new(portfolio)),
-                skipped,
-            })
+    let built = (strategy.build)(asked, profile, variables)?;
+    Ok(Planned {
+        plan: Plan::new(strategy.name, built.kind),
+        skipped: built.skipped,
+    })
+}
+
+/// A priority search over the runnable ones of `settings_asked`; when
+/// none can run, the first at depth 1 (see the module's documentation).
+pub(crate) fn priority_search(
+    asked: &Asked,
+    profile: &Profile,
+    settings_asked: Vec<PrioritySetting>,
+) -> Result<Built, PlanError> {
+    let (mut settings, skipped) = runnable(settings_asked.clone(), profile);
+    if settings.is_empty() {
+        if skipped.iter().all(|s| s.reason == SkipReason::NoVariable) {
+            return Err(PlanError::NothingToRun(skipped));
         }
-        Choice::Pct | Choice::Pctvb => {
-            let settings_asked = settings(asked, profile, variables)?;
-            let (mut settings, skipped) = runnable(settings_asked.clone(), profile);
-            if settings.is_empty() {
-                if skipped.iter().all(|s| s.reason == SkipReason::NoVariable) {
-                    return Err(PlanError::NothingToRun(skipped));
-                }
-                settings = order_only(settings_asked)?;
-            }
-            Ok(Planned {
-                plan: Plan::Priority(Box::new(priority(asked, profile, settings))),
-                skipped,
-            })
-        }
+        settings = order_only(settings_asked)?;
     }
+    Ok(Built {
+        kind: PlanKind::Priority(Box::new(priority(asked, profile, settings))),
+        skipped,
+    })
 }
 
 /// The priority search over `settings`.
-fn priority(asked: &Asked, profile: &Profile, settings: Vec<PrioritySetting>) -> PriorityStrategy {
+pub(crate) fn priority(
+    asked: &Asked,
+    profile: &Profile,
+    settings: Vec<PrioritySetting>,
+) -> PriorityStrategy {
     let strategy = PriorityStrategy::new(
         asked.scheme,
         profile.max_threads,
@@ -205,19 +219,25 @@ fn priority(asked: &Asked, profile: &Profile, settings: Vec<PrioritySetting>) ->
     }
 }
 
-/// The (depth, variables) settings a priority search rotates through.
-fn settings(
+/// PCT's settings: every variable tracked, so a count or a pool of
+/// variables is refused.
+pub(crate) fn pct_asked(
+    asked: &Asked,
+    profile: &Profile,
+) -> Result<Vec<PrioritySetting>, PlanError> {
+    if matches!(asked.vars, Some(VarsOption::Count(_))) || asked.pool.is_some() {
+        return Err(PlanError::PctTracksAll);
+    }
+    Ok(pct_settings(asked.depth, profile.max_accesses))
+}
+
+/// PCTVB's (depth, variables) settings for the options asked.
+pub(crate) fn pctvb_asked(
     asked: &Asked,
     profile: &Profile,
     variables: Variables<'_>,
 ) -> Result<Vec<PrioritySetting>, PlanError> {
     let window = profile.max_accesses;
-    if asked.choice == Choice::Pct {
-        if matches!(asked.vars, Some(VarsOption::Count(_))) || asked.pool.is_some() {
-            return Err(PlanError::PctTracksAll);
-        }
-        return Ok(pct_settings(asked.depth, window));
-    }
     let pool = match &asked.pool {
         Some(pool) => pool.clone(),
         None => default_pool(profile, variables.count),
@@ -286,6 +306,7 @@ fn order_only(asked: Vec<PrioritySetting>) -> Result<Vec<PrioritySetting>, PlanE
 mod tests {
     use super::*;
     use crate::profile::VarProfile;
+    use crate::strategy::registry::find;
 
     /// Two threads; variable `i` accessed `accesses[i]` times at most.
     fn profile(accesses: &[u64]) -> Profile {
@@ -307,9 +328,9 @@ mod tests {
         }
     }
 
-    fn asked(choice: Choice, depth: Option<u32>, vars: Option<VarsOption>) -> Asked {
+    fn asked(strategy: &str, depth: Option<u32>, vars: Option<VarsOption>) -> Asked {
         Asked {
-            choice,
+            strategy: find(strategy).expect("registered"),
             depth,
             vars,
             pool: None,
@@ -326,7 +347,7 @@ mod tests {
     #[test]
     fn settings_whose_variables_saw_no_access_fall_back_to_depth_1() {
         // Pool given: variable 1, never accessed.
-        let mut pctvb = asked(Choice::Pctvb, Some(2), Some(VarsOption::Count(1)));
+        let mut pctvb = asked("pctvb", Some(2), Some(VarsOption::Count(1)));
         pctvb.pool = Some(vec![VarId(1)]);
         let planned = plan(&pctvb, &profile(&[5, 0]), NO_SYNC).expect("planned");
         assert_eq!(planned.plan.settings().len(), 1);
@@ -337,7 +358,7 @@ mod tests {
 
     #[test]
     fn a_depth_over_no_variable_is_refused() {
-        let none = asked(Choice::Pctvb, Some(2), Some(VarsOption::None));
+        let none = asked("pctvb", Some(2), Some(VarsOption::None));
         match plan(&none, &profile(&[5, 5]), NO_SYNC) {
             Err(PlanError::NothingToRun(skipped)) => {
                 assert_eq!(skipped[0].reason, SkipReason::NoVariable);
@@ -360,17 +381,17 @@ mod tests {
 
     #[test]
     fn options_a_strategy_does_not_take_are_refused() {
-        let sampled = asked(Choice::Sampling(Sampling::Urw), Some(2), None);
+        let sampled = asked("urw", Some(2), None);
         assert_eq!(
             plan(&sampled, &profile(&[1]), NO_SYNC).err(),
-            Some(PlanError::TakesNoSettings(Choice::Sampling(Sampling::Urw)))
+            Some(PlanError::TakesNoSettings("urw"))
         );
-        let pct = asked(Choice::Pct, None, Some(VarsOption::Count(1)));
+        let pct = asked("pct", None, Some(VarsOption::Count(1)));
         assert_eq!(
             plan(&pct, &profile(&[1]), NO_SYNC).err(),
             Some(PlanError::PctTracksAll)
         );
-        let many = asked(Choice::Pctvb, None, Some(VarsOption::Count(3)));
+        let many = asked("pctvb", None, Some(VarsOption::Count(3)));
         assert!(matches!(
             plan(&many, &profile(&[1, 1]), NO_SYNC).err(),
             Some(PlanError::TooManyVars(_))

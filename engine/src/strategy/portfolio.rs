@@ -189,6 +189,13 @@ impl Scheduler for PortfolioScheduler {
             PortfolioScheduler::Sampling(s) => s.wants_pending(),
         }
     }
+
+    fn priority_mut(&mut self) -> Option<&mut PriorityScheduler> {
+        match self {
+            PortfolioScheduler::Priority(s) => Some(s),
+            PortfolioScheduler::Sampling(_) => None,
+        }
+    }
 }
 
 impl Strategy for PortfolioStrategy {

@@ -34,7 +34,7 @@ pub enum Sampling {
 
 impl Sampling {
     /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Sampling::Pos => "pos",
             Sampling::WeightedPos => "wpos",

@@ -104,12 +104,10 @@ impl SummaryJson {
             target_confidence: facts.target_confidence,
             runs_capped: false,
             interrupted: false,
-            sampling: match facts.plan {
-                Some(Plan::Portfolio(portfolio)) => {
-                    Some(sampling_runs(portfolio.rotation(), facts.runs))
-                }
-                _ => None,
-            },
+            sampling: facts
+                .plan
+                .and_then(Plan::portfolio)
+                .map(|portfolio| sampling_runs(portfolio.rotation(), facts.runs)),
             confidence: lowest_confidence(&settings),
             bound: single(|s| s.bound),
             runs_needed: (settings.len() == 1)

@@ -15,14 +15,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use rankcheck_engine::priority::AppliedChange;
-use rankcheck_engine::strategy::{Slot, VarSelection};
+use rankcheck_engine::strategy::Component;
 use rankcheck_engine::VarId;
 use rankcheck_report::failure::{
     failure_text, observe, run_strategy, FailureJson, FoundBy, ShrunkJson,
 };
 use rankcheck_report::summary::{summary_text, SummaryJson, VarNames};
 
-use crate::builder::Builder;
 use crate::executor::{RunResult, Tracking};
 use crate::memory::MemoryModel;
 use crate::plan::Plan;
@@ -83,15 +82,14 @@ impl RunFacts {
     pub fn search(
         run: u64,
         plan: &Plan,
-        builder: &Builder,
         changes: Option<Vec<AppliedChange>>,
         tracking: &Tracking,
     ) -> RunFacts {
-        let (strategy, setting) = what_ran(plan, builder, run - 1);
+        let Component { name, setting } = plan.component(run - 1);
         RunFacts {
             run: Some(run),
             found_by: FoundBy::Search,
-            strategy,
+            strategy: name,
             depth: setting.map(|i| plan.settings()[i].depth),
             changes,
             tracked: match tracking {
@@ -129,24 +127,6 @@ impl RunFacts {
     }
 }
 
-/// The strategy that ran run `run` (from 0) of `plan`, and its priority
-/// setting if it had one: the portfolio's settings are PCT's, or PCTVB's
-/// where they draw their variables.
-fn what_ran(plan: &Plan, builder: &Builder, run: u64) -> (&'static str, Option<usize>) {
-    let asked = builder.effective_strategy().name();
-    match plan {
-        Plan::Random(_) | Plan::Sampling(_) => (asked, None),
-        Plan::Priority(strategy) => (asked, Some(strategy.setting_of(run))),
-        Plan::Portfolio(portfolio) => match portfolio.rotation().slot(run) {
-            Slot::Sampling(sampling) => (sampling.name(), None),
-            Slot::Setting(setting) => match portfolio.priority().settings()[setting].vars {
-                VarSelection::Drawn { .. } => ("pctvb", Some(setting)),
-                _ => ("pct", Some(setting)),
-            },
-        },
-    }
-}
-
 /// What a search reports.
 pub struct Reported {
     /// Its summary, with the failure if there was one: the document
@@ -179,7 +159,7 @@ impl Reported {
 /// The report of a clean search.
 pub fn clean(searched: &Searched<'_>) -> Reported {
     let summary = searched.summary(None);
-    let guarantee = Guarantee::of(&summary, searched.builder.effective_strategy().name());
+    let guarantee = Guarantee::of(&summary, searched.builder.effective_strategy().name);
     Reported {
         summary,
         verdict: Ok(guarantee),
@@ -282,7 +262,7 @@ fn found_line(facts: &RunFacts, s: &Searched<'_>) -> String {
     let which = match facts.found_by {
         FoundBy::Preparatory => format!("preparatory run {run} (random, every variable tracked"),
         _ => {
-            let asked = s.builder.effective_strategy().name();
+            let asked = s.builder.effective_strategy().name;
             format!(
                 "run {run} of {} (strategy {}",
                 s.runs.max(run),

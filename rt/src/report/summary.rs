@@ -81,7 +81,7 @@ impl<'a> Searched<'a> {
         let builder = self.builder;
         let search = SummaryJson::of_search(&SearchFacts {
             program: self.program.to_owned(),
-            strategy: builder.effective_strategy().name(),
+            strategy: builder.effective_strategy().name,
             scheme: scheme(builder),
             seed: self.seed,
             profile: self.profile,

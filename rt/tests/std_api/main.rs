@@ -9,5 +9,6 @@ mod atomics;
 mod attribute;
 mod local;
 mod once;
+mod registry;
 mod scope;
 mod statics;
