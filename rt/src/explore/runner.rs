@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use rankcheck_engine::explore::dfs::{Ending, Runner, SearchPath};
 use rankcheck_engine::explore::{Place, Touch};
-use rankcheck_engine::{Point, Scheduler, ThreadId};
+use rankcheck_engine::{Point, Scheduler, ThreadId, VarId};
 
 use crate::executor::{RunConfig, RunResult, Session, StepLimit, Test, Tracking};
 use crate::failure::{Failure, FailureKind};
@@ -161,8 +161,8 @@ impl Scheduler for OnPath {
 struct Reads(Rc<RefCell<SearchPath>>);
 
 impl ReadOracle for Reads {
-    fn choose(&mut self, options: usize) -> usize {
-        self.0.borrow_mut().read(options)
+    fn choose(&mut self, atomic: VarId, options: usize) -> usize {
+        self.0.borrow_mut().read(Place::Memory(atomic.0), options)
     }
 }
 

@@ -8,8 +8,9 @@
 //! changes the last choice that has an untried thread. An execution is a
 //! function of its choices, so the runs cover every schedule, up to what
 //! the pruning proves needless. A front end's choice among values at one
-//! step (under weak memory, which store a load reads: [`SearchPath::read`])
-//! is a node of the same path, its options tried in turn.
+//! step (under weak memory, which store a load of an atomic reads:
+//! [`SearchPath::read`], named by the atomic's place) is a node of the
+//! same path, its options tried in turn.
 //!
 //! The front end tells the path what every step touched
 //! ([`SearchPath::stepped`], [`super::Touch`]es), and the search prunes by
@@ -50,6 +51,8 @@
 
 mod node;
 mod path;
+#[cfg(test)]
+mod tests;
 
 pub use path::SearchPath;
 

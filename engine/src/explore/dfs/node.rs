@@ -3,7 +3,7 @@
 
 use crate::id::ThreadId;
 
-use super::super::footprint::Footprint;
+use super::super::footprint::{Footprint, Place};
 
 /// A choice on the path.
 #[derive(Debug)]
@@ -15,10 +15,14 @@ pub(super) enum Node {
     Read(ReadNode),
 }
 
-/// A choice among values: `chosen` of `options` (0: the front end's
-/// default, the latest store).
+/// A choice among values at an access to `place`: `chosen` of `options`
+/// (0: the front end's default, the latest store). The place is what a
+/// partial-order reduction would relate the choice to (the atomic whose
+/// store a load reads); here a replay that makes its choice at another
+/// place parted from the path.
 #[derive(Debug)]
 pub(super) struct ReadNode {
+    pub(super) place: Place,
     pub(super) options: usize,
     pub(super) chosen: usize,
 }

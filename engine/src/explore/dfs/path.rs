@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use crate::id::ThreadId;
 use crate::scheduler::Point;
 
-use super::super::footprint::{Footprint, Touch};
+use super::super::footprint::{Footprint, Place, Touch};
 use super::super::signature::{Mixed, Signature};
 use super::node::{backtrack, Node, Preemptions, ReadNode, ThreadNode};
 use super::{Ending, Pruning, Settings};
@@ -176,24 +176,30 @@ impl SearchPath {
     }
 
     /// The choice among `options` (more than one) the front end makes at
-    /// the running step: the path's while the run replays it, then 0, a
-    /// new node's first.
-    pub fn read(&mut self, options: usize) -> usize {
+    /// the running step's access to `place` (under weak memory, which
+    /// store a load of that atomic reads): the path's while the run
+    /// replays it, then 0, a new node's first.
+    pub fn read(&mut self, place: Place, options: usize) -> usize {
         if self.run.parted.is_some() {
             return 0;
         }
         let index = self.run.at;
         self.run.at += 1;
         match self.nodes.get(index) {
-            Some(Node::Read(read)) => read.chosen.min(options - 1),
-            // A replayed prefix that reads where it scheduled.
-            Some(Node::Thread(_)) => {
+            Some(Node::Read(read)) if read.place == place => read.chosen.min(options - 1),
+            // A replayed prefix that reads elsewhere, or where it
+            // scheduled.
+            Some(_) => {
                 self.part();
                 0
             }
             None if self.run.redundant => 0,
             None => {
-                self.nodes.push(Node::Read(ReadNode { options, chosen: 0 }));
+                self.nodes.push(Node::Read(ReadNode {
+                    place,
+                    options,
+                    chosen: 0,
+                }));
                 0
             }
         }
