@@ -19,9 +19,12 @@ type Step = Vec<Touch>;
 /// An access in a class: the thread and its step's index.
 type Access = (u32, usize);
 
-/// A run's happens-before class: per place, its writes in order, each
-/// with the reads before it (as a set), and the reads after the last.
-type Class = Vec<(Place, Vec<(BTreeSet<Access>, Option<Access>)>)>;
+/// The reads of a place since its last write (as a set), and the write
+/// that ends them.
+type Segment = (BTreeSet<Access>, Option<Access>);
+
+/// A run's happens-before class: per place, its segments in order.
+type Class = Vec<(Place, Vec<Segment>)>;
 
 /// Runs a toy program.
 struct Toy {
@@ -55,7 +58,7 @@ impl Toy {
 
     fn class(&self, order: &[ThreadId]) -> Class {
         let mut done = vec![0; self.threads.len()];
-        let mut per_place: Vec<(Place, Vec<(BTreeSet<Access>, Option<Access>)>)> = Vec::new();
+        let mut per_place: Class = Vec::new();
         for thread in order {
             let index = done[thread.index()];
             done[thread.index()] += 1;
