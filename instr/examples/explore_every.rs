@@ -7,41 +7,27 @@
 //! the search was exhausted, and the first bug's kind, if any.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 use rankcheck_engine::explore::{explore_every_schedule, ExploreConfig};
 use rankcheck_engine::{Executable, Instrumentation, Limits};
 
+#[path = "support/program.rs"]
+mod program;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (path, max_schedules) = match args.as_slice() {
-        [path] => (path, u64::MAX),
-        [path, cap] => match cap.parse::<u64>() {
-            Ok(cap) => (path, cap),
-            Err(_) => {
-                eprintln!("explore_every: MAX_SCHEDULES must be a whole number, found `{cap}`");
-                return ExitCode::from(2);
-            }
-        },
+    let (path, cap) = match args.as_slice() {
+        [path] => (path, Ok(u64::MAX)),
+        [path, cap] => (path, program::count("explore_every", "MAX_SCHEDULES", cap)),
         _ => {
             eprintln!("usage: explore_every PROGRAM.rk [MAX_SCHEDULES]");
             return ExitCode::from(2);
         }
     };
-    let source = match std::fs::read_to_string(path) {
-        Ok(source) => source,
-        Err(e) => {
-            eprintln!("explore_every: cannot read {path}: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let program = match rankcheck_instr::compile(&source, &[]) {
-        Ok(program) => Arc::new(program),
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return ExitCode::from(2);
-        }
+    let (max_schedules, program) = match (cap, program::load("explore_every", path)) {
+        (Ok(cap), Ok(program)) => (cap, program),
+        (Err(status), _) | (_, Err(status)) => return status,
     };
     let exe = Executable::new(program.clone(), &Instrumentation::all(&program));
     let config = ExploreConfig {

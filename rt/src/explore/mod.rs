@@ -1,7 +1,7 @@
 //! Every schedule of a small test, depth first, what `rankcheck explore`
 //! does for a `.rk` program: the engine's search
 //! (`rankcheck_engine::explore::dfs`, sleep sets over what each step
-//! touched) on the executor, which [`runner`] adapts to it. A run replays
+//! touched) on the executor, which `runner.rs` adapts to it. A run replays
 //! the choices of the path so far and then takes the first thread that
 //! can run and is not asleep; the next run changes the last choice that
 //! has an untried thread. An execution is a function of its schedule, so

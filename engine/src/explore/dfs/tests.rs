@@ -323,31 +323,16 @@ impl Runner for Changing {
 
 #[test]
 fn a_run_that_parts_from_the_path_stops_the_search() {
-    // Run 2 replays thread 0 at its first point, which it does not offer.
-    let mut changing = Changing {
-        runs: 0,
-        reads: false,
-    };
-    let searched = search(&mut changing, &settings(Pruning::None), &|_| true);
-    assert_eq!(
-        searched.parted,
-        Some(Parted {
+    // Run 2 replays thread 0 at its first point, which it does not offer;
+    // or, with reads, replays a read choice where it schedules.
+    for reads in [false, true] {
+        let mut changing = Changing { runs: 0, reads };
+        let searched = search(&mut changing, &settings(Pruning::None), &|_| true);
+        let parted = Parted {
             schedule: 2,
-            point: 1
-        })
-    );
-    assert!(!searched.exhausted);
-    // Run 2 replays a read choice where it schedules.
-    let mut changing = Changing {
-        runs: 0,
-        reads: true,
-    };
-    let searched = search(&mut changing, &settings(Pruning::None), &|_| true);
-    assert_eq!(
-        searched.parted,
-        Some(Parted {
-            schedule: 2,
-            point: 1
-        })
-    );
+            point: 1,
+        };
+        assert_eq!(searched.parted, Some(parted), "reads: {reads}");
+        assert!(!searched.exhausted);
+    }
 }
