@@ -57,7 +57,8 @@ struct RunState {
     /// The run was asked to stop because it had nothing new left.
     stopped: bool,
     /// The scheduling point (from 1) where the run parted from the path's
-    /// choices: a choice of another kind was asked there.
+    /// choices: a choice of another kind, or at another place, was asked
+    /// there.
     parted: Option<usize>,
     /// Its happens-before signature so far ([`Pruning::States`]).
     signature: Signature,
