@@ -51,9 +51,9 @@ impl Runner for VmRunner<'_> {
             }
             Outcome::Diverged { .. } => Ending::Cut,
         };
-        // The last step's accesses are not told: the search takes it to
-        // have touched everything, which only state caching's path, that
-        // never compares steps, would have to know.
+        // The last step's accesses are not told: the search then takes it
+        // to have touched everything, which costs state caching nothing
+        // (it never compares steps) and keeps sleep sets sound.
         self.buffers = vm.into_buffers();
         ending
     }
