@@ -6,9 +6,11 @@
 //! callgrind (results/throughput_profile.md).
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use rankcheck_engine::{search, Executables, Limits, RandomStrategy, SearchConfig};
+
+#[path = "support/program.rs"]
+mod program;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,23 +18,12 @@ fn main() -> ExitCode {
         eprintln!("usage: random_runs PROGRAM.rk RUNS");
         return ExitCode::from(2);
     };
-    let Ok(runs) = runs.parse::<u64>() else {
-        eprintln!("random_runs: RUNS must be a whole number, found `{runs}`");
-        return ExitCode::from(2);
-    };
-    let source = match std::fs::read_to_string(path) {
-        Ok(source) => source,
-        Err(e) => {
-            eprintln!("random_runs: cannot read {path}: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let program = match rankcheck_instr::compile(&source, &[]) {
-        Ok(program) => Arc::new(program),
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return ExitCode::from(2);
-        }
+    let (runs, program) = match (
+        program::count("random_runs", "RUNS", runs),
+        program::load("random_runs", path),
+    ) {
+        (Ok(runs), Ok(program)) => (runs, program),
+        (Err(status), _) | (_, Err(status)) => return status,
     };
     let config = SearchConfig {
         first_run: 0,

@@ -3,12 +3,20 @@
 //! paper's Algorithm 1, docs/ALGORITHMS.md, Exhaustive search: [`explore`]), or
 //! every schedule at all ([`explore_every_schedule`]).
 //!
-//! Both prune by a happens-before signature over every access the VM logs, so the executable they run must observe every site
-//! (see [`crate::Instrumentation::observing_all`]); a pruned exploration
-//! finds every bug the unpruned one finds at the same bound.
+//! Every schedule is the depth-first search of [`dfs`], the exploration
+//! seam both front ends run through: the VM here, rt's executor in
+//! rankcheck-rt's `explore`, each a [`dfs::Runner`] that tells the search
+//! what every step touched ([`Touch`]: a [`Place`] read or written).
+//!
+//! Both of this module's explorations prune by a happens-before signature
+//! over every access the VM logs, so the executable they run must observe
+//! every site (see [`crate::Instrumentation::observing_all`]); a pruned
+//! exploration finds every bug the unpruned one finds at the same bound.
 
 mod bounded;
 mod classify;
+pub mod dfs;
+mod footprint;
 mod orders;
 mod recorder;
 mod signature;
@@ -23,6 +31,7 @@ use crate::vm::{Limits, VmBuffers};
 
 pub use bounded::explore;
 pub use classify::{classify, classify_steps, explore_round, var_subsets, Classification, Round};
+pub use footprint::{Footprint, Place, Touch};
 pub use orders::{
     all_orders, combinations, priority_orders, random_orders, ranked_vars, Order,
     MAX_ENUMERATED_FRAGMENTS,

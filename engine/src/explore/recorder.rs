@@ -9,6 +9,7 @@ use crate::id::ThreadId;
 use crate::priority::PriorityScheduler;
 use crate::scheduler::{EventKind, Point, Scheduler};
 
+use super::footprint::Touch;
 use super::signature::Signature;
 
 /// Distance between neighbouring priorities, as in [`PriorityScheduler`].
@@ -96,7 +97,8 @@ impl Recorder {
 impl Scheduler for Recorder {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
         if let Some(last) = point.last {
-            self.signature.record(last, point.accesses);
+            self.signature
+                .record(last, point.accesses.iter().map(Touch::from));
             if point.event.kind == EventKind::Yield {
                 self.signature.record_yield(last);
             }

@@ -1,5 +1,5 @@
-//! The happens-before signature of an execution prefix: for every variable,
-//! the order of its accesses. Exhaustive search prunes a work item whose
+//! The happens-before signature of an execution prefix: for every variable
+//! (every [`super::Place`]), the order of its accesses. Exhaustive search prunes a work item whose
 //! state it has explored already, and two prefixes with equal signatures
 //! reach equal states.
 //!
@@ -18,13 +18,14 @@
 //! because the spin-loop guard counts them.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::id::ThreadId;
-use crate::scheduler::Access;
 
-/// The key of the thread table in the signature.
-const THREADS: u64 = u64::MAX;
-/// Keys of per-thread yield counters start here.
+use super::footprint::Touch;
+
+/// Keys of per-thread yield counters start here (between the variables'
+/// keys and the other places', [`super::Place::key`]).
 const YIELDS: u64 = 1 << 40;
 
 /// A running happens-before signature, updated in O(1) per access.
@@ -32,7 +33,7 @@ const YIELDS: u64 = 1 << 40;
 pub(super) struct Signature {
     /// Per variable (or pseudo-variable), a running hash of its accesses in
     /// order.
-    per_var: HashMap<u64, u64>,
+    per_var: HashMap<u64, u64, Mixed>,
     /// How many accesses each thread has made.
     per_thread: Vec<u32>,
     /// The combination of `per_var`, kept up to date.
@@ -40,17 +41,23 @@ pub(super) struct Signature {
 }
 
 impl Signature {
-    /// Record the accesses `thread` made in one step.
-    pub(super) fn record(&mut self, thread: ThreadId, accesses: &[Access]) {
-        for access in accesses {
-            let key = access.var.map_or(THREADS, |v| u64::from(v.0));
-            self.add(thread, key, access.write);
+    /// Record the touches `thread` made in one step.
+    pub(super) fn record(&mut self, thread: ThreadId, touches: impl IntoIterator<Item = Touch>) {
+        for touch in touches {
+            self.add(thread, touch.place.key(), touch.write);
         }
     }
 
     /// Record that `thread` yielded.
     pub(super) fn record_yield(&mut self, thread: ThreadId) {
         self.add(thread, YIELDS + u64::from(thread.0), true);
+    }
+
+    /// Back to the empty prefix, keeping the buffers.
+    pub(super) fn clear(&mut self) {
+        self.per_var.clear();
+        self.per_thread.clear();
+        self.value = 0;
     }
 
     /// The signature so far.
@@ -76,6 +83,31 @@ impl Signature {
     }
 }
 
+/// Hashes the `u64` keys of the explorations' maps (places, signatures)
+/// by [`mix`]: no adversary chooses them, and SipHash, the default, cost
+/// more than the rest of recording an access.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = mix(self.0 ^ u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = mix(self.0 ^ key);
+    }
+}
+
+/// Maps and sets keyed by `u64`s hashed by [`MixHasher`].
+pub(super) type Mixed = BuildHasherDefault<MixHasher>;
+
 /// A 64-bit mixing function (SplitMix64's finaliser): cheap, and spreads
 /// every input bit over the output. Signatures are compared by value, so a
 /// collision (about 2^-64 per pair) could prune a schedule wrongly; that is
@@ -89,11 +121,11 @@ pub(super) fn mix(mut z: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::VarId;
+    use crate::explore::Place;
 
-    fn access(var: u32, write: bool) -> Access {
-        Access {
-            var: Some(VarId(var)),
+    fn access(var: u32, write: bool) -> Touch {
+        Touch {
+            place: Place::Memory(var),
             write,
         }
     }
@@ -102,19 +134,19 @@ mod tests {
     fn independent_accesses_commute_and_conflicting_ones_do_not() {
         let (a, b) = (ThreadId(0), ThreadId(1));
         let mut one = Signature::default();
-        one.record(a, &[access(0, true)]);
-        one.record(b, &[access(1, true)]);
+        one.record(a, [access(0, true)]);
+        one.record(b, [access(1, true)]);
         let mut other = Signature::default();
-        other.record(b, &[access(1, true)]);
-        other.record(a, &[access(0, true)]);
+        other.record(b, [access(1, true)]);
+        other.record(a, [access(0, true)]);
         assert_eq!(one.value(), other.value());
 
         let mut first = Signature::default();
-        first.record(a, &[access(0, true)]);
-        first.record(b, &[access(0, false)]);
+        first.record(a, [access(0, true)]);
+        first.record(b, [access(0, false)]);
         let mut second = Signature::default();
-        second.record(b, &[access(0, false)]);
-        second.record(a, &[access(0, true)]);
+        second.record(b, [access(0, false)]);
+        second.record(a, [access(0, true)]);
         assert_ne!(first.value(), second.value());
     }
 
@@ -123,11 +155,11 @@ mod tests {
         // An atomic block that writes two variables: both orders matter.
         let (a, b) = (ThreadId(0), ThreadId(1));
         let mut one = Signature::default();
-        one.record(a, &[access(1, true), access(0, true)]);
-        one.record(b, &[access(1, false)]);
+        one.record(a, [access(1, true), access(0, true)]);
+        one.record(b, [access(1, false)]);
         let mut other = Signature::default();
-        other.record(a, &[access(0, true)]);
-        other.record(b, &[access(1, false)]);
+        other.record(a, [access(0, true)]);
+        other.record(b, [access(1, false)]);
         assert_ne!(one.value(), other.value());
     }
 }

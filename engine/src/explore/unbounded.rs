@@ -1,94 +1,81 @@
-//! Exploration without a preemption bound: every thread that can run is
-//! tried at every scheduling point, depth first, replaying the path from
-//! the initial state for each new branch (stateless search with state
-//! caching). What it proves is what a model checker proves: no schedule of
-//! the program fails.
+//! Exploration without a preemption bound: every schedule of a `.rk`
+//! program, by the depth-first search of [`super::dfs`] on the VM. What
+//! it proves is what a model checker proves: no schedule of the program
+//! fails.
 //!
-//! A scheduling point whose happens-before signature was reached before is
-//! not explored again: the state is the same, and without a bound the
-//! future from a state does not depend on how it was reached. As under
-//! priorities, a thread that yielded more than
+//! It prunes by state caching: the VM logs every access of every step
+//! ([`crate::Vm::log_accesses`]), so a scheduling point whose
+//! happens-before signature was reached before has the same state, and
+//! without a bound the future from a state does not depend on how it was
+//! reached. A pruned run is stopped at once (the VM's threads are data).
+//! As under priorities, a thread that yielded more than
 //! [`crate::priority::SPIN_YIELDS`] times is tried only when nothing else
 //! can run, so that spin loops end.
-
-use std::collections::HashSet;
 
 use crate::executable::Executable;
 use crate::id::ThreadId;
 use crate::outcome::Outcome;
 use crate::priority::SPIN_YIELDS;
 use crate::scheduler::{EventKind, Point, Scheduler};
-use crate::vm::{Vm, VmBuffers};
+use crate::vm::{Limits, Vm, VmBuffers};
 
-use super::signature::Signature;
-use super::{ExploreConfig, Explored, FoundBug, Monitor, Progress, Stop};
+use super::dfs::{self, Ending, Pruning, Runner, SearchPath};
+use super::footprint::Touch;
+use super::{ExploreConfig, Explored, FoundBug, Monitor};
 
-/// A thread chosen for a moment, so that the VM ends a run cut short by
-/// pruning: it reports a [`Outcome::Diverged`] naming it.
-const PRUNED: ThreadId = ThreadId(u32::MAX);
-
-/// One scheduling point of the current path.
-#[derive(Clone, Debug)]
-struct Frame {
-    /// The thread chosen there.
-    choice: ThreadId,
-    /// The threads still to try there.
-    todo: Vec<ThreadId>,
+/// Runs a program on the VM, one machine's buffers reused from run to
+/// run, keeping its failing runs.
+struct VmRunner<'e> {
+    exe: &'e Executable,
+    limits: Limits,
+    buffers: VmBuffers,
+    bugs: Vec<FoundBug>,
 }
 
-/// Replays the current path, then extends it with new frames.
-struct PathScheduler<'p> {
-    path: &'p mut Vec<Frame>,
-    /// Frames of `path` replayed so far.
-    at: usize,
-    signature: Signature,
-    seen: &'p mut HashSet<u64>,
-    prune: bool,
-    yields: Vec<u32>,
-    pruned: bool,
+impl Runner for VmRunner<'_> {
+    fn run(&mut self, path: &mut SearchPath) -> Ending {
+        let buffers = std::mem::take(&mut self.buffers);
+        let mut vm = Vm::with_buffers(self.exe, self.limits, buffers);
+        vm.log_accesses();
+        let ending = match vm.run(&mut OnPath(path)) {
+            Outcome::Pass { .. } => Ending::Passed,
+            Outcome::Bug(bug) => {
+                self.bugs.push(FoundBug {
+                    bug,
+                    schedule: vm.schedule().to_vec(),
+                    order: Vec::new(),
+                    preemptions: Vec::new(),
+                    change_steps: Vec::new(),
+                });
+                Ending::Failed
+            }
+            Outcome::Diverged { .. } => Ending::Cut,
+        };
+        // The last step's accesses are not told: the search then takes it
+        // to have touched everything, which costs state caching nothing
+        // (it never compares steps) and keeps sleep sets sound.
+        self.buffers = vm.into_buffers();
+        ending
+    }
+
+    fn stops_cheaply(&self) -> bool {
+        true
+    }
 }
 
-impl Scheduler for PathScheduler<'_> {
+/// The VM's scheduler on the search's path: tells it each step's accesses
+/// and yields, and takes its choices.
+struct OnPath<'p>(&'p mut SearchPath);
+
+impl Scheduler for OnPath<'_> {
     fn choose(&mut self, point: &Point<'_>) -> ThreadId {
         if let Some(last) = point.last {
-            self.signature.record(last, point.accesses);
+            self.0.stepped(last, point.accesses.iter().map(Touch::from));
             if point.event.kind == EventKind::Yield {
-                self.signature.record_yield(last);
-                if self.yields.len() <= last.index() {
-                    self.yields.resize(last.index() + 1, 0);
-                }
-                self.yields[last.index()] += 1;
+                self.0.yielded(last);
             }
         }
-        if let Some(frame) = self.path.get(self.at) {
-            self.at += 1;
-            return frame.choice;
-        }
-        if self.prune && !self.seen.insert(self.signature.value()) {
-            self.pruned = true;
-            return PRUNED;
-        }
-        let spinning = |t: &ThreadId| self.yields.get(t.index()).is_some_and(|&y| y > SPIN_YIELDS);
-        let mut choices: Vec<ThreadId> = point
-            .enabled
-            .iter()
-            .copied()
-            .filter(|t| !spinning(t))
-            .collect();
-        if choices.is_empty() {
-            choices = point.enabled.to_vec();
-        }
-        // Lowest id first; the others are tried later, last popped first.
-        choices.sort_unstable_by(|a, b| b.cmp(a));
-        let Some(choice) = choices.pop() else {
-            unreachable!("invariant: a scheduling point has an enabled thread")
-        };
-        self.path.push(Frame {
-            choice,
-            todo: choices,
-        });
-        self.at += 1;
-        choice
+        self.0.choose(point)
     }
 }
 
@@ -100,87 +87,38 @@ pub fn explore_every_schedule(
     config: &ExploreConfig,
     monitor: &Monitor<'_>,
 ) -> Explored {
-    let mut result = Explored::default();
-    let mut path: Vec<Frame> = Vec::new();
-    let mut seen: HashSet<u64> = HashSet::new();
-    let mut buffers = VmBuffers::default();
-    loop {
-        if result.schedules >= config.max_schedules {
-            result.stop = Some(Stop::Schedules);
-            return result;
-        }
-        let mut scheduler = PathScheduler {
-            path: &mut path,
-            at: 0,
-            signature: Signature::default(),
-            seen: &mut seen,
-            prune: config.prune,
-            yields: Vec::new(),
-            pruned: false,
-        };
-        let mut vm = Vm::with_buffers(exe, config.limits, buffers);
-        vm.log_accesses();
-        let outcome = vm.run(&mut scheduler);
-        let pruned = scheduler.pruned;
-        let schedule = vm.schedule().to_vec();
-        buffers = vm.into_buffers();
-        match outcome {
-            Outcome::Diverged { wanted, .. } if wanted == PRUNED && pruned => result.pruned += 1,
-            Outcome::Diverged { .. } => {
-                unreachable!("invariant: the explorer only chooses enabled threads")
-            }
-            Outcome::Pass { .. } => result.schedules += 1,
-            Outcome::Bug(bug) => {
-                result.schedules += 1;
-                result
-                    .schedules_to_first_bug
-                    .get_or_insert(result.schedules);
-                result.bugs.push(FoundBug {
-                    bug,
-                    schedule,
-                    order: Vec::new(),
-                    preemptions: Vec::new(),
-                    change_steps: Vec::new(),
-                });
-                if !config.finish_bound {
-                    return result;
-                }
-            }
-        }
-        // Backtrack to the deepest point with a thread still to try.
-        while path.last().is_some_and(|f| f.todo.is_empty()) {
-            path.pop();
-        }
-        let Some(frame) = path.last_mut() else {
-            // Every schedule ran (with `finish_bound`, every failing one is
-            // in `bugs`).
-            result.exhausted = true;
-            return result;
-        };
-        if let Some(choice) = frame.todo.pop() {
-            frame.choice = choice;
-        }
-        let memory = (seen.capacity() * 9
-            + path
-                .iter()
-                .map(|f| 32 + 4 * f.todo.capacity())
-                .sum::<usize>()) as u64;
-        if memory > config.max_memory {
-            result.stop = Some(Stop::Memory(memory));
-            return result;
-        }
-        if (result.schedules + result.pruned) % 256 == 0 {
-            let progress = Progress {
-                schedules: result.schedules,
-                pruned: result.pruned,
-                items_left: path.iter().map(|f| f.todo.len() as u64).sum(),
-                bound: 0,
-                memory,
-            };
-            if !monitor(&progress) {
-                result.stop = Some(Stop::Interrupted);
-                return result;
-            }
-        }
+    let mut runner = VmRunner {
+        exe,
+        limits: config.limits,
+        buffers: VmBuffers::default(),
+        bugs: Vec::new(),
+    };
+    let settings = dfs::Settings {
+        pruning: if config.prune {
+            Pruning::States
+        } else {
+            Pruning::None
+        },
+        preemption_bound: None,
+        spin_yields: Some(SPIN_YIELDS),
+        max_schedules: config.max_schedules,
+        max_memory: config.max_memory,
+        stop_at_first_failure: !config.finish_bound,
+    };
+    let searched = dfs::search(&mut runner, &settings, monitor);
+    if let Some(parted) = searched.parted {
+        unreachable!("invariant: the VM runs a function of its schedule ({parted:?})")
+    }
+    Explored {
+        schedules: searched.schedules,
+        schedules_to_first_bug: searched.first_failure,
+        pruned: searched.pruned,
+        // Stopped at its first bug, it covered no proof even if that was
+        // its last schedule.
+        exhausted: searched.exhausted && (config.finish_bound || runner.bugs.is_empty()),
+        bugs: runner.bugs,
+        completed_bound: None,
+        stop: searched.stop,
+        more_threads: None,
     }
 }

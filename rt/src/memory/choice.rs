@@ -20,6 +20,7 @@ use std::rc::Rc;
 
 use super::spurious::SpuriousFailures;
 use rankcheck_engine::search::run_seed;
+use rankcheck_engine::VarId;
 
 /// The chance that a choice at a tracked atomic reads stale under a
 /// strategy without change points (random, POS, URW...).
@@ -36,8 +37,9 @@ pub struct ReadChoice {
 
 /// Something that picks every choice: exhaustive exploration.
 pub trait ReadOracle {
-    /// The choice among `options` (0: the latest).
-    fn choose(&mut self, options: usize) -> usize;
+    /// The choice among `options` (0: the latest) at an access to the
+    /// atomic of variable `atomic`.
+    fn choose(&mut self, atomic: VarId, options: usize) -> usize;
 }
 
 /// Where a run's choices come from.
@@ -103,10 +105,10 @@ impl ReadChoices {
         }
     }
 
-    /// A choice among `options` (more than one) at a load; `access` is its
-    /// tracked-access count if its atomic is tracked. The choice, 0 for
-    /// the latest.
-    pub fn decide(&mut self, options: usize, access: Option<u64>) -> usize {
+    /// A choice among `options` (more than one) at a load of the atomic of
+    /// variable `atomic`; `access` is its tracked-access count if the
+    /// atomic is tracked. The choice, 0 for the latest.
+    pub fn decide(&mut self, atomic: VarId, options: usize, access: Option<u64>) -> usize {
         debug_assert!(options > 1, "invariant: a choice has options");
         let ordinal = self.ordinal;
         self.ordinal += 1;
@@ -128,7 +130,7 @@ impl ReadChoices {
             ReadPolicy::Replay(choices) => choices
                 .binary_search_by_key(&ordinal, |c| c.ordinal)
                 .map_or(0, |i| (choices[i].back as usize).min(stale)),
-            ReadPolicy::Oracle(oracle) => oracle.borrow_mut().choose(options),
+            ReadPolicy::Oracle(oracle) => oracle.borrow_mut().choose(atomic, options),
         };
         if back > 0 {
             self.made.push(ReadChoice {
@@ -155,9 +157,9 @@ mod tests {
             seed: 3,
             points: vec![5],
         });
-        assert_eq!(choices.decide(3, Some(4)), 0);
-        assert!((1..3).contains(&choices.decide(3, Some(5))));
-        assert_eq!(choices.decide(3, None), 0);
+        assert_eq!(choices.decide(VarId(0), 3, Some(4)), 0);
+        assert!((1..3).contains(&choices.decide(VarId(0), 3, Some(5))));
+        assert_eq!(choices.decide(VarId(0), 3, None), 0);
         assert_eq!(choices.made.len(), 1);
         assert_eq!(choices.made[0].ordinal, 1);
     }
@@ -169,8 +171,8 @@ mod tests {
             back: 2,
         }];
         let mut choices = ReadChoices::new(ReadPolicy::Replay(recorded.clone()));
-        assert_eq!(choices.decide(3, None), 0);
-        assert_eq!(choices.decide(3, None), 2);
+        assert_eq!(choices.decide(VarId(0), 3, None), 0);
+        assert_eq!(choices.decide(VarId(0), 3, None), 2);
         assert_eq!(choices.made, recorded);
     }
 }

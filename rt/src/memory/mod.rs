@@ -379,7 +379,7 @@ pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) ->
         model.behind_the_back(object, latest);
         let options = model.readable(thread, object, order, latest);
         let back = if options > 1 {
-            choices.decide(options, run.access)
+            choices.decide(handle.var, options, run.access)
         } else {
             0
         };
@@ -459,7 +459,9 @@ pub fn fails_spuriously<V: Bits>(
     let bits = current.to_bits();
     on_model(Some(handle), failure, |model, choices, stale, run| {
         let object = handle.object.index();
-        if !choices.spurious.may_fail(run.thread, object) || choices.decide(2, run.access) == 0 {
+        if !choices.spurious.may_fail(run.thread, object)
+            || choices.decide(handle.var, 2, run.access) == 0
+        {
             return Some(false);
         }
         choices.spurious.failed(run.thread, object);

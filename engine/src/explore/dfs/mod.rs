@@ -1,0 +1,228 @@
+//! The exploration seam: one depth-first search over every schedule of a
+//! program, behind a [`Runner`] each front end implements (the VM's in
+//! [`super::explore_every_schedule`], rt's executor in rankcheck-rt's
+//! `explore`), as shrinking is behind [`crate::shrink::Replayer`].
+//!
+//! A run replays the choices of the path so far and then takes the first
+//! thread that can run (lowest id first) and is not pruned; the next run
+//! changes the last choice that has an untried thread. An execution is a
+//! function of its choices, so the runs cover every schedule, up to what
+//! the pruning proves needless. A front end's choice among values at one
+//! step (under weak memory, which store a load of an atomic reads:
+//! [`SearchPath::read`], named by the atomic's place) is a node of the
+//! same path, its options tried in turn.
+//!
+//! The front end tells the path what every step touched
+//! ([`SearchPath::stepped`], [`super::Touch`]es), and the search prunes by
+//! one of:
+//!
+//! - **sleep sets** (Godefroid): a thread explored from a node sleeps
+//!   below a later choice there whose step commutes with its step
+//!   ([`super::Footprint::commutes_with`]), until a step that does not
+//!   commute with it runs. A step known only once it ran is compared only
+//!   once it ran: a node keeps, for each thread explored from it, what its
+//!   step touched. A node whose first choice touched nothing (the thread
+//!   only found that it must wait) has no other: every schedule from
+//!   there is a schedule from after it.
+//! - **state caching**: a scheduling point whose happens-before signature
+//!   was reached before is not explored again; sound only when the
+//!   touches are every access a step makes (the VM's), so that equal
+//!   signatures mean equal states.
+//!
+//! A run that reaches a point with nothing new to choose (every thread
+//! asleep, a state seen, or the preemption bound reached) is stopped
+//! there when the front end stops cheaply (it is then pruned, not a
+//! schedule), else finished without preempting and without adding to
+//! the path (it counts as a schedule).
+//!
+//! A preemption is a choice of another thread than the one that ran up to
+//! the point while it could go on; with a bound, only schedules with at
+//! most that many are explored. A thread that yielded more than the
+//! spin-loop guard allows is tried only when nothing else can run, so
+//! that spin loops end.
+//!
+//! A program that is not a function of its choices (it reads the clock,
+//! or keeps a value between runs) breaks the premise: a run that replays
+//! an earlier run's choices is then offered others (a thread that cannot
+//! run, a read where the earlier run scheduled). The search stops at the
+//! first such run and says where ([`Searched::parted`]) rather than
+//! explore a tree that is not one: it cannot tell which schedules it
+//! covered.
+
+mod node;
+mod path;
+#[cfg(test)]
+mod tests;
+
+pub use path::SearchPath;
+
+use path::Verdict;
+
+use super::{Monitor, Progress, Stop};
+
+/// What the depth-first search runs executions with: the front end's
+/// execution of a program under a [`SearchPath`].
+pub trait Runner {
+    /// Run the program once from its start under `path`: at every
+    /// scheduling point after the first, tell `path` which thread ran the
+    /// step that just ended and what it touched ([`SearchPath::stepped`],
+    /// then [`SearchPath::yielded`] if it yielded); at every point run
+    /// the thread [`SearchPath::choose`] gives; at every choice among
+    /// values, take [`SearchPath::read`]'s; once the run ended, tell what
+    /// its last step touched (a front end that cannot is taken to have
+    /// touched everything). A failing run is the front
+    /// end's to keep ([`SearchPath::schedule`] numbers it).
+    fn run(&mut self, path: &mut SearchPath) -> Ending;
+
+    /// Whether a run the search no longer needs is best stopped at once
+    /// (the VM: its threads are data), rather than finished without
+    /// preempting (rt: stopping unwinds real threads' stacks).
+    fn stops_cheaply(&self) -> bool;
+}
+
+/// How a run ended, as its front end saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It ran to its end without failing.
+    Passed,
+    /// It failed.
+    Failed,
+    /// It ended at a scheduling point whose chosen thread could not run
+    /// there ([`SearchPath::STOP`], or a replayed choice the run does not
+    /// offer).
+    Cut,
+}
+
+/// How the search prunes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pruning {
+    /// Not at all: every schedule (the reference of differential tests).
+    #[default]
+    None,
+    /// By sleep sets over the steps' footprints.
+    SleepSets,
+    /// By the happens-before signatures of the states reached (the
+    /// touches must be every access of every step).
+    States,
+}
+
+/// A depth-first search's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// How it prunes.
+    pub pruning: Pruning,
+    /// The most preemptions a schedule may make (`None`: no bound).
+    pub preemption_bound: Option<u32>,
+    /// The yields after which a thread is tried only when nothing else
+    /// can run (`None`: no spin-loop guard).
+    pub spin_yields: Option<u32>,
+    /// Stop after this many schedules (the result is then not exhausted).
+    pub max_schedules: u64,
+    /// Stop when the path and the states seen pass this many bytes.
+    pub max_memory: u64,
+    /// Stop after the first failing schedule.
+    pub stop_at_first_failure: bool,
+}
+
+/// What a depth-first search covered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Searched {
+    /// Schedules run (runs stopped as pruned do not count).
+    pub schedules: u64,
+    /// Runs stopped because they had nothing new left.
+    pub pruned: u64,
+    /// Schedules that failed.
+    pub failed: u64,
+    /// The schedule (from 1) that failed first, if one did.
+    pub first_failure: Option<u64>,
+    /// Whether every schedule was explored (up to what pruning proves
+    /// needless, within the preemption bound).
+    pub exhausted: bool,
+    /// Why it stopped early, if a limit stopped it.
+    pub stop: Option<Stop>,
+    /// Where a run parted from the runs before it, which stopped the
+    /// search: the program is not a function of its choices.
+    pub parted: Option<Parted>,
+}
+
+/// A run that replayed the choices of earlier runs and was offered other
+/// ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parted {
+    /// The run (from 1) that parted from the earlier ones.
+    pub schedule: u64,
+    /// The scheduling point (from 1) of that run where it parted.
+    pub point: usize,
+}
+
+/// How often (in runs) the monitor is told the progress.
+const MONITOR_EVERY: u64 = 256;
+
+/// Explore every schedule `runner` runs, by `settings`, telling `monitor`
+/// the progress now and then (it returns whether to go on).
+pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'_>) -> Searched {
+    let mut path = SearchPath::new(settings, runner.stops_cheaply());
+    let mut searched = Searched::default();
+    loop {
+        if searched.schedules >= settings.max_schedules {
+            searched.stop = Some(Stop::Schedules);
+            return searched;
+        }
+        path.start(searched.schedules + 1);
+        let ending = runner.run(&mut path);
+        match path.verdict(ending) {
+            Verdict::Pruned => searched.pruned += 1,
+            Verdict::Passed => searched.schedules += 1,
+            Verdict::Failed => {
+                searched.schedules += 1;
+                searched.failed += 1;
+                searched.first_failure.get_or_insert(searched.schedules);
+            }
+            Verdict::Parted(point) => {
+                searched.schedules += 1;
+                searched.parted = Some(Parted {
+                    schedule: searched.schedules,
+                    point,
+                });
+                return searched;
+            }
+        }
+        if !path.advance() {
+            searched.exhausted = true;
+            return searched;
+        }
+        if settings.stop_at_first_failure && searched.failed > 0 {
+            return searched;
+        }
+        if let Some(stop) = limit(&path, &searched, settings, monitor) {
+            searched.stop = Some(stop);
+            return searched;
+        }
+    }
+}
+
+/// Whether the memory cap or the monitor stops the search now.
+fn limit(
+    path: &SearchPath,
+    searched: &Searched,
+    settings: &Settings,
+    monitor: &Monitor<'_>,
+) -> Option<Stop> {
+    let runs = searched.schedules + searched.pruned;
+    let told = runs.is_multiple_of(MONITOR_EVERY);
+    if settings.max_memory == u64::MAX && !told {
+        return None;
+    }
+    let memory = path.bytes();
+    if memory > settings.max_memory {
+        return Some(Stop::Memory(memory));
+    }
+    let progress = Progress {
+        schedules: searched.schedules,
+        pruned: searched.pruned,
+        items_left: path.left(),
+        bound: 0,
+        memory,
+    };
+    (told && !monitor(&progress)).then_some(Stop::Interrupted)
+}

@@ -1,0 +1,164 @@
+//! The choices on the path of the depth-first search, and how the path
+//! moves on to the next schedule.
+
+use crate::id::ThreadId;
+
+use super::super::footprint::{Footprint, Place};
+
+/// A choice on the path.
+#[derive(Debug)]
+pub(super) enum Node {
+    /// A scheduling point.
+    Thread(ThreadNode),
+    /// A front end's choice among values at one step (under weak memory,
+    /// which store a load reads).
+    Read(ReadNode),
+}
+
+/// A choice among values at an access to `place`: `chosen` of `options`
+/// (0: the front end's default, the latest store). The place is what a
+/// partial-order reduction would relate the choice to (the atomic whose
+/// store a load reads); here a replay that makes its choice at another
+/// place parted from the path.
+#[derive(Debug)]
+pub(super) struct ReadNode {
+    pub(super) place: Place,
+    pub(super) options: usize,
+    pub(super) chosen: usize,
+}
+
+/// The preemptions of a run up to a point, and its bound.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Preemptions {
+    /// Made before the point.
+    pub(super) made: u32,
+    /// The most a schedule may make (`None`: no bound).
+    pub(super) bound: Option<u32>,
+}
+
+/// A scheduling point on the path.
+#[derive(Debug)]
+pub(super) struct ThreadNode {
+    /// The threads the search may choose here, sorted: every thread that
+    /// can run, or those the spin-loop guard leaves. They are tried in
+    /// this order, so those before the current choice were tried or
+    /// skipped.
+    pub(super) enabled: Vec<ThreadId>,
+    /// Where the current choice is in `enabled`.
+    pub(super) cursor: usize,
+    /// The thread the current run takes here: `enabled[cursor]`.
+    pub(super) chosen: ThreadId,
+    /// The threads asleep here, with what their step touches: exploring
+    /// them would only reorder independent steps of schedules already run.
+    pub(super) asleep: Vec<(ThreadId, Footprint)>,
+    /// The threads already explored from here, with what their step
+    /// touched (kept for sleep sets only).
+    pub(super) done: Vec<(ThreadId, Footprint)>,
+    /// What the current choice's step touched, once the run went past it
+    /// and the front end told (a step it never told of counts as touching
+    /// everything).
+    pub(super) step: Option<Footprint>,
+    /// The thread that ran up to here, if it could go on: another choice
+    /// preempts it.
+    pub(super) running: Option<ThreadId>,
+    /// The run's preemptions before this point.
+    pub(super) preemptions: Preemptions,
+}
+
+impl ThreadNode {
+    /// Take the thread at `cursor` of `enabled` here.
+    pub(super) fn take(&mut self, cursor: usize) {
+        self.cursor = cursor;
+        self.chosen = self.enabled[cursor];
+    }
+
+    /// Where in `enabled`, from `from` on, the first thread is that is
+    /// not asleep and stays within the preemption bound.
+    pub(super) fn untried_from(&self, from: usize) -> Option<usize> {
+        let asleep = |t: &ThreadId| self.asleep.iter().any(|(a, _)| a == t);
+        self.enabled[from..]
+            .iter()
+            .position(|t| !asleep(t) && self.within_bound(*t))
+            .map(|i| from + i)
+    }
+
+    /// How many threads are left to try here (for progress).
+    pub(super) fn left(&self) -> usize {
+        let asleep = |t: &ThreadId| self.asleep.iter().any(|(a, _)| a == t);
+        self.enabled[self.cursor + 1..]
+            .iter()
+            .filter(|t| !asleep(t) && self.within_bound(**t))
+            .count()
+    }
+
+    /// Whether choosing `thread` here preempts the running thread.
+    fn preempts(&self, thread: ThreadId) -> bool {
+        self.running.is_some_and(|r| r != thread)
+    }
+
+    /// Whether choosing `thread` here keeps the run within the bound.
+    fn within_bound(&self, thread: ThreadId) -> bool {
+        let Preemptions { made, bound } = self.preemptions;
+        bound.is_none_or(|b| made + u32::from(self.preempts(thread)) <= b)
+    }
+
+    /// The preemptions made once this node's choice ran.
+    pub(super) fn preemptions_after(&self) -> u32 {
+        self.preemptions.made + u32::from(self.preempts(self.chosen))
+    }
+
+    /// The sleep set after this node's choice: the threads asleep or
+    /// explored here whose step is independent of the choice's.
+    pub(super) fn asleep_after(&self) -> Vec<(ThreadId, Footprint)> {
+        let Some(step) = &self.step else {
+            return Vec::new();
+        };
+        let chosen = self.chosen;
+        self.asleep
+            .iter()
+            .chain(&self.done)
+            .filter(|(t, f)| *t != chosen && f.commutes_with(step))
+            .cloned()
+            .collect()
+    }
+
+    /// Bytes it holds, for the memory cap (an estimate: the footprints'
+    /// places are not counted).
+    pub(super) fn bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(ThreadId, Footprint)>();
+        std::mem::size_of::<Node>()
+            + 4 * self.enabled.capacity()
+            + entry * (self.asleep.capacity() + self.done.capacity())
+    }
+}
+
+/// Move `path` to the next schedule: the last node with an untried choice
+/// takes it, the nodes below it go. `false` when none is left. With
+/// `sleep_sets`, each node keeps what its explored threads' steps touched,
+/// and a node whose first choice touched nothing (it found that it must
+/// wait) has no other: that step only moved its thread to where it waits,
+/// which every schedule from there reaches too.
+pub(super) fn backtrack(path: &mut Vec<Node>, sleep_sets: bool) -> bool {
+    while let Some(last) = path.last_mut() {
+        match last {
+            Node::Thread(node) => {
+                let step = node.step.take().unwrap_or(Footprint::Everything);
+                let stutters = sleep_sets && step.is_empty();
+                if sleep_sets {
+                    node.done.push((node.chosen, step));
+                }
+                if let Some(next) = node.untried_from(node.cursor + 1).filter(|_| !stutters) {
+                    node.take(next);
+                    return true;
+                }
+            }
+            Node::Read(read) if read.chosen + 1 < read.options => {
+                read.chosen += 1;
+                return true;
+            }
+            Node::Read(_) => {}
+        }
+        path.pop();
+    }
+    false
+}

@@ -1,0 +1,338 @@
+//! The search on toy programs: each thread a list of steps, each step its
+//! touches. A run's outcome is its happens-before class (per place, the
+//! order of the writes and of the reads between them), so a pruned search
+//! loses nothing when it reaches every class the unpruned one reaches.
+
+use std::collections::BTreeSet;
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::*;
+use crate::explore::{Place, Touch};
+use crate::id::ThreadId;
+use crate::scheduler::{positions, Event, Point};
+
+/// A step: its touches.
+type Step = Vec<Touch>;
+
+/// An access in a class: the thread and its step's index.
+type Access = (u32, usize);
+
+/// The reads of a place since its last write (as a set), and the write
+/// that ends them.
+type Segment = (BTreeSet<Access>, Option<Access>);
+
+/// A run's happens-before class: per place, its segments in order.
+type Class = Vec<(Place, Vec<Segment>)>;
+
+/// Runs a toy program.
+struct Toy {
+    threads: Vec<Vec<Step>>,
+    stops_cheaply: bool,
+    /// The classes of the runs that ran to their end.
+    classes: BTreeSet<Class>,
+    /// The schedules that fail.
+    fails: fn(&[ThreadId]) -> bool,
+    /// A choice among this many values at each run's start, if any.
+    reads: Option<usize>,
+}
+
+impl Toy {
+    fn new(threads: Vec<Vec<Step>>) -> Toy {
+        Toy {
+            threads,
+            stops_cheaply: false,
+            classes: BTreeSet::new(),
+            fails: |_| false,
+            reads: None,
+        }
+    }
+
+    fn enabled(&self, done: &[usize]) -> Vec<ThreadId> {
+        (0..self.threads.len())
+            .filter(|&t| done[t] < self.threads[t].len())
+            .map(|t| ThreadId(t as u32))
+            .collect()
+    }
+
+    fn class(&self, order: &[ThreadId]) -> Class {
+        let mut done = vec![0; self.threads.len()];
+        let mut per_place: Class = Vec::new();
+        for thread in order {
+            let index = done[thread.index()];
+            done[thread.index()] += 1;
+            for touch in &self.threads[thread.index()][index] {
+                let at = match per_place.iter().position(|(p, _)| *p == touch.place) {
+                    Some(at) => at,
+                    None => {
+                        per_place.push((touch.place, vec![(BTreeSet::new(), None)]));
+                        per_place.len() - 1
+                    }
+                };
+                let segments = &mut per_place[at].1;
+                let access = (thread.0, index);
+                if touch.write {
+                    segments.last_mut().unwrap().1 = Some(access);
+                    segments.push((BTreeSet::new(), None));
+                } else {
+                    segments.last_mut().unwrap().0.insert(access);
+                }
+            }
+        }
+        per_place.sort();
+        per_place
+    }
+}
+
+impl Runner for Toy {
+    fn run(&mut self, path: &mut SearchPath) -> Ending {
+        let mut done = vec![0; self.threads.len()];
+        let mut order = Vec::new();
+        let mut last: Option<ThreadId> = None;
+        if let Some(options) = self.reads {
+            path.read(Place::Memory(0), options);
+        }
+        loop {
+            if let Some(thread) = last {
+                let step = &self.threads[thread.index()][done[thread.index()] - 1];
+                path.stepped(thread, step.iter().copied());
+            }
+            let enabled = self.enabled(&done);
+            if enabled.is_empty() {
+                break;
+            }
+            let position = positions(&enabled, self.threads.len());
+            let point = Point::new(last, Event::START, &enabled, &[], &position);
+            let chosen = path.choose(&point);
+            if !point.is_enabled(chosen) {
+                return Ending::Cut;
+            }
+            order.push(chosen);
+            done[chosen.index()] += 1;
+            last = Some(chosen);
+        }
+        self.classes.insert(self.class(&order));
+        if (self.fails)(&order) {
+            Ending::Failed
+        } else {
+            Ending::Passed
+        }
+    }
+
+    fn stops_cheaply(&self) -> bool {
+        self.stops_cheaply
+    }
+}
+
+fn settings(pruning: Pruning) -> Settings {
+    Settings {
+        pruning,
+        preemption_bound: None,
+        spin_yields: None,
+        max_schedules: u64::MAX,
+        max_memory: u64::MAX,
+        stop_at_first_failure: false,
+    }
+}
+
+fn touch(place: u32, write: bool) -> Touch {
+    Touch {
+        place: Place::Memory(place),
+        write,
+    }
+}
+
+fn explore(toy: &mut Toy, settings: &Settings) -> Searched {
+    search(toy, settings, &|_| true)
+}
+
+/// A program of `threads` threads of up to 3 steps, each touching one or
+/// two of 3 places.
+fn random_program(seed: u64, threads: usize) -> Vec<Vec<Step>> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    (0..threads)
+        .map(|_| {
+            (0..rng.random_range(1..=3))
+                .map(|_| {
+                    (0..rng.random_range(1..=2))
+                        .map(|_| touch(rng.random_range(0..3), rng.random_bool(0.5)))
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn every_interleaving_without_pruning() {
+    // Two threads of two steps each: 4 choose 2 interleavings.
+    let program = vec![vec![vec![touch(0, true)]; 2]; 2];
+    let mut toy = Toy::new(program);
+    let searched = explore(&mut toy, &settings(Pruning::None));
+    assert_eq!(searched.schedules, 6);
+    assert!(searched.exhausted && searched.parted.is_none());
+}
+
+#[test]
+fn sleep_sets_run_the_second_order_of_independent_steps_only_as_far_as_it_is_new() {
+    let program = vec![vec![vec![touch(0, true)]], vec![vec![touch(1, true)]]];
+    let mut finishing = Toy::new(program.clone());
+    let searched = explore(&mut finishing, &settings(Pruning::SleepSets));
+    // The second run finds every thread asleep after its first step and
+    // finishes without adding to the path: a schedule.
+    assert_eq!((searched.schedules, searched.pruned), (2, 0));
+    let mut stopping = Toy {
+        stops_cheaply: true,
+        ..Toy::new(program)
+    };
+    let searched = explore(&mut stopping, &settings(Pruning::SleepSets));
+    assert_eq!((searched.schedules, searched.pruned), (1, 1));
+    assert_eq!(stopping.classes.len(), 1);
+}
+
+#[test]
+fn pruning_reaches_every_class_on_random_programs() {
+    for seed in 0..200 {
+        let program = random_program(seed, 3);
+        let mut every = Toy::new(program.clone());
+        let all = explore(&mut every, &settings(Pruning::None));
+        assert!(all.exhausted);
+        for pruning in [Pruning::SleepSets, Pruning::States] {
+            for stops_cheaply in [false, true] {
+                let mut pruned = Toy {
+                    stops_cheaply,
+                    ..Toy::new(program.clone())
+                };
+                let searched = explore(&mut pruned, &settings(pruning));
+                assert!(searched.exhausted);
+                assert!(searched.schedules <= all.schedules, "seed {seed}");
+                assert_eq!(
+                    pruned.classes, every.classes,
+                    "seed {seed}, {pruning:?}, stops cheaply: {stops_cheaply}: {program:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_preemption_bound_keeps_the_schedules_within_it() {
+    // Two threads of two steps: at bound 0 one thread runs to its end
+    // before the other (2 schedules); at bound 1 also those that switch
+    // once in the middle of the first thread (2 more); at 2 all 6.
+    let program = vec![vec![vec![touch(0, true)]; 2]; 2];
+    for (bound, schedules) in [(0, 2), (1, 4), (2, 6)] {
+        let mut toy = Toy::new(program.clone());
+        let bounded = Settings {
+            preemption_bound: Some(bound),
+            ..settings(Pruning::None)
+        };
+        let searched = explore(&mut toy, &bounded);
+        assert_eq!(searched.schedules, schedules, "bound {bound}");
+        assert!(searched.exhausted);
+    }
+}
+
+#[test]
+fn each_value_of_a_read_choice_is_tried_on_the_same_path() {
+    let program = vec![vec![vec![touch(0, true)]], vec![vec![touch(0, true)]]];
+    let mut toy = Toy {
+        reads: Some(3),
+        ..Toy::new(program)
+    };
+    let searched = explore(&mut toy, &settings(Pruning::SleepSets));
+    assert_eq!(searched.schedules, 6);
+}
+
+#[test]
+fn the_first_failure_or_the_cap_stops_the_search() {
+    let program = vec![vec![vec![touch(0, true)]; 2]; 2];
+    let mut toy = Toy {
+        // Thread 1 first.
+        fails: |order| order[0] == ThreadId(1),
+        ..Toy::new(program.clone())
+    };
+    let first = Settings {
+        stop_at_first_failure: true,
+        ..settings(Pruning::None)
+    };
+    let searched = explore(&mut toy, &first);
+    // Three schedules start with thread 0.
+    assert_eq!((searched.schedules, searched.first_failure), (4, Some(4)));
+    assert!(!searched.exhausted);
+    let capped = Settings {
+        max_schedules: 5,
+        ..settings(Pruning::None)
+    };
+    let searched = explore(&mut Toy::new(program), &capped);
+    assert_eq!(
+        (searched.schedules, searched.stop),
+        (5, Some(Stop::Schedules))
+    );
+}
+
+/// A program that is not a function of its choices: its first run has
+/// one thread, then two; every later run has only the second at first,
+/// or, with `reads`, makes a read choice at its start only in its first
+/// run.
+struct Changing {
+    runs: u32,
+    reads: bool,
+}
+
+impl Changing {
+    fn point_of<'p>(
+        enabled: &'p [ThreadId],
+        position: &'p [u32],
+        last: Option<ThreadId>,
+    ) -> Point<'p> {
+        Point::new(last, Event::START, enabled, &[], position)
+    }
+}
+
+impl Runner for Changing {
+    fn run(&mut self, path: &mut SearchPath) -> Ending {
+        self.runs += 1;
+        if self.reads && self.runs == 1 {
+            path.read(Place::Memory(0), 2);
+        }
+        let first: &[ThreadId] = match (self.reads, self.runs) {
+            (false, 2..) => &[ThreadId(1)],
+            _ => &[ThreadId(0)],
+        };
+        let mut last = None;
+        for enabled in [first, &[ThreadId(0), ThreadId(1)]] {
+            if let Some(thread) = last {
+                path.stepped(thread, [touch(0, true)]);
+            }
+            let position = positions(enabled, 2);
+            let chosen = path.choose(&Changing::point_of(enabled, &position, last));
+            if !enabled.contains(&chosen) {
+                return Ending::Cut;
+            }
+            last = Some(chosen);
+        }
+        Ending::Passed
+    }
+
+    fn stops_cheaply(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_run_that_parts_from_the_path_stops_the_search() {
+    // Run 2 replays thread 0 at its first point, which it does not offer;
+    // or, with reads, replays a read choice where it schedules.
+    for reads in [false, true] {
+        let mut changing = Changing { runs: 0, reads };
+        let searched = search(&mut changing, &settings(Pruning::None), &|_| true);
+        let parted = Parted {
+            schedule: 2,
+            point: 1,
+        };
+        assert_eq!(searched.parted, Some(parted), "reads: {reads}");
+        assert!(!searched.exhausted);
+    }
+}

@@ -1,0 +1,375 @@
+//! Every schedule of a small test, depth first, what `rankcheck explore`
+//! does for a `.rk` program: the engine's search
+//! (`rankcheck_engine::explore::dfs`, sleep sets over what each step
+//! touched) on the executor, which `runner.rs` adapts to it. A run replays
+//! the choices of the path so far and then takes the first thread that
+//! can run and is not asleep; the next run changes the last choice that
+//! has an untried thread. An execution is a function of its schedule, so
+//! the runs cover every schedule up to reordering independent steps,
+//! which reaches every failure.
+//!
+//! Independence is read off what each step touched, which the executor
+//! logs as the step runs (crate::footprint): two steps of different
+//! threads commute unless they touch a common place and one of them
+//! writes it. The places are an object (its memory and its
+//! synchronisation alike, named by its variable, which does not depend on
+//! the order in which threads made their objects), a thread's end (its
+//! end writes it, `join` and `is_finished` read it), a thread's park
+//! token (`unpark` and `park`), the thread table (every spawn: it takes
+//! the next thread id) and the spawned threads' panics. So accesses to
+//! different atomics, locks of different mutexes, a barrier and another
+//! object's channel, joins and ends of different threads all commute.
+//! What a step touches is logged also where it is not the operation the
+//! thread stopped at: a new thread's first step, the end of a blocking
+//! operation (a condition variable's wait takes its mutex back), a
+//! `Sender`'s clone, a `Once` marked complete, a `fetch_update`'s write
+//! after its closure, an object registered on first use (which variable
+//! it gets depends on which is first). A step
+//! of the async runtime, a yield (a test yields for what the runtime may
+//! not see) and a failure touch everything.
+//!
+//! An operation that only found that it must wait (a lock held, a thread
+//! not finished, a channel empty or full, no park token; not a condition
+//! variable's or barrier's wait, which release or arrive, nor a timed
+//! one) touched nothing: blocking is as if the thread had not run, since
+//! it goes on exactly when its operation could, and the search tries no
+//! other thread where such a step was the first choice. A run whose
+//! every thread that can run is asleep finishes without preempting (and
+//! counts as a schedule): stopping it would unwind real threads.
+//!
+//! A test that is not a function of its schedule (it reads the clock,
+//! uses `std::sync` or `std::thread` directly, or keeps a value between
+//! runs) breaks the premise: a run that replays an earlier run's choices
+//! is then offered others (a thread that does not exist yet, a read where
+//! the earlier run scheduled). The search stops at the first such run and
+//! says so ([`Explored::nondeterminism`]).
+//!
+//! Under weak memory ([`explore_memory`]) every read choice (which store a
+//! load reads, whether a `compare_exchange_weak` fails spuriously) is a
+//! node of the same path, and an access to an atomic (or a fence) also
+//! touches every atomic (which stores a load may read depends on what ran
+//! before it, also on other atomics): every read of every schedule is
+//! enumerated, up to reordering loads.
+
+mod runner;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+use rankcheck_engine::explore::dfs::{self, Pruning};
+
+use crate::executor::StepLimit;
+use crate::memory::MemoryModel;
+
+use self::runner::OnExecutor;
+
+/// A failure [`explore`] reached: how it failed and where.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Reached {
+    /// `"panic"`, `"deadlock"` or `"step-limit"`, as reports name them.
+    pub kind: &'static str,
+    /// The panic's message; for a deadlock and the step limit, what the
+    /// report says.
+    pub message: String,
+    /// The file of the failing operation, as the compiler names it: the
+    /// panic, the first blocked thread's blocking operation, or the
+    /// operation past the step limit.
+    pub file: Option<String>,
+    /// Its line.
+    pub line: Option<u32>,
+    /// For a deadlock, the file and line of every blocked thread's
+    /// blocking operation, sorted; empty otherwise.
+    pub blocked: Vec<(String, u32)>,
+}
+
+/// What [`explore`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explored {
+    /// The distinct failures of the schedules run.
+    pub failures: BTreeSet<Reached>,
+    /// The schedules run.
+    pub schedules: u64,
+    /// Whether those covered every schedule (up to the order of
+    /// independent steps): `false` when `max_schedules` stopped the
+    /// search first, or when the test turned out not to be a function of
+    /// its schedule (`nondeterminism`).
+    pub complete: bool,
+    /// Where the search found that the test is not a function of its
+    /// schedule, which stopped it: `None` when every run repeated the
+    /// choices of the runs before it that it replayed.
+    pub nondeterminism: Option<Nondeterminism>,
+    /// The first schedule that failed, to report and replay.
+    pub first_failing: Option<FailingRun>,
+}
+
+/// A schedule of [`explore`] that failed: which one, and its replay
+/// string, so that the failure is reported from the very run the
+/// exploration reached (no search has to meet it again).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailingRun {
+    /// The schedule (from 1) of the exploration.
+    pub schedule: u64,
+    /// The replay string of its run (`RANKCHECK_REPLAY` reruns it, under
+    /// the exploration's step limit and memory model).
+    pub replay: String,
+}
+
+impl FailingRun {
+    /// The report of this run of `test`, as `builder`'s search would
+    /// write it (rerun with its trace, shrunk if the builder shrinks),
+    /// or `None` when the rerun did not fail (a test that is not a
+    /// function of its schedule).
+    pub fn report<F>(&self, builder: &crate::Builder, test: F) -> Option<String>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        crate::search::explored_failure(builder, Arc::new(test), self)
+    }
+}
+
+/// A run of [`explore`] that replayed the choices of earlier runs and was
+/// offered other ones: the test took other decisions on the same
+/// schedule, so it depends on something the search does not control (the
+/// clock, `std::sync` or `std::thread` used directly, a value kept
+/// between runs, I/O, randomness), and exhaustive exploration of it is
+/// not possible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Nondeterminism {
+    /// The run (from 1) that parted from the earlier ones.
+    pub schedule: u64,
+    /// The scheduling point (from 1) of that run where it parted.
+    pub point: usize,
+}
+
+impl fmt::Display for Nondeterminism {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the test took other decisions on the same schedule (run {} of the exploration \
+             parted from the runs before it at scheduling point {}): it depends on something \
+             rankcheck does not schedule, such as the clock (std::time::Instant), std::sync or \
+             std::thread used directly, a value kept between runs, I/O or randomness",
+            self.schedule, self.point
+        )
+    }
+}
+
+/// Run `test` under every schedule, every variable tracked, at most
+/// `max_schedules` of them and `max_steps` operations each; the distinct
+/// failures. No wait ends early: there are no spurious wake-ups, and a
+/// timed wait times out only when no other thread can run. A schedule
+/// that only reorders independent steps of one already run (steps on
+/// different atomics, mutexes, channels, barriers or condition variables;
+/// spawns, joins and ends of different threads) is skipped, or cut short
+/// once every thread that can run would only do that (it still counts as
+/// a schedule). Meant for small tests: the schedules still grow
+/// exponentially with the steps that do conflict. A run past `max_steps`
+/// is reached as a `step-limit` failure, at the operation where that
+/// schedule stopped: the full search may stop others elsewhere.
+///
+/// A test that is not a function of its schedule (it reads the clock,
+/// uses `std::sync` or `std::thread` directly, or keeps a value between
+/// runs) offers other choices when a run replays a prefix of an earlier
+/// one: the search stops there, incomplete, and says where in
+/// [`Explored::nondeterminism`] (the failures reached before are kept).
+/// It does not panic for it.
+pub fn explore<F>(test: F, max_schedules: u64, max_steps: u64) -> Explored
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    Exploration::new(max_schedules, max_steps).run(test)
+}
+
+/// As [`explore`], under the memory model `model`: under
+/// [`MemoryModel::Weak`] every read choice the model allows is explored
+/// too, so the failures are those of every outcome the model reaches (a
+/// litmus test's outcome set, when the test fails with its outcome). A
+/// test that is not a function of its schedule and read choices stops
+/// the search as in [`explore`].
+pub fn explore_memory<F>(
+    test: F,
+    max_schedules: u64,
+    max_steps: u64,
+    model: MemoryModel,
+) -> Explored
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    Exploration::new(max_schedules, max_steps)
+        .memory_model(model)
+        .run(test)
+}
+
+/// As [`explore_memory`] with no thread ever asleep: every schedule, for
+/// the differential tests of the reduction (not API).
+#[doc(hidden)]
+pub fn explore_unreduced<F>(
+    test: F,
+    max_schedules: u64,
+    max_steps: u64,
+    model: MemoryModel,
+) -> Explored
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    let exploration = Exploration {
+        reduce: false,
+        ..Exploration::new(max_schedules, max_steps).memory_model(model)
+    };
+    exploration.run(test)
+}
+
+/// An exploration's settings: [`explore`]'s and [`explore_memory`]'s, and
+/// what loom's `model` needs besides.
+///
+/// ```
+/// use rankcheck_rt as rankcheck;
+/// use rankcheck::{Exploration, MemoryModel};
+/// use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+/// use rankcheck::sync::Arc;
+///
+/// let explored = Exploration::new(10_000, 1_000)
+///     .memory_model(MemoryModel::Weak)
+///     .stop_at_first_failure()
+///     .run(|| {
+///         let hits = Arc::new(AtomicUsize::new(0));
+///         let other = {
+///             let hits = hits.clone();
+///             rankcheck::thread::spawn(move || hits.fetch_add(1, SeqCst))
+///         };
+///         hits.fetch_add(1, SeqCst);
+///         other.join().unwrap();
+///         assert_eq!(hits.load(SeqCst), 2);
+///     });
+/// assert!(explored.complete && explored.failures.is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    max_schedules: u64,
+    steps: StepLimit,
+    model: MemoryModel,
+    reduce: bool,
+    first_failure: bool,
+    preemption_bound: Option<u32>,
+}
+
+impl Exploration {
+    /// At most `max_schedules` schedules of at most `max_steps` operations
+    /// each, sequentially consistent, every failure reached.
+    pub fn new(max_schedules: u64, max_steps: u64) -> Exploration {
+        Exploration {
+            max_schedules,
+            steps: StepLimit::operations(max_steps),
+            model: MemoryModel::Sc,
+            reduce: true,
+            first_failure: false,
+            preemption_bound: None,
+        }
+    }
+
+    /// Only the schedules with at most `bound` preemptions (a switch away
+    /// from a thread that could have gone on), as loom's
+    /// `preemption_bound`: `complete` then says that every such schedule
+    /// ran. Under weak memory the read choices are not bounded.
+    pub fn preemption_bound(mut self, bound: u32) -> Exploration {
+        self.preemption_bound = Some(bound);
+        self
+    }
+
+    /// Under the memory model `model` (as [`explore_memory`]).
+    pub fn memory_model(mut self, model: MemoryModel) -> Exploration {
+        self.model = model;
+        self
+    }
+
+    /// Whether an access to a
+    /// [`cell::UnsafeCell`](crate::cell::UnsafeCell) is a scheduling point
+    /// and counts toward the step limit, as
+    /// [`Builder::cell_scheduling_points`](crate::Builder::cell_scheduling_points).
+    pub fn cell_scheduling_points(mut self, points: bool) -> Exploration {
+        self.steps.cell_points = points;
+        self
+    }
+
+    /// Stop at the first failing schedule (then `complete` is false unless
+    /// it was the last): enough to know the test fails, as loom's `model`
+    /// stops at its first failure.
+    pub fn stop_at_first_failure(mut self) -> Exploration {
+        self.first_failure = true;
+        self
+    }
+
+    /// Explore `test`'s schedules (as [`explore`]).
+    ///
+    /// # Panics
+    /// With `RANKCHECK_RECORDS` set (a nightly campaign's chunk), when the
+    /// exploration's records cannot be written there (crate::campaign).
+    #[track_caller]
+    pub fn run<F>(&self, test: F) -> Explored
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        let test: crate::executor::Test = Arc::new(test);
+        let started = std::time::Instant::now();
+        let explored = search(test.clone(), self);
+        let elapsed_s = started.elapsed().as_secs_f64();
+        let overrides = crate::environment::Overrides::from_env();
+        if let Some(path) = &overrides.records {
+            let failure = explored
+                .first_failing
+                .as_ref()
+                .and_then(|run| crate::search::explored_failure_json(test, run, self.steps));
+            let caller = std::panic::Location::caller();
+            let explored = crate::campaign::ExploredChunk {
+                explored: &explored,
+                preemption_bound: self.preemption_bound,
+                failure,
+                program: &format!("{}:{}", caller.file(), caller.line()),
+                first_run: overrides.first_run.unwrap_or(0),
+                elapsed_s,
+            };
+            if let Err(why) = crate::campaign::record_exploration(path, &explored) {
+                panic!("{why}");
+            }
+        }
+        explored
+    }
+}
+
+/// The depth-first search (`reduce`: with sleep sets), the engine's on
+/// the executor.
+fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
+    let Exploration {
+        max_schedules,
+        steps,
+        model,
+        reduce,
+        first_failure,
+        preemption_bound,
+    } = *exploration;
+    let settings = dfs::Settings {
+        pruning: if reduce {
+            Pruning::SleepSets
+        } else {
+            Pruning::None
+        },
+        preemption_bound,
+        spin_yields: None,
+        max_schedules,
+        max_memory: u64::MAX,
+        stop_at_first_failure: first_failure,
+    };
+    let mut runner = OnExecutor::new(test, steps, model);
+    let searched = dfs::search(&mut runner, &settings, &|_| true);
+    Explored {
+        failures: runner.failures,
+        schedules: searched.schedules,
+        complete: searched.exhausted,
+        nondeterminism: searched.parted.map(|parted| Nondeterminism {
+            schedule: parted.schedule,
+            point: parted.point,
+        }),
+        first_failing: runner.first_failing,
+    }
+}
