@@ -161,6 +161,13 @@ pub fn in_run() -> bool {
     lazy::running_execution() != 0
 }
 
+/// The run going on on this OS thread, as a number no other run of the
+/// process has; `None` outside a run (where [`in_run`] is false). A facade
+/// whose objects belong to one run, as loom's do, keys them by it.
+pub fn run_id() -> Option<std::num::NonZeroU64> {
+    std::num::NonZeroU64::new(lazy::running_execution())
+}
+
 /// Rerun the failing run that `replay` (the string a failure report ends
 /// with) describes: panics with its report. Panics with an explanation
 /// when the string is corrupt or the run does not fail (the test changed).

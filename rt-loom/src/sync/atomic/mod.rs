@@ -2,30 +2,28 @@
 //! under the model's weak memory, each behind one word, as loom 0.7's
 //! are.
 //!
-//! # One word
+//! # One word, no destructor
 //!
 //! loom's atomic is an index into its execution's object store (its
 //! `rt::Atomic<T>`: an `object::Ref` and a `PhantomData`), so every loom
-//! atomic, `AtomicBool` and `AtomicU8` included, is one `usize`: its size
-//! and alignment are `usize`'s. Crates assert it in `const` items (arcstr's
-//! `size_of::<ThinInner>() == 2 * size_of::<usize>()`, with a loom
-//! `AtomicUsize` inside). rankcheck-rt's atomic keeps more inline (the
-//! handle that registers it with a run, the value `new` was given, the
-//! value: the `const fn new` that lets it be a `static`), so here it lives
-//! behind a `Box` that the facade's atomic owns: one pointer, freed with
-//! the atomic. The state stays the atomic's, not the execution's, because
-//! `get_mut` and `as_ptr` hand out the value's address, which must hold
-//! for as long as the atomic does; an execution-scoped table would free it
-//! at the execution's end under a reference still alive, or never.
+//! atomic, `AtomicBool` and `AtomicU8` included, is one `usize` with no
+//! destructor. Crates rely on both. They assert the size in `const` items
+//! (arcstr's `size_of::<ThinInner>() == 2 * size_of::<usize>()`, with a
+//! loom `AtomicUsize` inside), and they drop what they take to be an
+//! atomic in uninitialised memory (nexosim 1.0.0's `spawn` assigns its
+//! task into fresh `alloc` memory, dropping the garbage there first),
+//! which under loom frees nothing. Here, too, the atomic is one word
+//! naming a slot of its run (module `run_slots`): rankcheck-rt's atomic
+//! lives in the run's table, freed after the run, and the word owns
+//! nothing. Every use checks the word first, so an atomic (wrongly) kept
+//! for a later execution, zeroed memory or garbage is a panic naming the
+//! misuse, never a read of freed memory.
 //!
 //! Everything else is rankcheck-rt's atomic, unchanged: every operation is
 //! a scheduling point with its `Ordering` under the model, the atomic is a
 //! variable known by the site of its `new` (so reports and replay strings
 //! name it as before), and it registers with the execution at its first
-//! operation. Behind the box, an atomic that (wrongly) outlives its
-//! execution and is used in another starts there from its `new` value
-//! with fresh history, as a rankcheck-rt `static` does, rather than
-//! reading the earlier execution's.
+//! operation.
 //!
 //! What differs from rankcheck-rt's, as loom's does:
 //!
@@ -46,8 +44,7 @@
 //!
 //! A word of zeros is no atomic: memory zeroed by a crate that takes
 //! std's atomics to be plain integers (loom's would read some other
-//! object). Each operation on one panics, saying so, rather than follow a
-//! null pointer.
+//! object). Each operation on one panics, saying so.
 //!
 //! ```
 //! #![deny(warnings)]
@@ -73,9 +70,12 @@
 //! ```
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
 use rankcheck_rt::sync::atomic as rt;
+
+mod run_slots;
 
 pub use rankcheck_rt::sync::atomic::{compiler_fence, fence, Ordering};
 
@@ -98,14 +98,11 @@ fn outside_model(kind: &str) -> ! {
     )
 }
 
-/// An operation on a word of zeros, not made by `new`.
+/// An operation on a word that names no atomic of the run going on.
 #[cold]
 #[track_caller]
-fn not_made_by_new(kind: &str) -> ! {
-    panic!(
-        "loom: this {kind} was not made by {kind}::new: its word is zero (zeroed memory taken \
-         for an atomic, as std's atomics allow but loom's do not)"
-    )
+fn unnamed(why: run_slots::Unnamed, kind: &str) -> ! {
+    panic!("{}", why.message(kind))
 }
 
 /// loom's atomic `$name` of values `$value` over rankcheck-rt's, with
@@ -114,9 +111,9 @@ macro_rules! atomic {
     ($(#[$doc:meta])* $name:ident $(<$generic:ident>)?, $value:ty) => {
         $(#[$doc])*
         ///
-        /// One word, as loom's: rankcheck-rt's atomic behind a `Box` (the
-        /// module doc says why), `None` only in zeroed memory.
-        pub struct $name $(<$generic>)? (Option<Box<rt::$name $(<$generic>)?>>);
+        /// One word with no destructor, as loom's: the slot of
+        /// rankcheck-rt's atomic in its run (the module doc says why).
+        pub struct $name $(<$generic>)? (usize $(, PhantomData<fn(*mut $generic) -> *mut $generic>)?);
 
         impl $(<$generic>)? $name $(<$generic>)? {
             /// A new atomic: a new variable, known by this call's site.
@@ -128,7 +125,7 @@ macro_rules! atomic {
                 if !rankcheck_rt::in_run() {
                     outside_model(stringify!($name));
                 }
-                $name(Some(Box::new(rt::$name::new(value))))
+                Self::kept(rt::$name::new(value))
             }
 
             /// As loom's `compare_and_swap`, not deprecated there: stores
@@ -167,13 +164,16 @@ macro_rules! atomic {
                 }
             }
 
+            /// The facade's atomic for `atomic`, kept in its run's slots.
+            fn kept(atomic: rt::$name $(<$generic>)?) -> Self {
+                $name(run_slots::put(atomic, stringify!($name)) $(, PhantomData::<fn(*mut $generic) -> *mut $generic>)?)
+            }
+
             /// rankcheck-rt's atomic.
             #[track_caller]
             fn atomic(&self) -> &rt::$name $(<$generic>)? {
-                match &self.0 {
-                    Some(atomic) => atomic,
-                    None => not_made_by_new(stringify!($name)),
-                }
+                run_slots::get(self.0, stringify!($name))
+                    .unwrap_or_else(|why| unnamed(why, stringify!($name)))
             }
         }
 
@@ -189,10 +189,8 @@ macro_rules! atomic {
         impl $(<$generic>)? DerefMut for $name $(<$generic>)? {
             #[track_caller]
             fn deref_mut(&mut self) -> &mut Self::Target {
-                match &mut self.0 {
-                    Some(atomic) => atomic,
-                    None => not_made_by_new(stringify!($name)),
-                }
+                run_slots::get_mut(self.0, stringify!($name))
+                    .unwrap_or_else(|why| unnamed(why, stringify!($name)))
             }
         }
 
@@ -206,7 +204,7 @@ macro_rules! atomic {
                 if !rankcheck_rt::in_run() {
                     outside_model(stringify!($name));
                 }
-                $name(Some(Box::new(rt::$name::default())))
+                Self::kept(rt::$name::default())
             }
         }
 
@@ -219,9 +217,9 @@ macro_rules! atomic {
 
         impl $(<$generic>)? fmt::Debug for $name $(<$generic>)? {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match &self.0 {
-                    Some(atomic) => fmt::Debug::fmt(atomic, f),
-                    None => f.write_str("<zeroed>"),
+                match run_slots::get::<rt::$name $(<$generic>)?>(self.0, stringify!($name)) {
+                    Ok(atomic) => fmt::Debug::fmt(atomic, f),
+                    Err(why) => fmt::Display::fmt(&why, f),
                 }
             }
         }
@@ -279,9 +277,9 @@ atomic!(
 
 impl<T> fmt::Pointer for AtomicPtr<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Some(atomic) => fmt::Pointer::fmt(&**atomic, f),
-            None => f.write_str("<zeroed>"),
+        match run_slots::get::<rt::AtomicPtr<T>>(self.0, "AtomicPtr") {
+            Ok(atomic) => fmt::Pointer::fmt(atomic, f),
+            Err(why) => fmt::Display::fmt(&why, f),
         }
     }
 }
