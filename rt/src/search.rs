@@ -32,7 +32,10 @@ use crate::wake::{WakeChoices, WakeCount};
 pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, String> {
     let seed = builder.seed.unwrap_or_else(fresh_seed);
     let mut session = Session::new();
-    let (profile, failed) = profile(&mut session, &test, builder, seed);
+    // The time budget counts from here: the preparatory runs spend it too.
+    let mut progress = Progress::new(program);
+    let started = progress.started;
+    let (profile, failed) = profile(&mut session, &test, builder, seed, started);
     if let Some((run, result)) = failed {
         let (traced, replay, shrunk) =
             retrace(&mut session, &test, builder, result, Tracking::All)?;
@@ -61,8 +64,6 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
         max_runs: builder.max_runs,
     };
     let (runs, runs_capped) = asked.target(&plan.rotation(), &bounds);
-    let mut progress = Progress::new(program);
-    let started = progress.started;
     let outcome = plan.run(Runs {
         session: &mut session,
         test: &test,
@@ -110,18 +111,24 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
 }
 
 /// The preparatory runs: random, every variable tracked, every load
-/// reading the latest store. Also the first
-/// of them that failed, if one did: its number and result.
+/// reading the latest store; fewer once the time budget (counted from
+/// `started`) is spent, but at least one. Also the first of them that
+/// failed, if one did: its number and result.
 fn profile(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
     seed: u64,
+    started: Instant,
 ) -> (Profile, Option<(u64, RunResult)>) {
     let mut profiler = Profiler::new(0);
     let profile_seed = run_seed(seed, u64::MAX);
+    let deadline = builder.deadline(started);
     let mut failed = None;
     for run in 0..builder.profile_runs {
+        if run > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
         let seed = run_seed(profile_seed, run);
         let counting = profiler.start_run(seed);
         // Every load reads the latest store: the profile measures the
@@ -238,18 +245,18 @@ fn runs_of<St: Strategy>(
     let mut wakes = WakeCount::default();
     let mut cut = 0;
     for done in 0..runs {
-        if done % 64 == 0 {
-            let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) {
-                return Outcome {
-                    runs: done,
-                    failure: None,
-                    wakes,
-                    cut,
-                };
-            }
-            progress.tick(done, runs, now);
+        // Every run: a run of a test that sleeps takes seconds, and a
+        // clock read is nothing beside the cheapest run.
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            return Outcome {
+                runs: done,
+                failure: None,
+                wakes,
+                cut,
+            };
         }
+        progress.tick(done, runs, now);
         // A campaign's chunk starts at its own run index (crate::campaign).
         let run = builder.first_run + done;
         let run_seed = run_seed(seed, run);
