@@ -138,6 +138,7 @@ pub mod __private {
     pub use crate::builder::attribute_strategy as strategy;
     pub use crate::environment::duration;
     pub use crate::explore::explore_unreduced;
+    pub use crate::plan::plan_search;
 }
 pub use report::{Guarantee, SettingGuarantee};
 

@@ -4,14 +4,13 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rankcheck_engine::guarantee::{per_run_bound, RunsAsked};
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::profile::{Profile, Profiler, RunEnd};
 use rankcheck_engine::search::run_seed;
+use rankcheck_engine::strategy::planning::PlannedSearch;
 use rankcheck_engine::strategy::{PlanRunner, Strategy, Tracked};
 use rankcheck_engine::{Point, Scheduler, ThreadId};
 use rankcheck_report::failure::ShrunkJson;
-use rankcheck_stats::Probability;
 
 use crate::builder::Builder;
 use crate::divergence;
@@ -19,7 +18,7 @@ use crate::executor::{RunConfig, RunResult, Session, StepLimit, Test, Tracking};
 use crate::explore::FailingRun;
 use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
 use crate::memory::MemoryModel;
-use crate::plan::{plan, scheme};
+use crate::plan::plan_search;
 use crate::progress::Progress;
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
@@ -48,22 +47,14 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
             &searched,
         ));
     }
-    let plan = plan(builder, &profile, session.registry())?;
-    let bounds: Vec<Option<Probability>> = plan
-        .settings()
-        .iter()
-        .map(|s| {
-            let bound = per_run_bound(s, scheme(builder), &profile)?;
-            Some(builder.memory.bound(bound, s.depth))
-        })
-        .collect();
-    let asked = RunsAsked {
-        runs: builder.runs,
-        timed: builder.time.is_some(),
-        confidence: builder.confidence,
-        max_runs: builder.max_runs,
-    };
-    let (runs, runs_capped) = asked.target(&plan.rotation(), &bounds);
+    let kinds = session.registry().vars().iter().map(|v| v.kind);
+    let PlannedSearch {
+        plan,
+        bounds,
+        runs_target: runs,
+        runs_capped,
+        ..
+    } = plan_search(builder, &profile, kinds)?;
     let outcome = plan.run(Runs {
         session: &mut session,
         test: &test,
