@@ -128,7 +128,7 @@ impl Subject {
         self.profile.max_threads
     }
 
-    /// The priority orders at bound `c`, as `orders` in src/explore.rs:
+    /// The priority orders at bound `c`, as `orders` in src/explore/mod.rs:
     /// every order of `n + c` fragments when there are few enough, else a
     /// sample covering every order of `t` threads (Lemma 4.1).
     fn orders(&self, c: u32) -> Vec<Order> {
