@@ -43,9 +43,9 @@
 //! static lock whose data a run changed is refused in the next
 //! (`docs/guide/src/rust/intercepted.md`, Statics).
 //!
-//! Beyond threads and locks: [`thread::scope`] (scoped threads, torn down
-//! before the frames they borrow when a run fails), [`thread_local!`] (a
-//! value per test thread, dropped as it ends), `Once`/`OnceLock`/`LazyLock`
+//! Beyond threads and locks: [`thread::scope`] (scoped threads, which
+//! never outlive the frames they borrow, also when a run fails),
+//! [`thread_local!`] (a value per test thread, dropped as it ends), `Once`/`OnceLock`/`LazyLock`
 //! and [`lazy_static!`] (one initialisation per run), and the test
 //! attribute:
 //!

@@ -11,12 +11,12 @@
 //!
 //! Where `op` calls them: a release into the object as an operation
 //! enters (`step::enter`), an acquire as it is done (`step::sync_done`),
-//! and an acquire in `memory::access` when a synchronisation object is
-//! read as memory (a `Once` found complete, which [`publish`] released
-//! into first); and at spawn, join, park and unpark. The model is in use
-//! from a run's first atomic operation other than `SeqCst` (or its first
-//! cell access or unsync load); before that the run costs nothing more
-//! than under `Sc`.
+//! and an acquire in `op/memory.rs`'s `access` when a synchronisation
+//! object is read as memory (a `Once` found complete, which [`publish`]
+//! released into first); and at spawn, join, park and unpark. The model is
+//! in use from a run's first atomic operation other than `SeqCst` (or its
+//! first cell access or unsync load): a run that uses `SeqCst` only pays
+//! for nothing but that check.
 //!
 //! The parts: [`model`] (with `clock.rs`'s vector clocks), [`choice`],
 //! `spurious.rs` (a weak compare-exchange's spurious failure, at most once
