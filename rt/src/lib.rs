@@ -45,9 +45,9 @@
 //!
 //! Beyond threads and locks: [`thread::scope`] (scoped threads, which
 //! never outlive the frames they borrow, also when a run fails),
-//! [`thread_local!`] (a value per test thread, dropped as it ends), `Once`/`OnceLock`/`LazyLock`
-//! and [`lazy_static!`] (one initialisation per run), and the test
-//! attribute:
+//! [`thread_local!`] (a value per test thread, dropped as it ends),
+//! `Once`/`OnceLock`/`LazyLock` and [`lazy_static!`] (one initialisation
+//! per run), and the test attribute:
 //!
 //! ```
 //! use rankcheck_rt as rankcheck;
