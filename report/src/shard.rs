@@ -8,6 +8,11 @@
 //! Reading is lenient: a line that does not parse (a truncated last line
 //! after a SIGKILL, a corrupted one) is reported with its number and the
 //! other lines are still read.
+//!
+//! Also here, so that both writers agree: what a failure's signature reads
+//! off its steps ([`raced_on`], [`thread_functions`]), a test executable's
+//! fingerprint ([`executable_fingerprint`]) and an exploration's setting
+//! key ([`ExplorationSetting`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,7 +1,8 @@
 //! A [`Builder`] in the engine's planning terms (`rankcheck_engine::
 //! strategy::planning`, which the command line's `plan.rs` calls too: the
 //! same options plan the same search), and the engine's refusals in the
-//! Builder's words.
+//! Builder's words. The portfolio's cycle is the engine's
+//! (`strategy::default_search`), as the command line's.
 
 use rankcheck_engine::guarantee::RunsAsked;
 use rankcheck_engine::profile::Profile;

@@ -1,6 +1,12 @@
 //! A search, phase by phase as the command's: preparatory runs, the plan,
 //! the run count, the runs, then the failing run again with a trace, or the
 //! guarantee.
+//!
+//! The phases use the engine's [`Profiler`], strategies and `guarantee`.
+//! The runs stop at `Builder::deadline`: the time given, else, without a
+//! run count, the default test budget (`DEFAULT_MAX_TIME`). A failing run
+//! an exploration reached is reported from its replay string
+//! ([`explored_failure`]), as a search's would be.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 

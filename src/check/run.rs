@@ -1,6 +1,8 @@
 //! Checking one program, phase by phase: load it, run the preparatory
 //! runs, plan the search, decide how many runs, and search with a progress
 //! line, until the runs are done, the time is up, or a signal arrives.
+//! [`prepare`] is a search's preparation (preparatory runs, plan, bounds,
+//! run count), which `plot bound` stops after.
 
 use std::path::Path;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};

@@ -8,6 +8,17 @@
 //! thread reaches its next operation, so that the scheduler sees what every
 //! thread will do next (the code in between touches nothing shared). A
 //! point whose choice is the running thread costs no context switch.
+//!
+//! A [`Session`] keeps one boxed execution from run to run, with the
+//! registry and the buffers the last run grew, and names threads and
+//! objects only for a failing or traced run. The parts: `coroutine.rs`
+//! pools the coroutines, `suspend.rs` holds the executor's one `unsafe`
+//! line (suspending from deep in user code), `threads.rs` the
+//! thread table, the enabled set and each object's waiters, `point.rs` the
+//! scheduling points and deadlocks, `give_way.rs` a thread that gave way,
+//! `foreign_wakes.rs` wakes from OS threads outside the run, and
+//! `teardown.rs` the end of a run (leaking what a failed run's stopped
+//! threads hold, dropping the futures of tasks left between two polls).
 
 mod coroutine;
 pub mod foreign_wakes;
