@@ -13,6 +13,7 @@ mod support;
 mod api;
 mod arc;
 mod atomic;
+mod causal_cell;
 mod findings;
 mod search;
 
