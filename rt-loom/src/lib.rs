@@ -75,6 +75,7 @@ pub mod future;
 pub mod hint;
 pub mod lazy_static;
 pub mod model;
+mod real_loom;
 mod run;
 pub mod sync;
 pub mod thread;

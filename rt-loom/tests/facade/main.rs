@@ -15,6 +15,7 @@ mod arc;
 mod atomic;
 mod causal_cell;
 mod findings;
+mod published_loom;
 mod search;
 
 use rankcheck_loom as loom;
