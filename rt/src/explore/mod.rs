@@ -359,7 +359,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
     } = *exploration;
     let settings = dfs::Settings {
         pruning: if reduce {
-            Pruning::SleepSets
+            Pruning::Dpor
         } else {
             Pruning::None
         },

@@ -51,6 +51,7 @@
 
 mod node;
 mod path;
+mod races;
 #[cfg(test)]
 mod tests;
 
@@ -104,6 +105,19 @@ pub enum Pruning {
     /// By the happens-before signatures of the states reached (the
     /// touches must be every access of every step).
     States,
+    /// By a dynamic partial-order reduction with sleep sets: a point
+    /// explores another thread only where a race in a run asks for it
+    /// (`races`). Without a preemption bound and a spin-loop guard only:
+    /// a search given either prunes by sleep sets instead (a bound makes
+    /// independent steps dependent, Coons, Musuvathi and McKinley 2013).
+    Dpor,
+}
+
+impl Pruning {
+    /// Whether it keeps sleep sets.
+    fn sleeps(self) -> bool {
+        matches!(self, Pruning::SleepSets | Pruning::Dpor)
+    }
 }
 
 /// A depth-first search's settings.
@@ -161,6 +175,12 @@ const MONITOR_EVERY: u64 = 256;
 /// Explore every schedule `runner` runs, by `settings`, telling `monitor`
 /// the progress now and then (it returns whether to go on).
 pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'_>) -> Searched {
+    let mut settings = *settings;
+    let bounded = settings.preemption_bound.is_some() || settings.spin_yields.is_some();
+    if settings.pruning == Pruning::Dpor && bounded {
+        settings.pruning = Pruning::SleepSets;
+    }
+    let settings = &settings;
     let mut path = SearchPath::new(settings, runner.stops_cheaply());
     let mut searched = Searched::default();
     loop {

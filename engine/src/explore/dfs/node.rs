@@ -61,6 +61,10 @@ pub(super) struct ThreadNode {
     /// The thread that ran up to here, if it could go on: another choice
     /// preempts it.
     pub(super) running: Option<ThreadId>,
+    /// Under the partial-order reduction, the threads to explore from
+    /// here (its backtrack set: the first choice, then those a race in a
+    /// later run asked for); `None`: every thread that can run.
+    pub(super) wanted: Option<Vec<ThreadId>>,
     /// The run's preemptions before this point.
     pub(super) preemptions: Preemptions,
 }
@@ -73,22 +77,71 @@ impl ThreadNode {
     }
 
     /// Where in `enabled`, from `from` on, the first thread is that is
-    /// not asleep and stays within the preemption bound.
+    /// not asleep, stays within the preemption bound and, under the
+    /// partial-order reduction, is wanted and not explored yet (a race
+    /// may want a thread before the cursor, so these are looked for from
+    /// the start).
     pub(super) fn untried_from(&self, from: usize) -> Option<usize> {
-        let asleep = |t: &ThreadId| self.asleep.iter().any(|(a, _)| a == t);
+        let from = if self.wanted.is_some() { 0 } else { from };
         self.enabled[from..]
             .iter()
-            .position(|t| !asleep(t) && self.within_bound(*t))
+            .position(|t| self.is_untried(*t))
             .map(|i| from + i)
     }
 
     /// How many threads are left to try here (for progress).
     pub(super) fn left(&self) -> usize {
-        let asleep = |t: &ThreadId| self.asleep.iter().any(|(a, _)| a == t);
-        self.enabled[self.cursor + 1..]
+        let from = if self.wanted.is_some() {
+            0
+        } else {
+            self.cursor + 1
+        };
+        self.enabled[from..]
             .iter()
-            .filter(|t| !asleep(t) && self.within_bound(**t))
+            .filter(|t| self.is_untried(**t) && **t != self.chosen)
             .count()
+    }
+
+    /// Whether `thread` may still be tried here (see `untried_from`).
+    fn is_untried(&self, thread: ThreadId) -> bool {
+        let asleep = self.asleep.iter().any(|(a, _)| *a == thread);
+        let to_try = match &self.wanted {
+            None => true,
+            Some(wanted) => {
+                wanted.contains(&thread) && !self.done.iter().any(|(d, _)| *d == thread)
+            }
+        };
+        to_try && !asleep && self.within_bound(thread)
+    }
+
+    /// A race asks for one of `initials` to be explored from here
+    /// (`preferred`, the race's later thread, if it is one): nothing when
+    /// the point explores one already; else that thread, or, when it
+    /// cannot run here (or none is known), every thread that can, which
+    /// keeps the reduction sound when the front end's idea of who can run
+    /// differs from the race's.
+    pub(super) fn want_one_of(&mut self, initials: &[ThreadId], preferred: ThreadId) {
+        let Some(wanted) = &mut self.wanted else {
+            return;
+        };
+        if initials.iter().any(|q| wanted.contains(q)) {
+            return;
+        }
+        let pick = if initials.contains(&preferred) {
+            Some(preferred)
+        } else {
+            initials.first().copied()
+        };
+        match pick {
+            Some(q) if self.enabled.contains(&q) => wanted.push(q),
+            _ => {
+                for t in &self.enabled {
+                    if !wanted.contains(t) {
+                        wanted.push(*t);
+                    }
+                }
+            }
+        }
     }
 
     /// Whether choosing `thread` here preempts the running thread.
@@ -128,6 +181,7 @@ impl ThreadNode {
         let entry = std::mem::size_of::<(ThreadId, Footprint)>();
         std::mem::size_of::<Node>()
             + 4 * self.enabled.capacity()
+            + 4 * self.wanted.as_ref().map_or(0, Vec::capacity)
             + entry * (self.asleep.capacity() + self.done.capacity())
     }
 }

@@ -12,6 +12,7 @@ use crate::scheduler::Point;
 use super::super::footprint::{Footprint, Place, Touch};
 use super::super::signature::{Mixed, Signature};
 use super::node::{backtrack, Node, Preemptions, ReadNode, ThreadNode};
+use super::races;
 use super::{Ending, Pruning, Settings};
 
 /// The path of the search and how far the current run is along it.
@@ -165,6 +166,9 @@ impl SearchPath {
         match node.untried_from(0) {
             Some(first) => {
                 node.take(first);
+                if self.rules.pruning == Pruning::Dpor {
+                    node.wanted = Some(vec![node.chosen]);
+                }
                 let chosen = node.chosen;
                 self.nodes.push(Node::Thread(node));
                 self.run.last_node = Some(self.nodes.len() - 1);
@@ -213,7 +217,7 @@ impl SearchPath {
     pub fn stepped(&mut self, thread: ThreadId, touches: impl IntoIterator<Item = Touch>) {
         match self.rules.pruning {
             Pruning::States => self.run.signature.record(thread, touches),
-            Pruning::SleepSets => {
+            Pruning::SleepSets | Pruning::Dpor => {
                 if let Some(Node::Thread(node)) =
                     self.run.last_node.and_then(|i| self.nodes.get_mut(i))
                 {
@@ -254,7 +258,10 @@ impl SearchPath {
 
     /// Move on to the next schedule; `false` when every one was explored.
     pub(super) fn advance(&mut self) -> bool {
-        backtrack(&mut self.nodes, self.rules.pruning == Pruning::SleepSets)
+        if self.rules.pruning == Pruning::Dpor {
+            races::want_reversed(&mut self.nodes);
+        }
+        backtrack(&mut self.nodes, self.rules.pruning.sleeps())
     }
 
     /// Bytes the search holds, for the memory cap: about 9 a state seen
@@ -284,7 +291,7 @@ impl SearchPath {
 
     /// A new node at `point`, its choice not made yet.
     fn node_at(&self, point: &Point<'_>) -> ThreadNode {
-        let sleep_sets = self.rules.pruning == Pruning::SleepSets;
+        let sleep_sets = self.rules.pruning.sleeps();
         let bound = self.rules.preemption_bound;
         // Only sleep sets and a bound need the parent, which may be a few
         // read choices up.
@@ -312,6 +319,7 @@ impl SearchPath {
             done: Vec::new(),
             step: None,
             running: point.last.filter(|t| point.is_enabled(*t)),
+            wanted: None,
             preemptions: Preemptions {
                 made: parent.map_or(0, ThreadNode::preemptions_after),
                 bound,

@@ -198,7 +198,7 @@ fn pruning_reaches_every_class_on_random_programs() {
         let mut every = Toy::new(program.clone());
         let all = explore(&mut every, &settings(Pruning::None));
         assert!(all.exhausted);
-        for pruning in [Pruning::SleepSets, Pruning::States] {
+        for pruning in [Pruning::SleepSets, Pruning::States, Pruning::Dpor] {
             for stops_cheaply in [false, true] {
                 let mut pruned = Toy {
                     stops_cheaply,
@@ -207,13 +207,64 @@ fn pruning_reaches_every_class_on_random_programs() {
                 let searched = explore(&mut pruned, &settings(pruning));
                 assert!(searched.exhausted);
                 assert!(searched.schedules <= all.schedules, "seed {seed}");
-                assert_eq!(
-                    pruned.classes, every.classes,
-                    "seed {seed}, {pruning:?}, stops cheaply: {stops_cheaply}: {program:?}"
+                assert!(
+                    pruned.classes == every.classes,
+                    "seed {seed}, {pruning:?}, stops cheaply: {stops_cheaply}: {} of {} classes: \
+                     {program:?}",
+                    pruned.classes.len(),
+                    every.classes.len()
                 );
             }
         }
     }
+}
+
+#[test]
+fn the_reduction_runs_one_schedule_per_class() {
+    // Stopped when asleep, a run that ends is the only one of its
+    // happens-before class (sleep sets), and the races leave none out.
+    let mut dpor_runs = 0;
+    let mut sleep_runs = 0;
+    for seed in 0..300 {
+        let threads = 2 + (seed % 3) as usize;
+        let program = random_program(seed, threads);
+        let mut every = Toy::new(program.clone());
+        explore(&mut every, &settings(Pruning::None));
+        let mut reduced = Toy {
+            stops_cheaply: true,
+            ..Toy::new(program.clone())
+        };
+        let searched = explore(&mut reduced, &settings(Pruning::Dpor));
+        assert!(searched.exhausted);
+        assert!(
+            reduced.classes == every.classes,
+            "seed {seed}: {} of {} classes: {program:?}",
+            reduced.classes.len(),
+            every.classes.len()
+        );
+        assert_eq!(
+            searched.schedules,
+            every.classes.len() as u64,
+            "seed {seed}: {program:?}"
+        );
+        let mut slept = Toy {
+            stops_cheaply: true,
+            ..Toy::new(program)
+        };
+        let by_sleep = explore(&mut slept, &settings(Pruning::SleepSets));
+        dpor_runs += searched.schedules + searched.pruned;
+        sleep_runs += by_sleep.schedules + by_sleep.pruned;
+    }
+    // The races spare most runs sleep sets only cut short.
+    assert!(dpor_runs < sleep_runs, "{dpor_runs} against {sleep_runs}");
+}
+
+#[test]
+fn the_reduction_explores_independent_threads_once() {
+    let program = (0..4).map(|p| vec![vec![touch(p, true)]; 2]).collect();
+    let mut toy = Toy::new(program);
+    let searched = explore(&mut toy, &settings(Pruning::Dpor));
+    assert_eq!((searched.schedules, searched.pruned), (1, 0));
 }
 
 #[test]

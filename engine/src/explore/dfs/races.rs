@@ -1,0 +1,287 @@
+//! The races of a run, for the dynamic partial-order reduction
+//! ([`super::Pruning::Dpor`]): after each run, every pair of steps of two
+//! threads that touched a common place (one writing it) and that the
+//! run's happens-before did not already order asks the point before the
+//! earlier step to explore the later step's thread too
+//! ([`ThreadNode::want`]). Flanagan and Godefroid's dynamic partial-order
+//! reduction (POPL 2005), on the steps that ran rather than on each
+//! thread's pending one, which a front end knows only once it ran it.
+//!
+//! Happens-before is program order and the order of conflicting steps,
+//! kept as vector clocks over the run's steps. A step of thread `t` races
+//! with the last conflicting step of each other thread that `t` had not
+//! seen before it (that step's clock is not in `t`'s): a superset of the
+//! immediate races, so the reduction may explore more than it needs,
+//! never less. A thread's clock starts, when it first can run, with the
+//! clock of the step that made it able to (its spawn); it takes no clock
+//! from a step that later wakes it, so that two lock acquisitions with
+//! the unlock between them still race (the second thread may take the
+//! lock first).
+
+use std::collections::HashMap;
+
+use crate::id::ThreadId;
+
+use super::super::footprint::{Footprint, Place};
+use super::node::Node;
+
+/// What the run did to one place: per thread, its last access and its
+/// last write (positions among the run's steps).
+struct PlaceLog {
+    last_access: Vec<Option<usize>>,
+    last_write: Vec<Option<usize>>,
+}
+
+/// One step of the run: its point on the path, its thread, what it
+/// touched.
+struct Step<'a> {
+    node: usize,
+    thread: ThreadId,
+    touched: &'a Footprint,
+}
+
+/// A race of the run: two steps, by position among its steps.
+struct Race {
+    earlier: usize,
+    later: usize,
+}
+
+/// The run's steps, their happens-before and their races.
+struct Run {
+    /// Each step's point on the path and thread.
+    steps: Vec<(usize, ThreadId)>,
+    /// Each step's clock.
+    clocks: Vec<Vec<u32>>,
+    /// Per thread, the positions of its steps.
+    by_thread: Vec<Vec<usize>>,
+    races: Vec<Race>,
+}
+
+/// Mark, on the path `nodes` of the run that just ended, the threads that
+/// its races ask each point to explore: for a race, a thread that can
+/// start the reversed order there (Abdulla et al.'s source sets, POPL
+/// 2014: an initial of the steps not ordered after the earlier one, then
+/// the later one), unless the point explores one already.
+pub(super) fn want_reversed(nodes: &mut [Node]) {
+    let run = Run::of(nodes);
+    for race in &run.races {
+        let initials = run.initials(race);
+        let (node, _) = run.steps[race.earlier];
+        let later = run.steps[race.later].1;
+        if let Node::Thread(node) = &mut nodes[node] {
+            node.want_one_of(&initials, later);
+        }
+    }
+}
+
+impl Run {
+    /// The run whose path is `nodes`.
+    fn of(nodes: &[Node]) -> Run {
+        const EVERYTHING: &Footprint = &Footprint::Everything;
+        let steps: Vec<Step<'_>> = nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(node, n)| match n {
+                Node::Thread(t) => Some(Step {
+                    node,
+                    thread: t.chosen,
+                    touched: t.step.as_ref().unwrap_or(EVERYTHING),
+                }),
+                Node::Read(_) => None,
+            })
+            .collect();
+        let threads = thread_count(nodes);
+        let mut clocks = Clocks::new(threads);
+        let mut races = Vec::new();
+        let mut by_thread = vec![Vec::new(); threads];
+        for (at, step) in steps.iter().enumerate() {
+            if let Node::Thread(node) = &nodes[step.node] {
+                clocks.meet(&node.enabled, at);
+            }
+            for earlier in clocks.step(at, step.thread, step.touched) {
+                races.push(Race { earlier, later: at });
+            }
+            by_thread[step.thread.index()].push(at);
+        }
+        Run {
+            steps: steps.iter().map(|s| (s.node, s.thread)).collect(),
+            clocks: clocks.steps,
+            by_thread,
+            races,
+        }
+    }
+
+    /// The threads that can start the race reversed: among the steps
+    /// after the earlier one and not ordered after it, then the later
+    /// one, each thread whose first such step is ordered after no other
+    /// thread's first.
+    fn initials(&self, race: &Race) -> Vec<ThreadId> {
+        let (i, j) = (race.earlier, race.later);
+        let earlier_thread = self.steps[i].1.index();
+        let later_thread = self.steps[j].1.index();
+        let first: Vec<Option<usize>> = self
+            .by_thread
+            .iter()
+            .enumerate()
+            .map(|(r, positions)| {
+                let k = *positions.get(positions.partition_point(|&p| p <= i))?;
+                let before_later = k < j || (r == later_thread && k == j);
+                let unordered = self.clocks[k][earlier_thread] <= i as u32;
+                (before_later && unordered).then_some(k)
+            })
+            .collect();
+        let knows_another = |r: usize, k: usize| {
+            first
+                .iter()
+                .enumerate()
+                .any(|(s, ks)| s != r && ks.is_some_and(|ks| self.clocks[k][s] > ks as u32))
+        };
+        first
+            .iter()
+            .enumerate()
+            .filter_map(|(r, k)| {
+                let k = (*k)?;
+                (!knows_another(r, k)).then_some(ThreadId(r as u32))
+            })
+            .collect()
+    }
+}
+
+/// One more than the highest thread id the path names.
+fn thread_count(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Thread(t) => t.enabled.iter().chain([&t.chosen]).max(),
+            Node::Read(_) => None,
+        })
+        .max()
+        .map_or(0, |t| t.index() + 1)
+}
+
+/// The run's happens-before so far, as vector clocks: entry `u` of a
+/// clock is one more than the position of the last step of thread `u` it
+/// has seen (0: none).
+struct Clocks {
+    /// Each step's clock.
+    steps: Vec<Vec<u32>>,
+    /// Each thread's clock after its last step; `None` until it first
+    /// could run.
+    threads: Vec<Option<Vec<u32>>>,
+    places: HashMap<Place, PlaceLog>,
+    /// Per thread, its last step that touched anything.
+    last_any: Vec<Option<usize>>,
+    /// Per thread, its last step that may have touched everything.
+    last_everything: Vec<Option<usize>>,
+}
+
+impl Clocks {
+    fn new(threads: usize) -> Clocks {
+        Clocks {
+            steps: Vec::new(),
+            threads: vec![None; threads],
+            places: HashMap::new(),
+            last_any: vec![None; threads],
+            last_everything: vec![None; threads],
+        }
+    }
+
+    /// The threads that can run before step `at`: one seen for the first
+    /// time starts with the clock of the step before (which made it able
+    /// to run), or an empty one at the start.
+    fn meet(&mut self, enabled: &[ThreadId], at: usize) {
+        let width = self.threads.len();
+        for thread in enabled {
+            let clock = &mut self.threads[thread.index()];
+            if clock.is_none() {
+                *clock = Some(match at.checked_sub(1) {
+                    Some(before) => self.steps[before].clone(),
+                    None => vec![0; width],
+                });
+            }
+        }
+    }
+
+    /// Step `at` of `thread` touched `touched`: its clock, and the
+    /// earlier steps it races with.
+    fn step(&mut self, at: usize, thread: ThreadId, touched: &Footprint) -> Vec<usize> {
+        let width = self.threads.len();
+        let t = thread.index();
+        let seen = self.threads[t].take().unwrap_or_else(|| vec![0; width]);
+        let conflicting = self.conflicting(touched);
+        let mut clock = seen.clone();
+        let mut races = Vec::new();
+        for (u, earlier) in conflicting.iter().enumerate() {
+            let Some(earlier) = *earlier else { continue };
+            if u == t {
+                continue;
+            }
+            if seen[u] <= earlier as u32 {
+                races.push(earlier);
+            }
+            join(&mut clock, &self.steps[earlier]);
+        }
+        clock[t] = at as u32 + 1;
+        self.record(at, t, touched);
+        self.threads[t] = Some(clock.clone());
+        self.steps.push(clock);
+        races
+    }
+
+    /// Per thread, its last step before this one that conflicts with a
+    /// step touching `touched`.
+    fn conflicting(&self, touched: &Footprint) -> Vec<Option<usize>> {
+        let places = match touched {
+            Footprint::Everything => return self.last_any.clone(),
+            Footprint::Places(places) => places,
+        };
+        let mut last = self.last_everything.clone();
+        for (place, write) in places {
+            let Some(log) = self.places.get(place) else {
+                continue;
+            };
+            let accesses = if *write {
+                &log.last_access
+            } else {
+                &log.last_write
+            };
+            for (u, access) in accesses.iter().enumerate() {
+                last[u] = last[u].max(*access);
+            }
+        }
+        last
+    }
+
+    /// Step `at` of thread `t` touched `touched`.
+    fn record(&mut self, at: usize, t: usize, touched: &Footprint) {
+        let width = self.threads.len();
+        match touched {
+            Footprint::Everything => {
+                self.last_everything[t] = Some(at);
+                self.last_any[t] = Some(at);
+            }
+            Footprint::Places(places) => {
+                if !places.is_empty() {
+                    self.last_any[t] = Some(at);
+                }
+                for (place, write) in places {
+                    let log = self.places.entry(*place).or_insert_with(|| PlaceLog {
+                        last_access: vec![None; width],
+                        last_write: vec![None; width],
+                    });
+                    log.last_access[t] = Some(at);
+                    if *write {
+                        log.last_write[t] = Some(at);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `clock` joined with `other`, entry by entry.
+fn join(clock: &mut [u32], other: &[u32]) {
+    for (mine, theirs) in clock.iter_mut().zip(other) {
+        *mine = (*mine).max(*theirs);
+    }
+}
