@@ -25,11 +25,11 @@ use crate::id::ThreadId;
 use super::super::footprint::{Footprint, Place};
 use super::node::Node;
 
-/// What the run did to one place: per thread, its last access and its
-/// last write (positions among the run's steps).
+/// What the run did to one place: per thread, the positions among the
+/// run's steps of its accesses and of its writes.
 struct PlaceLog {
-    last_access: Vec<Option<usize>>,
-    last_write: Vec<Option<usize>>,
+    accesses: Vec<Vec<usize>>,
+    writes: Vec<Vec<usize>>,
 }
 
 /// One step of the run: its point on the path, its thread, what it
@@ -125,9 +125,12 @@ impl Run {
             .enumerate()
             .map(|(r, positions)| {
                 let k = *positions.get(positions.partition_point(|&p| p <= i))?;
-                let before_later = k < j || (r == later_thread && k == j);
-                let unordered = self.clocks[k][earlier_thread] <= i as u32;
-                (before_later && unordered).then_some(k)
+                // The later step belongs to the reversed order even when
+                // the run ordered it after the earlier one (through the
+                // steps between).
+                let later = r == later_thread && k == j;
+                let unordered = k < j && self.clocks[k][earlier_thread] <= i as u32;
+                (later || unordered).then_some(k)
             })
             .collect();
         let knows_another = |r: usize, k: usize| {
@@ -169,10 +172,10 @@ struct Clocks {
     /// could run.
     threads: Vec<Option<Vec<u32>>>,
     places: HashMap<Place, PlaceLog>,
-    /// Per thread, its last step that touched anything.
-    last_any: Vec<Option<usize>>,
-    /// Per thread, its last step that may have touched everything.
-    last_everything: Vec<Option<usize>>,
+    /// Per thread, its steps that touched anything.
+    any: Vec<Vec<usize>>,
+    /// Per thread, its steps that may have touched everything.
+    everything: Vec<Vec<usize>>,
 }
 
 impl Clocks {
@@ -181,8 +184,8 @@ impl Clocks {
             steps: Vec::new(),
             threads: vec![None; threads],
             places: HashMap::new(),
-            last_any: vec![None; threads],
-            last_everything: vec![None; threads],
+            any: vec![Vec::new(); threads],
+            everything: vec![Vec::new(); threads],
         }
     }
 
@@ -203,24 +206,30 @@ impl Clocks {
     }
 
     /// Step `at` of `thread` touched `touched`: its clock, and the
-    /// earlier steps it races with.
+    /// earlier steps it races with: every step of another thread that
+    /// conflicts with it and that `thread` had not seen (not only the
+    /// last: a lock taken, then released, races with another thread's
+    /// taking it, though the release is between them).
     fn step(&mut self, at: usize, thread: ThreadId, touched: &Footprint) -> Vec<usize> {
         let width = self.threads.len();
         let t = thread.index();
         let seen = self.threads[t].take().unwrap_or_else(|| vec![0; width]);
-        let conflicting = self.conflicting(touched);
         let mut clock = seen.clone();
         let mut races = Vec::new();
-        for (u, earlier) in conflicting.iter().enumerate() {
-            let Some(earlier) = *earlier else { continue };
-            if u == t {
-                continue;
+        for u in (0..width).filter(|&u| u != t) {
+            let unseen = seen[u] as usize;
+            let mut last = None;
+            for steps in self.conflicting(touched, u) {
+                last = last.max(steps.last().copied());
+                let from = steps.partition_point(|&p| p < unseen);
+                races.extend_from_slice(&steps[from..]);
             }
-            if seen[u] <= earlier as u32 {
-                races.push(earlier);
+            if let Some(last) = last {
+                join(&mut clock, &self.steps[last]);
             }
-            join(&mut clock, &self.steps[earlier]);
         }
+        races.sort_unstable();
+        races.dedup();
         clock[t] = at as u32 + 1;
         self.record(at, t, touched);
         self.threads[t] = Some(clock.clone());
@@ -228,28 +237,25 @@ impl Clocks {
         races
     }
 
-    /// Per thread, its last step before this one that conflicts with a
-    /// step touching `touched`.
-    fn conflicting(&self, touched: &Footprint) -> Vec<Option<usize>> {
+    /// Thread `u`'s steps so far that conflict with a step touching
+    /// `touched`, as lists in order.
+    fn conflicting<'a>(&'a self, touched: &'a Footprint, u: usize) -> Vec<&'a [usize]> {
         let places = match touched {
-            Footprint::Everything => return self.last_any.clone(),
+            Footprint::Everything => return vec![&self.any[u]],
             Footprint::Places(places) => places,
         };
-        let mut last = self.last_everything.clone();
+        let mut lists = vec![self.everything[u].as_slice()];
         for (place, write) in places {
-            let Some(log) = self.places.get(place) else {
-                continue;
-            };
-            let accesses = if *write {
-                &log.last_access
-            } else {
-                &log.last_write
-            };
-            for (u, access) in accesses.iter().enumerate() {
-                last[u] = last[u].max(*access);
+            if let Some(log) = self.places.get(place) {
+                let steps = if *write {
+                    &log.accesses[u]
+                } else {
+                    &log.writes[u]
+                };
+                lists.push(steps);
             }
         }
-        last
+        lists
     }
 
     /// Step `at` of thread `t` touched `touched`.
@@ -257,21 +263,21 @@ impl Clocks {
         let width = self.threads.len();
         match touched {
             Footprint::Everything => {
-                self.last_everything[t] = Some(at);
-                self.last_any[t] = Some(at);
+                self.everything[t].push(at);
+                self.any[t].push(at);
             }
             Footprint::Places(places) => {
                 if !places.is_empty() {
-                    self.last_any[t] = Some(at);
+                    self.any[t].push(at);
                 }
                 for (place, write) in places {
                     let log = self.places.entry(*place).or_insert_with(|| PlaceLog {
-                        last_access: vec![None; width],
-                        last_write: vec![None; width],
+                        accesses: vec![Vec::new(); width],
+                        writes: vec![Vec::new(); width],
                     });
-                    log.last_access[t] = Some(at);
+                    log.accesses[t].push(at);
                     if *write {
-                        log.last_write[t] = Some(at);
+                        log.writes[t].push(at);
                     }
                 }
             }
