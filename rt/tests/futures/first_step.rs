@@ -5,6 +5,11 @@
 //! `drop_shuttle_yield_future`, `abort_at_second_await_point`, ported with
 //! their outcomes collected per run, as rankcheck's exploration counts
 //! schedules differently from shuttle's DFS).
+//!
+//! The outcomes are read through std atomics, which rankcheck does not
+//! see (that is the point: code before a task's first operation), so no
+//! reduction can know that the steps around them conflict. The tests
+//! explore every schedule unreduced, as shuttle's DFS does.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -22,7 +27,12 @@ fn explore_outcomes<T: Ord + Send + 'static>(
 ) -> BTreeSet<T> {
     let seen: Seen<T> = Arc::default();
     let record = seen.clone();
-    let explored = rankcheck::explore(move || test(&record), 100_000, 1_000);
+    let explored = rankcheck::__private::explore_unreduced(
+        move || test(&record),
+        100_000,
+        1_000,
+        rankcheck::MemoryModel::Sc,
+    );
     assert!(explored.complete, "{explored:?}");
     let outcomes = std::mem::take(&mut *seen.lock().unwrap());
     outcomes
