@@ -358,11 +358,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         preemption_bound,
     } = *exploration;
     let settings = dfs::Settings {
-        pruning: if reduce {
-            Pruning::Dpor
-        } else {
-            Pruning::None
-        },
+        pruning: if reduce { Pruning::Dpor } else { Pruning::None },
         preemption_bound,
         spin_yields: None,
         max_schedules,

@@ -259,9 +259,27 @@ impl SearchPath {
     /// Move on to the next schedule; `false` when every one was explored.
     pub(super) fn advance(&mut self) -> bool {
         if self.rules.pruning == Pruning::Dpor {
-            races::want_reversed(&mut self.nodes);
+            let pending = self.pending_at_end();
+            races::want_reversed(&mut self.nodes, &pending);
         }
         backtrack(&mut self.nodes, self.rules.pruning.sleeps())
+    }
+
+    /// The threads that could still run when the run ended (a failure
+    /// ends it before they finish), unless it went past a point with
+    /// nothing new (their steps were then compared by the sleep sets).
+    fn pending_at_end(&self) -> Vec<ThreadId> {
+        if self.run.redundant {
+            return Vec::new();
+        }
+        let last = self.nodes.iter().rev().find_map(|node| match node {
+            Node::Thread(node) => Some(node),
+            Node::Read(_) => None,
+        });
+        last.map_or_else(Vec::new, |node| {
+            let others = node.enabled.iter().filter(|t| **t != node.chosen);
+            others.copied().collect()
+        })
     }
 
     /// Bytes the search holds, for the memory cap: about 9 a state seen

@@ -61,24 +61,29 @@ struct Run {
 /// its races ask each point to explore: for a race, a thread that can
 /// start the reversed order there (Abdulla et al.'s source sets, POPL
 /// 2014: an initial of the steps not ordered after the earlier one, then
-/// the later one), unless the point explores one already.
-pub(super) fn want_reversed(nodes: &mut [Node]) {
-    let run = Run::of(nodes);
+/// the later one), unless the point explores one already. The
+/// `pending` threads could still run when the run ended: each is taken to
+/// have a step left that touches everything, so that a failure that ends
+/// a run early is raced with what they would have done.
+pub(super) fn want_reversed(nodes: &mut [Node], pending: &[ThreadId]) {
+    let run = Run::of(nodes, pending);
     for race in &run.races {
         let initials = run.initials(race);
         let (node, _) = run.steps[race.earlier];
         let later = run.steps[race.later].1;
-        if let Node::Thread(node) = &mut nodes[node] {
+        // Two pending steps race at no point.
+        if let Some(Node::Thread(node)) = nodes.get_mut(node) {
             node.want_one_of(&initials, later);
         }
     }
 }
 
 impl Run {
-    /// The run whose path is `nodes`.
-    fn of(nodes: &[Node]) -> Run {
+    /// The run whose path is `nodes`, with a last step of each `pending`
+    /// thread (at no point: the run ended before it).
+    fn of(nodes: &[Node], pending: &[ThreadId]) -> Run {
         const EVERYTHING: &Footprint = &Footprint::Everything;
-        let steps: Vec<Step<'_>> = nodes
+        let mut steps: Vec<Step<'_>> = nodes
             .iter()
             .enumerate()
             .filter_map(|(node, n)| match n {
@@ -90,12 +95,17 @@ impl Run {
                 Node::Read(_) => None,
             })
             .collect();
+        steps.extend(pending.iter().map(|&thread| Step {
+            node: usize::MAX,
+            thread,
+            touched: EVERYTHING,
+        }));
         let threads = thread_count(nodes);
         let mut clocks = Clocks::new(threads);
         let mut races = Vec::new();
         let mut by_thread = vec![Vec::new(); threads];
         for (at, step) in steps.iter().enumerate() {
-            if let Node::Thread(node) = &nodes[step.node] {
+            if let Some(Node::Thread(node)) = nodes.get(step.node) {
                 clocks.meet(&node.enabled, at);
             }
             for earlier in clocks.step(at, step.thread, step.touched) {
