@@ -1,12 +1,15 @@
 //! Every schedule of a small test, depth first, what `rankcheck explore`
 //! does for a `.rk` program: the engine's search
-//! (`rankcheck_engine::explore::dfs`, sleep sets over what each step
-//! touched) on the executor, which `runner.rs` adapts to it. A run replays
-//! the choices of the path so far and then takes the first thread that
-//! can run and is not asleep; the next run changes the last choice that
-//! has an untried thread. An execution is a function of its schedule, so
-//! the runs cover every schedule up to reordering independent steps,
-//! which reaches every failure.
+//! (`rankcheck_engine::explore::dfs`, a dynamic partial-order reduction
+//! with sleep sets over what each step touched; sleep sets alone under a
+//! preemption bound) on the executor, which `runner.rs` adapts to it. A
+//! run replays the choices of the path so far and then takes the first
+//! thread that can run and is not asleep; the next run takes a thread a
+//! race of an earlier run asked for at the last point that has one. An
+//! execution is a function of its schedule, so the runs cover every
+//! schedule up to reordering independent steps, which reaches every
+//! failure. Only what the executor sees counts: a test that shares state
+//! through std types explores fewer orders of it than it has.
 //!
 //! Independence is read off what each step touched, which the executor
 //! logs as the step runs (crate::footprint): two steps of different

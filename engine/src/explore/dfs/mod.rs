@@ -24,6 +24,16 @@
 //!   step touched. A node whose first choice touched nothing (the thread
 //!   only found that it must wait) has no other: every schedule from
 //!   there is a schedule from after it.
+//! - **a dynamic partial-order reduction** with those sleep sets
+//!   ([`Pruning::Dpor`], `races`): a new point explores only its first
+//!   choice; after each run, every two steps of different threads that
+//!   conflict and that the run's happens-before did not order ask the
+//!   point before the earlier one to explore a thread that starts the
+//!   other order (a source set, Abdulla et al.). A thread that could still
+//!   run when a failure ended the run is taken to touch everything. Not
+//!   with a preemption bound or the spin-loop guard, which make
+//!   independent steps dependent: a search given one prunes by sleep
+//!   sets alone.
 //! - **state caching**: a scheduling point whose happens-before signature
 //!   was reached before is not explored again; sound only when the
 //!   touches are every access a step makes (the VM's), so that equal

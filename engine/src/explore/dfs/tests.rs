@@ -255,7 +255,8 @@ fn the_reduction_runs_one_schedule_per_class() {
         dpor_runs += searched.schedules + searched.pruned;
         sleep_runs += by_sleep.schedules + by_sleep.pruned;
     }
-    // The races spare most runs sleep sets only cut short.
+    // The races spare runs that sleep sets only cut short.
+    eprintln!("runs: {dpor_runs} with the reduction, {sleep_runs} with sleep sets alone");
     assert!(dpor_runs < sleep_runs, "{dpor_runs} against {sleep_runs}");
 }
 
