@@ -304,6 +304,14 @@ impl Exploration {
         self
     }
 
+    /// No reduction: every schedule (within the bound), for the
+    /// differential tests of the reduction (not API).
+    #[doc(hidden)]
+    pub fn unreduced(mut self) -> Exploration {
+        self.reduce = false;
+        self
+    }
+
     /// Stop at the first failing schedule (then `complete` is false unless
     /// it was the last): enough to know the test fails, as loom's `model`
     /// stops at its first failure.

@@ -106,6 +106,29 @@ fn the_reduction_reaches_every_outcome_of_the_full_search() {
 }
 
 #[test]
+fn under_a_preemption_bound_the_reduction_reaches_every_failure_of_the_bounded_search() {
+    use shapes::buggy;
+    let cases: [(&str, fn()); 6] = [
+        ("lock order", buggy::lock_order),
+        ("try_lock", buggy::try_lock_counter),
+        ("notify_one of two", buggy::notify_one_of_two),
+        ("lost notification", buggy::lost_notification),
+        ("channels", buggy::channels),
+        ("two barriers", buggy::barrier_twice),
+    ];
+    for (name, test) in cases {
+        for bound in 0..=2 {
+            let bounded = rankcheck::Exploration::new(200_000, MAX_STEPS).preemption_bound(bound);
+            let reduced = bounded.clone().run(test);
+            let full = bounded.unreduced().run(test);
+            assert!(reduced.complete && full.complete, "{name}, bound {bound}");
+            assert!(reduced.schedules <= full.schedules, "{name}, bound {bound}");
+            assert_eq!(reduced.failures, full.failures, "{name}, bound {bound}");
+        }
+    }
+}
+
+#[test]
 fn the_reduction_reaches_every_failure_of_the_full_search() {
     use shapes::buggy;
     let cases: [(&str, fn()); 11] = [

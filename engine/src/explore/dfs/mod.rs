@@ -30,10 +30,15 @@
 //!   conflict and that the run's happens-before did not order ask the
 //!   point before the earlier one to explore a thread that starts the
 //!   other order (a source set, Abdulla et al.). A thread that could still
-//!   run when a failure ended the run is taken to touch everything. Not
-//!   with a preemption bound or the spin-loop guard, which make
-//!   independent steps dependent: a search given one prunes by sleep
-//!   sets alone.
+//!   run when a failure ended the run is taken to touch everything.
+//!   Under a preemption bound, without sleep sets and with a second
+//!   point per race (the last switch before it); with the spin-loop
+//!   guard, by sleep sets alone.
+//!
+//! Sleep sets are never kept under a preemption bound: a thread sleeps
+//! because a sibling explored the same steps in the other order, and the
+//! bound may have cut that sibling (DPOR-NOTES trap 1; the toy programs
+//! of `dfs::tests` lost classes so).
 //! - **state caching**: a scheduling point whose happens-before signature
 //!   was reached before is not explored again; sound only when the
 //!   touches are every access a step makes (the VM's), so that equal
@@ -110,16 +115,19 @@ pub enum Pruning {
     /// Not at all: every schedule (the reference of differential tests).
     #[default]
     None,
-    /// By sleep sets over the steps' footprints.
+    /// By sleep sets over the steps' footprints; under a preemption bound,
+    /// not at all (a bound may prune the sibling a sleep set counts on).
     SleepSets,
     /// By the happens-before signatures of the states reached (the
     /// touches must be every access of every step).
     States,
     /// By a dynamic partial-order reduction with sleep sets: a point
     /// explores another thread only where a race in a run asks for it
-    /// (`races`). Without a preemption bound and a spin-loop guard only:
-    /// a search given either prunes by sleep sets instead (a bound makes
-    /// independent steps dependent, Coons, Musuvathi and McKinley 2013).
+    /// (`races`). Under a preemption bound without sleep sets, and with
+    /// a race also asking the last point before it where the run switched
+    /// threads (Coons, Musuvathi and McKinley 2013, as loom does: the
+    /// bound makes independent steps dependent). With the spin-loop
+    /// guard, by sleep sets instead.
     Dpor,
 }
 
@@ -186,8 +194,7 @@ const MONITOR_EVERY: u64 = 256;
 /// the progress now and then (it returns whether to go on).
 pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'_>) -> Searched {
     let mut settings = *settings;
-    let bounded = settings.preemption_bound.is_some() || settings.spin_yields.is_some();
-    if settings.pruning == Pruning::Dpor && bounded {
+    if settings.pruning == Pruning::Dpor && settings.spin_yields.is_some() {
         settings.pruning = Pruning::SleepSets;
     }
     let settings = &settings;

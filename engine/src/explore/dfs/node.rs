@@ -89,6 +89,25 @@ impl ThreadNode {
             .map(|i| from + i)
     }
 
+    /// The first choice of a new point under a bounded partial-order
+    /// reduction: the running thread while it can go on, so that the
+    /// schedules a race does not ask to change make no preemption (the
+    /// bounded reduction counts on it, as loom's), else the first untried.
+    pub(super) fn first_under_reduction(&self) -> Option<usize> {
+        let running = self.running.filter(|r| self.is_untried_unwanted(*r));
+        match running {
+            Some(r) => self.enabled.iter().position(|t| *t == r),
+            None => self.untried_from(0),
+        }
+    }
+
+    /// Whether `thread` may be tried at a new point (before anything is
+    /// wanted there): not asleep, within the bound.
+    fn is_untried_unwanted(&self, thread: ThreadId) -> bool {
+        let asleep = self.asleep.iter().any(|(a, _)| *a == thread);
+        self.enabled.contains(&thread) && !asleep && self.within_bound(thread)
+    }
+
     /// How many threads are left to try here (for progress).
     pub(super) fn left(&self) -> usize {
         let from = if self.wanted.is_some() {
@@ -120,10 +139,27 @@ impl ThreadNode {
     /// cannot run here (or none is known), every thread that can, which
     /// keeps the reduction sound when the front end's idea of who can run
     /// differs from the race's.
-    pub(super) fn want_one_of(&mut self, initials: &[ThreadId], preferred: ThreadId) {
+    /// With `every`, each initial is wanted (under a preemption bound).
+    pub(super) fn want_one_of(&mut self, initials: &[ThreadId], preferred: ThreadId, every: bool) {
         let Some(wanted) = &mut self.wanted else {
             return;
         };
+        if every {
+            let all = initials.iter().chain([&preferred]);
+            for q in all.filter(|q| self.enabled.contains(q)) {
+                if !wanted.contains(q) {
+                    wanted.push(*q);
+                }
+            }
+            if !self.enabled.contains(&preferred) {
+                for t in &self.enabled {
+                    if !wanted.contains(t) {
+                        wanted.push(*t);
+                    }
+                }
+            }
+            return;
+        }
         if initials.iter().any(|q| wanted.contains(q)) {
             return;
         }

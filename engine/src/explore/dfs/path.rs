@@ -38,6 +38,10 @@ struct Rules {
     /// Whether a run with nothing new left stops there (else it goes on
     /// without preempting and adds nothing).
     stop_redundant: bool,
+    /// Whether threads sleep (sleep sets): never under a preemption
+    /// bound, whose pruning may drop the sibling a sleep set counts on
+    /// (DPOR-NOTES trap 1).
+    sleep_sets: bool,
 }
 
 /// Where the current run is.
@@ -96,6 +100,7 @@ impl SearchPath {
                 preemption_bound: settings.preemption_bound,
                 spin_yields: settings.spin_yields,
                 stop_redundant,
+                sleep_sets: settings.pruning.sleeps() && settings.preemption_bound.is_none(),
             },
             ..SearchPath::default()
         }
@@ -163,7 +168,14 @@ impl SearchPath {
             return self.nothing_new(point);
         }
         let mut node = self.node_at(point);
-        match node.untried_from(0) {
+        let bounded_reduction =
+            self.rules.pruning == Pruning::Dpor && self.rules.preemption_bound.is_some();
+        let first = if bounded_reduction {
+            node.first_under_reduction()
+        } else {
+            node.untried_from(0)
+        };
+        match first {
             Some(first) => {
                 node.take(first);
                 if self.rules.pruning == Pruning::Dpor {
@@ -218,6 +230,7 @@ impl SearchPath {
         match self.rules.pruning {
             Pruning::States => self.run.signature.record(thread, touches),
             Pruning::SleepSets | Pruning::Dpor => {
+                // Kept also without sleep sets: the races read them.
                 if let Some(Node::Thread(node)) =
                     self.run.last_node.and_then(|i| self.nodes.get_mut(i))
                 {
@@ -260,7 +273,8 @@ impl SearchPath {
     pub(super) fn advance(&mut self) -> bool {
         if self.rules.pruning == Pruning::Dpor {
             let pending = self.pending_at_end();
-            races::want_reversed(&mut self.nodes, &pending);
+            let bounded = self.rules.preemption_bound.is_some();
+            races::want_reversed(&mut self.nodes, &pending, bounded);
         }
         backtrack(&mut self.nodes, self.rules.pruning.sleeps())
     }
@@ -309,7 +323,7 @@ impl SearchPath {
 
     /// A new node at `point`, its choice not made yet.
     fn node_at(&self, point: &Point<'_>) -> ThreadNode {
-        let sleep_sets = self.rules.pruning.sleeps();
+        let sleep_sets = self.rules.sleep_sets;
         let bound = self.rules.preemption_bound;
         // Only sleep sets and a bound need the parent, which may be a few
         // read choices up.

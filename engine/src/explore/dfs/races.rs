@@ -74,17 +74,49 @@ struct Run {
 /// `pending` threads could still run when the run ended: each is taken to
 /// have a step left that touches everything, so that a failure that ends
 /// a run early is raced with what they would have done.
-pub(super) fn want_reversed(nodes: &mut [Node], pending: &[ThreadId]) {
+///
+/// Under a preemption bound (`bounded`), every initial is asked for (the
+/// one a point explores already may be past the bound there, where
+/// another is not), and also at the last point before the race's where
+/// the run switched threads, where taking it may cost no preemption the
+/// race's point would.
+pub(super) fn want_reversed(nodes: &mut [Node], pending: &[ThreadId], bounded: bool) {
     let run = Run::of(nodes, pending);
     for race in &run.races {
         let initials = run.initials(race);
-        let (node, _) = run.steps[race.earlier];
+        let (at, _) = run.steps[race.earlier];
         let later = run.steps[race.later].1;
         // Two pending steps race at no point.
-        if let Some(Node::Thread(node)) = nodes.get_mut(node) {
-            node.want_one_of(&initials, later);
+        if let Some(Node::Thread(node)) = nodes.get_mut(at) {
+            node.want_one_of(&initials, later, bounded);
+        }
+        if bounded {
+            if let Some(switch) = last_switch_before(nodes, at) {
+                if let Node::Thread(node) = &mut nodes[switch] {
+                    node.want_one_of(&initials, later, bounded);
+                }
+            }
         }
     }
+}
+
+/// The last scheduling point before the one at `at` whose thread is not
+/// the one chosen at the point before it, else the first point.
+fn last_switch_before(nodes: &[Node], at: usize) -> Option<usize> {
+    let points: Vec<(usize, ThreadId)> = nodes[..at]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| match n {
+            Node::Thread(t) => Some((i, t.chosen)),
+            Node::Read(_) => None,
+        })
+        .collect();
+    let switch = points
+        .windows(2)
+        .rev()
+        .find(|pair| pair[0].1 != pair[1].1)
+        .map(|pair| pair[1].0);
+    switch.or_else(|| points.first().map(|p| p.0))
 }
 
 impl Run {

@@ -388,3 +388,30 @@ fn a_run_that_parts_from_the_path_stops_the_search() {
         assert!(!searched.exhausted);
     }
 }
+
+#[test]
+fn under_a_preemption_bound_pruning_reaches_every_class_the_bounded_search_does() {
+    // Checked once at 2,000 seeds (`for seed in 0..2000`, release).
+    for seed in 0..300 {
+        let threads = 2 + (seed % 3) as usize;
+        let program = random_program(seed, threads);
+        for bound in 0..=2 {
+            let bounded = |pruning| Settings {
+                preemption_bound: Some(bound),
+                ..settings(pruning)
+            };
+            let mut every = Toy::new(program.clone());
+            explore(&mut every, &bounded(Pruning::None));
+            for pruning in [Pruning::SleepSets, Pruning::Dpor] {
+                let mut pruned = Toy::new(program.clone());
+                explore(&mut pruned, &bounded(pruning));
+                let lost = every.classes.difference(&pruned.classes).count();
+                assert!(
+                    lost == 0,
+                    "seed {seed}, bound {bound}, {pruning:?}: {lost} of {} classes lost: {program:?}",
+                    every.classes.len()
+                );
+            }
+        }
+    }
+}
