@@ -61,7 +61,7 @@ struct Run {
     steps: Vec<(usize, ThreadId)>,
     /// Each step's clock.
     clocks: Vec<Vec<u32>>,
-    /// Per thread, the positions of its steps.
+    /// Per thread, the positions of its steps that touched something.
     by_thread: Vec<Vec<usize>>,
     races: Vec<Race>,
 }
@@ -152,7 +152,12 @@ impl Run {
             for earlier in clocks.step(at, step.thread, step.touched) {
                 races.push(Race { earlier, later: at });
             }
-            by_thread[step.thread.index()].push(at);
+            // A step that only found it must wait starts nothing: taken
+            // earlier, the same operation may go on (a lock taken before
+            // the other thread took it) and conflict.
+            if !step.touched.is_empty() {
+                by_thread[step.thread.index()].push(at);
+            }
         }
         Run {
             steps: steps.iter().map(|s| (s.node, s.thread)).collect(),
