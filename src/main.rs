@@ -1,4 +1,23 @@
 //! The `rankcheck` command line.
+//!
+//! `cli.rs` holds the clap types, and only it. The commands: `check/`
+//! (one program's phases: `run.rs`; the failure to show: `found.rs`; the
+//! summary's model: `summary.rs`), `replay.rs`, `bounds.rs`, `explore/`
+//! (`explore` and `classify`), `sites.rs`, `plot/` (`plot bound`, `plot
+//! hits`, `plot history`, and the figure of `check --plot`) and
+//! `nightly/` (a campaign's night, and the `merge` and `report`
+//! commands).
+//!
+//! What they share: `load.rs` reads and compiles a program, `plan.rs`
+//! turns flags into a strategy, `trace.rs` replays a schedule into the
+//! steps a report shows, `failure.rs` builds a failure's model for every
+//! command and renders its source excerpt (the rest is
+//! `rankcheck-report`'s), `shrink.rs` shrinks a failing schedule for
+//! `check` and `nightly`, `replay_store.rs` names and finds replay files,
+//! `diagnostics.rs` is the one place that turns spans into lines,
+//! `progress.rs` the progress line, `output_file.rs` the files written,
+//! `invocation.rs` the command to type next, `interrupt.rs` SIGINT and
+//! SIGTERM, and `exit.rs` the exit statuses.
 
 /// `println!` that does not panic when stdout is closed (`rankcheck ... |
 /// head`): the report is best effort there, the exit code is what counts.

@@ -4,9 +4,12 @@
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Result};
+use rankcheck_engine::guarantee::RunsAsked;
 use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::Profile;
-use rankcheck_engine::strategy::planning::{self, Asked, PlanError, Variables, VarsOption};
+use rankcheck_engine::strategy::planning::{
+    self, Asked, PlanError, PlannedSearch, SkippedSetting, Variables, VarsOption,
+};
 use rankcheck_engine::strategy::Instrumenter;
 use rankcheck_engine::{PriorityScheme, VarId};
 use rankcheck_instr::{PointsTo, Tracking};
@@ -185,16 +188,46 @@ pub fn plan(
     };
     let planned = planning::plan(&asked(args, program)?, profile, variables)
         .map_err(|error| refusal(args, program, error))?;
-    let skipped = planned
-        .skipped
+    Ok((planned.plan, skipped(program, planned.skipped)))
+}
+
+/// The search the flags ask for, after the preparatory runs' `profile`:
+/// its strategy, per-run bounds and runs (as rt's `plan::plan_search`,
+/// through the same engine call), with the settings set aside.
+pub fn plan_search(
+    args: &CheckArgs,
+    program: &Arc<Program>,
+    profile: &Profile,
+) -> Result<(PlannedSearch, Vec<Skipped>)> {
+    let sync = sync_vars(program);
+    let variables = Variables {
+        count: program.n_vars(),
+        sync: &sync,
+    };
+    let runs = RunsAsked {
+        runs: args.runs,
+        timed: args.time.is_some(),
+        confidence: args.confidence,
+        max_runs: max_runs(args.max_runs, profile),
+    };
+    // `.rk` programs are sequentially consistent: a bound stands as it is.
+    let mut planned =
+        planning::plan_search(&asked(args, program)?, profile, variables, &runs, |b, _| b)
+            .map_err(|error| refusal(args, program, error))?;
+    let skipped = skipped(program, std::mem::take(&mut planned.skipped));
+    Ok((planned, skipped))
+}
+
+/// The settings set aside, in the report's words.
+fn skipped(program: &Program, skipped: Vec<SkippedSetting>) -> Vec<Skipped> {
+    skipped
         .into_iter()
         .map(|s| Skipped {
             depth: s.setting.depth,
-            vars: describe_selection(program.as_ref(), &s.setting.vars),
+            vars: describe_selection(program, &s.setting.vars),
             reason: s.reason.describe().to_string(),
         })
-        .collect();
-    Ok((planned.plan, skipped))
+        .collect()
 }
 
 /// The names of `vars`, comma-separated.
@@ -204,6 +237,10 @@ pub fn names(program: &Program, vars: &[VarId]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+#[path = "plan_agree.rs"]
+mod agree;
 
 #[cfg(test)]
 mod tests {

@@ -34,7 +34,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::cli::CratesArgs;
 use crate::crates::corpus::{Corpus, Entry};
-use crate::crates::manifest::{edit, Rename};
+use crate::crates::manifest::{edit, Patch, Rename};
 use crate::crates::outcome::{build_cause, classify, parse_test_list, Outcome};
 use crate::crates::process::{run_bounded, Ending};
 use crate::crates::table::Row;
@@ -323,10 +323,15 @@ fn prepare_and_build(
     let published = std::fs::read_to_string(&manifest_path)
         .map_err(|e| failure(format!("read Cargo.toml: {e}"), ""))?;
     let facade = settings.repo.join(entry.facade.folder());
+    let patch_path = entry.facade.patch_folder().map(|f| settings.repo.join(f));
     let rename = Rename {
         key: entry.dependency_key(),
         package: entry.facade.package(),
         path: &facade,
+        patch: patch_path.as_deref().map(|path| Patch {
+            package: entry.facade.word(),
+            path,
+        }),
     };
     let edited = edit(&published, tool.is_renamed().then_some(rename))
         .map_err(|e| failure(format!("manifest: {e:#}"), ""))?;

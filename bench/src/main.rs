@@ -28,6 +28,15 @@
 //! each the version before its fix with the fix's loom regression test,
 //! under loom and rankcheck (`bench/crates/historical.toml`,
 //! `results/historical.*`).
+//!
+//! The strategy corpus is `bench/corpus/` (and, in
+//! `bench/corpus/scaled/`, the families whose `-D` constants `strategies`
+//! sweeps); `baseline.rs` measures throughput against an earlier commit's
+//! binary in the same run. `bench/shuttle-baseline/` is a Cargo project of
+//! its own that measures awslabs/shuttle (threads, and async tasks with
+//! `shuttle::future`: `async_vs_shuttle.sh`), kept out of the workspace as
+//! `fuzz/` (cargo-fuzz targets) is. The crate depends on rankcheck-instr,
+//! -engine, -stats, -plot and -history, and runs the `rankcheck` binary.
 
 mod baseline;
 mod cli;

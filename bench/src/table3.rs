@@ -5,7 +5,7 @@
 //!
 //! For each program, larger ones of our own (`bench/programs/table3_*.rk`)
 //! and every example with a `c=` and `v=` header, at the bug's context
-//! bound `c`, as `rankcheck explore` runs it (`src/explore.rs`, replicated
+//! bound `c`, as `rankcheck explore` runs it (`src/explore/`, replicated
 //! here because it is the binary's private code):
 //! - `v` = the bug's `v`: every `v`-subset of the variables the preparatory
 //!   runs accessed, shared ones first, each explored up to `c` until one
@@ -128,7 +128,7 @@ impl Subject {
         self.profile.max_threads
     }
 
-    /// The priority orders at bound `c`, as `orders` in src/explore.rs:
+    /// The priority orders at bound `c`, as `orders` in src/explore/mod.rs:
     /// every order of `n + c` fragments when there are few enough, else a
     /// sample covering every order of `t` threads (Lemma 4.1).
     fn orders(&self, c: u32) -> Vec<Order> {

@@ -4,6 +4,22 @@
 //! `instr` lowers source into an [`ir::Program`]; an [`Executable`]
 //! specialises it for the variables a search tracks; a [`Vm`] runs it under
 //! a [`Scheduler`] and ends each execution with an [`Outcome`].
+//!
+//! The engine never sees syntax: all it knows of the source are byte
+//! [`Span`]s. What else is here, by module:
+//!
+//! - the schedulers: `random`, `priority` (PCT's and thread bounding's
+//!   priorities), `pos` (partial order sampling), `walk` (URW and SURW);
+//! - `strategy`: for each run, what is tracked and which scheduler
+//!   decides; both front ends name strategies through its registry and
+//!   run the same plans, settings and default cycle;
+//! - `profile` (the preparatory runs), `search` (runs spread over
+//!   workers), `guarantee` (the bounds and confidences every front end
+//!   states);
+//! - `explore` (exhaustive search) and `shrink` (a smaller failing
+//!   schedule), each behind a trait every front end implements;
+//! - `identity` (when two failures are one), `replay_file` (a failing
+//!   schedule as a checksummed file).
 
 pub mod await_code;
 pub mod executable;

@@ -1,6 +1,10 @@
 //! Priority scheduling: PCT's random priorities and change points
 //! (Burckhardt et al., ASPLOS 2010), and thread bounding's permutation
 //! priorities (the paper's Section 4; docs/ALGORITHMS.md, Thread bounding).
+//!
+//! And the spin-loop guard: a thread that yields more than `spin_yields`
+//! times in a run is lowered, so that the thread it waits for can run
+//! ([`SPIN_YIELDS`], 100, for `.rk`; 0 for rt, whose yields give way).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

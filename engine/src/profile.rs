@@ -1,6 +1,10 @@
 //! Preparatory runs: what a few random executions tell about a program's
 //! threads, steps and variables, which PCT and variable bounding need before
 //! they can place change points (docs/ALGORITHMS.md, PCT and PCTVB: `n`, `k`, `k_q`).
+//!
+//! The runs also measure per-thread profiles (events, accesses, spawn
+//! sites) for the walks. [`Profiler`] is any front end's side of it: the
+//! VM's preparatory runs and the Rust runtime's feed the same one.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -67,8 +71,8 @@ pub struct ThreadProfile {
     /// The thread that spawned it, if any run saw one.
     pub parent: Option<ThreadId>,
     /// The `spawn` that created it, if any run saw one and the front end
-    /// says where (the VM does, rankcheck-rt does not): threads spawned at
-    /// the same place run the same code.
+    /// says where (the VM by instruction, rankcheck-rt by call site):
+    /// threads spawned at the same place run the same code.
     pub spawn_site: Option<Loc>,
     /// Steps it took per run on average.
     pub mean_steps: f64,

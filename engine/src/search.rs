@@ -1,5 +1,14 @@
 //! Running many executions of one program under a strategy, on one or
 //! more worker threads, and collecting what they found.
+//!
+//! Workers take runs in chunks, and run `i` is seeded with
+//! [`run_seed`]`(seed, i)` whoever runs it, so the result does not depend
+//! on the number of workers. Each worker keeps one [`Vm`] (its buffers in
+//! place) for as long as its runs share an executable, and hands the
+//! buffers to a new one when a run tracks another set. Its machines record
+//! no schedule ([`Vm::record_schedule`]): a failing run, which
+//! `Strategy::prepare` makes again from its number and seed, is redone
+//! with one.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

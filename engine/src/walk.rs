@@ -22,7 +22,8 @@
 //! interleaving elsewhere stay in reach.
 //!
 //! Kind-weighted SURW (rankcheck's own) weighs each thread's target
-//! accesses by one over the number of threads spawned at its place
+//! accesses by one over the number of threads spawned at its place (the
+//! profile's `spawn_site`)
 //! ([`EventCounts::accesses_by_kind`]), and refines its draw at a spawn
 //! rather than drawing again: one thread among many copies of another
 //! code then gets even odds of the next target access.

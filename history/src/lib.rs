@@ -6,8 +6,14 @@
 //! [`Variant`] under it.
 //!
 //! Records are plain data; of the engine it uses only the masking of a
-//! failure's message (`rankcheck_engine::identity::masked`). It touches one
-//! file, the database; reading and writing shard files is the binary's.
+//! failure's message (`rankcheck_engine::identity::masked`), and of the
+//! report only its shard format (`rankcheck_report::shard`, where
+//! rankcheck-rt, which must not depend on this crate and its SQLite,
+//! writes it too). It touches one file, the database (bundled SQLite):
+//! [`schema`] holds its versions and migrations, `store` opens it and
+//! refuses one that is corrupt, foreign or newer, `ingest` merges shard
+//! records idempotently and [`query`] reads it back. Reading and writing
+//! shard files is the binary's.
 
 mod error;
 pub mod identity;

@@ -1,5 +1,7 @@
 //! What the history says: its nights, the evidence accumulated per
-//! (program, fingerprint, setting), and its failures with when they were
+//! (program, fingerprint, setting), the same evidence night by night for
+//! each program's current fingerprint (what the history figures draw), and
+//! its failures by identity, with their variants and when they were
 //! seen. Sums are taken in Rust in a fixed order (night, seed, first run),
 //! so the same chunks give the same bits however they were merged.
 

@@ -4,6 +4,15 @@
 //! Every shared-memory access becomes its own [`Site`]; every declaration
 //! and `new` expression becomes a [`Variable`], so `Q` is known before the
 //! program runs. Name errors are collected, not stopped at the first.
+//! Constants fold with the `-D` overrides the caller checked.
+//!
+//! An instruction that stands for another construct (a `for` range's test,
+//! a condition, `&&`'s left operand, a `sync` block's lock and unlocks)
+//! gets an [`ir::Construct`](Construct) beside it, so that a run-time error
+//! is worded in the terms the user wrote. Once every check has passed (the
+//! `await` conditions, the synchronisation operands' warnings), the program
+//! goes through `optimize`, last, so that every diagnostic is about the
+//! code as written.
 
 use std::collections::BTreeMap;
 

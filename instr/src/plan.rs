@@ -5,6 +5,10 @@
 //! whose may-set meets V; an instrumented site checks at run time that the
 //! location it touched really belongs to V". Untracked sites are compiled
 //! as plain loads and stores and cost nothing.
+//!
+//! Whatever is tracked, a plan also observes every write site that may
+//! touch an *awaited* variable (one some `await` condition may read, by
+//! the same analysis), since such a write may let a blocked thread run.
 
 use std::collections::BTreeSet;
 

@@ -24,6 +24,9 @@
 //! `<title>` a browser shows on hover: see [`marks`]. Text is laid out with
 //! the DejaVu Sans metrics embedded in this crate ([`font`]), so nothing
 //! is read from the system.
+//!
+//! Figures are drawn with plotters' SVG backend. Of rankcheck's crates
+//! this one depends on `rankcheck-stats` alone.
 
 pub mod axis;
 pub mod bound;

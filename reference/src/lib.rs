@@ -12,6 +12,16 @@
 //! every scheduling decision is made in one place ([`replay`](Reference::replay),
 //! the two searches) from the events the interpreter reports.
 //!
+//! Besides the interpreter: a brute-force model checker
+//! ([`Reference::reachable_failures`]), a minimal-preemption search
+//! ([`Reference::min_preemptions`]) and the generator ([`generate`]: a
+//! drawn `Plan`, which `generate/render.rs` writes line by line as `.rk`
+//! text and as its Rust twin, a rankcheck-rt test, with the map between
+//! their lines; crossfront compiles the twins). The crate's tests hold the
+//! engine to it on generated programs and on every hand-written program
+//! under the workspace's `tests/` (differential testing); only they use
+//! the engine.
+//!
 //! # Readings of the specification
 //!
 //! Where docs/LANGUAGE.md leaves a choice open, the reference takes the reading a

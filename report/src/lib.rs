@@ -11,7 +11,12 @@
 //!
 //! [`shard`] is the record a nightly campaign's shard file holds, written
 //! by the command line for a `.rk` program and by `rankcheck-rt` for a
-//! Rust test (`RANKCHECK_RECORDS`), and read by the history.
+//! Rust test (`RANKCHECK_RECORDS`), and read by the history. [`words`]
+//! counts and lists in English.
+//!
+//! The crate depends on the engine and `rankcheck-stats` (the models'
+//! inputs and the bounds' words) and serde, never on a front end: a front
+//! end names its variables through [`summary::VarNames`].
 
 pub mod failure;
 pub mod shard;

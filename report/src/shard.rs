@@ -8,6 +8,11 @@
 //! Reading is lenient: a line that does not parse (a truncated last line
 //! after a SIGKILL, a corrupted one) is reported with its number and the
 //! other lines are still read.
+//!
+//! Also here, so that both writers agree: what a failure's signature reads
+//! off its steps ([`raced_on`], [`thread_functions`]), a test executable's
+//! fingerprint ([`executable_fingerprint`]) and an exploration's setting
+//! key ([`ExplorationSetting`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -437,5 +442,150 @@ mod tests {
         });
         let read = parse_shard(&format!("{}\n", record.to_line()));
         assert_eq!(read.records, [(1, record)]);
+    }
+}
+
+/// How an exploration's chunk ended, as its setting key says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExplorationEnd {
+    /// Every schedule (within the bound) was explored, none failing.
+    Complete,
+    /// A schedule failed.
+    Failed,
+    /// The test turned out not to be a function of its schedule.
+    Nondeterministic,
+    /// The schedule cap stopped it.
+    Capped,
+}
+
+impl ExplorationEnd {
+    const ALL: [ExplorationEnd; 4] = [
+        ExplorationEnd::Complete,
+        ExplorationEnd::Failed,
+        ExplorationEnd::Nondeterministic,
+        ExplorationEnd::Capped,
+    ];
+
+    /// Its word in the key.
+    pub fn word(self) -> &'static str {
+        match self {
+            ExplorationEnd::Complete => "complete",
+            ExplorationEnd::Failed => "failed",
+            ExplorationEnd::Nondeterministic => "nondeterministic",
+            ExplorationEnd::Capped => "capped",
+        }
+    }
+}
+
+/// The setting an exploration (rankcheck-rt's `explore`, the loom facade's
+/// `model`) records its one chunk under: `explore complete`, or with a
+/// preemption bound `explore c=2 capped`. The key is written by the Rust
+/// front end's campaign chunk and read by the night's report, which
+/// states a complete one as a proof; this type is both ends, so that
+/// neither parses the other's prose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExplorationSetting {
+    /// The preemption bound, if the exploration had one.
+    pub preemption_bound: Option<u32>,
+    /// How it ended.
+    pub end: ExplorationEnd,
+}
+
+impl ExplorationSetting {
+    /// The first word of every exploration's key.
+    pub const PREFIX: &'static str = "explore";
+
+    /// The exploration a setting key names; `None` for any other setting
+    /// (a search's, such as `pctvb d=2 v=1`).
+    pub fn parse(key: &str) -> Option<ExplorationSetting> {
+        let mut words = key.split(' ');
+        if words.next() != Some(Self::PREFIX) {
+            return None;
+        }
+        let mut preemption_bound = None;
+        let mut word = words.next()?;
+        if let Some(bound) = word.strip_prefix("c=") {
+            preemption_bound = Some(bound.parse().ok()?);
+            word = words.next()?;
+        }
+        let end = ExplorationEnd::ALL.into_iter().find(|e| e.word() == word)?;
+        match words.next() {
+            None => Some(ExplorationSetting {
+                preemption_bound,
+                end,
+            }),
+            Some(_) => None,
+        }
+    }
+
+    /// What it claims when no chunk of it failed: every schedule (within
+    /// the bound) when complete, nothing otherwise.
+    pub fn claim(self) -> String {
+        match (self.end, self.preemption_bound) {
+            (ExplorationEnd::Complete, None) => "proved: every schedule".into(),
+            (ExplorationEnd::Complete, Some(c)) => {
+                format!("proved: every schedule with at most {c} preemptions")
+            }
+            _ => "none: the exploration did not finish".into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ExplorationSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(Self::PREFIX)?;
+        if let Some(c) = self.preemption_bound {
+            write!(f, " c={c}")?;
+        }
+        write!(f, " {}", self.end.word())
+    }
+}
+
+#[cfg(test)]
+mod exploration_setting_tests {
+    use super::*;
+
+    #[test]
+    fn every_key_reads_back_as_written() {
+        for end in ExplorationEnd::ALL {
+            for preemption_bound in [None, Some(0), Some(2)] {
+                let setting = ExplorationSetting {
+                    preemption_bound,
+                    end,
+                };
+                assert_eq!(
+                    ExplorationSetting::parse(&setting.to_string()),
+                    Some(setting)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_keys_are_the_history_s() {
+        let bounded = ExplorationSetting {
+            preemption_bound: Some(2),
+            end: ExplorationEnd::Complete,
+        };
+        assert_eq!(bounded.to_string(), "explore c=2 complete");
+        assert_eq!(
+            bounded.claim(),
+            "proved: every schedule with at most 2 preemptions"
+        );
+        let capped = ExplorationSetting::parse("explore capped").expect("a key");
+        assert_eq!(capped.claim(), "none: the exploration did not finish");
+    }
+
+    #[test]
+    fn a_search_s_setting_is_no_exploration() {
+        for key in [
+            "pctvb d=2 v=1",
+            "explorer",
+            "explore",
+            "explore c=x complete",
+            "explore done",
+        ] {
+            assert_eq!(ExplorationSetting::parse(key), None, "{key}");
+        }
     }
 }

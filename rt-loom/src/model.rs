@@ -38,7 +38,7 @@ use std::time::Duration;
 
 use rankcheck_rt::{Exploration, Explored, MemoryModel, Nondeterminism};
 
-use crate::{run, MAX_THREADS};
+use crate::{real_loom, run, MAX_THREADS};
 
 /// The schedules explored before the exploration counts as too big, when
 /// neither `max_permutations` nor `LOOM_MAX_PERMUTATIONS` says.
@@ -185,11 +185,20 @@ impl Builder {
     where
         F: Fn() + Sync + Send + 'static,
     {
+        let place = Location::caller();
+        real_loom::named_in_failure(place, || self.check_at(place, f));
+    }
+
+    /// [`Builder::check`], called at `place`.
+    fn check_at<F>(&self, place: &Location<'_>, f: F)
+    where
+        F: Fn() + Sync + Send + 'static,
+    {
         if let Some(file) = &self.checkpoint_file {
             eprintln!(
                 "loom model at {}: the checkpoint file {} is ignored (rankcheck's exploration \
                  cannot resume; a failure's replay string, RANKCHECK_REPLAY, reruns it)",
-                Location::caller(),
+                place,
                 file.display()
             );
         }
@@ -205,12 +214,11 @@ impl Builder {
         if self.random_search {
             assert!(
                 !self.exhaustive,
-                "loom model at {}: RANKCHECK_LOOM_SEARCH=random skips the exploration that \
+                "loom model at {place}: RANKCHECK_LOOM_SEARCH=random skips the exploration that \
                  RANKCHECK_LOOM_EXHAUSTIVE asks to complete (model::Builder's random_search and \
-                 exhaustive); unset one",
-                Location::caller()
+                 exhaustive); unset one"
             );
-            self.fall_back(&test, &Unfinished::Skipped);
+            self.fall_back(place, &test, &Unfinished::Skipped);
             return;
         }
         let cap = self.max_permutations.unwrap_or(DEFAULT_MAX_PERMUTATIONS) as u64;
@@ -225,9 +233,8 @@ impl Builder {
             exploration = exploration.preemption_bound(bound.try_into().unwrap_or(u32::MAX));
         }
         let explored = exploration.run(closure(&test));
-        let place = Location::caller();
         if !explored.failures.is_empty() {
-            self.report(&test, &explored);
+            self.report(place, &test, &explored);
         }
         let unfinished = match explored.nondeterminism {
             Some(found) => Unfinished::Nondeterministic(found),
@@ -254,7 +261,7 @@ impl Builder {
                 unfinished.remedy()
             );
         }
-        self.fall_back(&test, &unfinished);
+        self.fall_back(place, &test, &unfinished);
     }
 
     /// The rankcheck search both the report and the fallback run: the
@@ -275,8 +282,7 @@ impl Builder {
     /// run; should that not fail again (a test that is not a function of
     /// its schedule), with the report of a failing run a search finds,
     /// else with what the exploration saw.
-    #[track_caller]
-    fn report(&self, test: &Test, explored: &Explored) -> ! {
+    fn report(&self, place: &Location<'_>, test: &Test, explored: &Explored) -> ! {
         if let Some(run) = &explored.first_failing {
             if let Some(report) = run.report(&self.search(), closure(test)) {
                 panic!("{report}");
@@ -285,28 +291,26 @@ impl Builder {
         self.search().runs(REPORT_RUNS).check(closure(test));
         let mut found = String::new();
         for failure in &explored.failures {
-            let place = match (&failure.file, failure.line) {
+            let at = match (&failure.file, failure.line) {
                 (Some(file), Some(line)) => format!(" at {file}:{line}"),
                 _ => String::new(),
             };
-            let _ = write!(found, "\n  {}{place}: {}", failure.kind, failure.message);
+            let _ = write!(found, "\n  {}{at}: {}", failure.kind, failure.message);
             for (file, line) in &failure.blocked {
                 let _ = write!(found, "\n    blocked at {file}:{line}");
             }
         }
         panic!(
-            "loom model at {}: the exploration of {} schedules reached these failures:{found}\n\
+            "loom model at {place}: the exploration of {} schedules reached these failures:{found}\n\
              but a rankcheck search of {REPORT_RUNS} runs (seed {SEED}) met none of them, so \
              there is no replay string",
-            Location::caller(),
             explored.schedules
         );
     }
 
     /// The exploration could not finish: rankcheck's randomized search
     /// stands in, why and its guarantee printed.
-    #[track_caller]
-    fn fall_back(&self, test: &Test, unfinished: &Unfinished) {
+    fn fall_back(&self, place: &Location<'_>, test: &Test, unfinished: &Unfinished) {
         let mut search = match self.max_duration {
             Some(time) => self.search().time(time),
             None => self.search().runs(FALLBACK_RUNS),
@@ -315,8 +319,7 @@ impl Builder {
             search = search.depth(bound as u32 + 1);
         }
         eprintln!(
-            "loom model at {}: {unfinished}; rankcheck's randomized search runs instead",
-            Location::caller()
+            "loom model at {place}: {unfinished}; rankcheck's randomized search runs instead"
         );
         let guarantee = search.check(closure(test));
         eprintln!("{guarantee}");

@@ -1,5 +1,7 @@
 //! loom's `thread`: rankcheck-rt's threads, spawned without `Send` bounds
-//! as loom's are (every thread of a model runs on its test's OS thread).
+//! as loom's are (rankcheck-rt's `spawn_local`: every thread of a model
+//! runs on its test's OS thread), and loom's yield (rankcheck-rt's
+//! `give_way`).
 //! The main thread is unnamed, as loom's.
 
 use std::fmt;

@@ -28,6 +28,15 @@
 //! networking, `fs`, `process`, `signal`, `broadcast`, `#[tokio::main]`,
 //! ...) is not, under any of the Cargo features, which are tokio's names
 //! and enable nothing.
+//!
+//! The macros are `macro_rules!` wrappers that pass this crate's path
+//! (`$crate`) to the procedural macros of `rt-tokio/macros/`
+//! (`rankcheck-tokio-macros`): `select!` (each poll starting at the branch
+//! `future::choose` picks), `join!` and `try_join!`, and `#[tokio::test]`
+//! (which sets the run's flavor, pauses time for `start_paused` and passes
+//! the rest to `#[rankcheck::test]` around `block_on`).
+//! `examples/async-service/` is a crate written against real tokio whose
+//! tests switch to this facade with `--features rankcheck`.
 
 pub mod runtime;
 pub mod sync;

@@ -1,4 +1,5 @@
-//! Tasks, as `tokio::task`.
+//! Tasks, as `tokio::task`: rankcheck-rt's tasks, with `spawn_blocking` a
+//! task of one poll and `JoinSet` (`task/join_set.rs`).
 
 mod join_set;
 

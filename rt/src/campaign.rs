@@ -20,8 +20,8 @@ use std::path::Path;
 use rankcheck_engine::identity::masked;
 use rankcheck_report::failure::FailureJson;
 use rankcheck_report::shard::{
-    executable_fingerprint, raced_on, thread_functions, ChunkRecord, FailureRecord, Record,
-    Signature, REPLAY_COMMAND_PREFIX,
+    executable_fingerprint, raced_on, thread_functions, ChunkRecord, ExplorationEnd,
+    ExplorationSetting, FailureRecord, Record, Signature, REPLAY_COMMAND_PREFIX,
 };
 use rankcheck_report::summary::SummaryJson;
 
@@ -124,17 +124,20 @@ pub(crate) struct ExploredChunk<'a> {
 /// function of its schedule, `capped` when its schedule cap stopped it. The history
 /// reports a clean complete exploration as its class proved.
 pub fn exploration_setting(preemption_bound: Option<u32>, explored: &Explored) -> String {
-    let bound = preemption_bound.map_or_else(String::new, |c| format!(" c={c}"));
     let end = if explored.complete {
-        "complete"
+        ExplorationEnd::Complete
     } else if !explored.failures.is_empty() {
-        "failed"
+        ExplorationEnd::Failed
     } else if explored.nondeterminism.is_some() {
-        "nondeterministic"
+        ExplorationEnd::Nondeterministic
     } else {
-        "capped"
+        ExplorationEnd::Capped
     };
-    format!("explore{bound} {end}")
+    ExplorationSetting {
+        preemption_bound,
+        end,
+    }
+    .to_string()
 }
 
 /// Append an exploration's records to `path` (`RANKCHECK_RECORDS`): its

@@ -34,8 +34,8 @@
 //!
 //! Every instance of a replacement type is a variable, known across runs
 //! by its type, its creation site and its place among that site's values
-//! the run has used so far (a channel or cell: among its creating
-//! thread's). Values register with the run
+//! the run has used so far (a channel, cell or async type: among its
+//! creating thread's). Values register with the run
 //! on their first use, so `Mutex`, `RwLock`, `Condvar`, `Once`,
 //! `OnceLock`, `LazyLock` and the atomics have `const fn new` and can be
 //! `static`: a static starts every run afresh (its lock state, an atomic's
@@ -43,11 +43,11 @@
 //! static lock whose data a run changed is refused in the next
 //! (`docs/guide/src/rust/intercepted.md`, Statics).
 //!
-//! Beyond threads and locks: [`thread::scope`] (scoped threads, torn down
-//! before the frames they borrow when a run fails), [`thread_local!`] (a
-//! value per test thread, dropped as it ends), `Once`/`OnceLock`/`LazyLock`
-//! and [`lazy_static!`] (one initialisation per run), and the test
-//! attribute:
+//! Beyond threads and locks: [`thread::scope`] (scoped threads, which
+//! never outlive the frames they borrow, also when a run fails),
+//! [`thread_local!`] (a value per test thread, dropped as it ends),
+//! `Once`/`OnceLock`/`LazyLock` and [`lazy_static!`] (one initialisation
+//! per run), and the test attribute:
 //!
 //! ```
 //! use rankcheck_rt as rankcheck;
@@ -91,6 +91,27 @@
 //! ([`Builder::spurious_wakeups`], [`Builder::timeouts`]) and recorded in
 //! the replay string, never the clock's; under the priority strategies a
 //! yield gives way at once.
+//!
+//! # How it is built
+//!
+//! The engine's strategies decide; this crate runs the test under them.
+//! The drop-in types (`thread`, `sync`, `cell`, `future`, with `scope.rs`,
+//! `local.rs` and `lazy_static!`) send every operation through `op/`,
+//! which asks for the scheduling point due, keeps the executor's
+//! bookkeeping and ends the step when it must. `executor/` runs one
+//! execution, its threads as coroutines; `object.rs` is each instance's
+//! synchronisation state, `var.rs` the variables' and threads' identities
+//! across runs, `lazy.rs` a value's registration on its first use.
+//! `search.rs` is a search phase by phase as the command's (the options
+//! in the engine's planning terms: `plan.rs`; a long search's line:
+//! `progress.rs`), `shrink.rs` the engine's shrinking on the executor,
+//! `trace.rs` the failing run's interleaving, `divergence.rs` where its
+//! replay parts from it, `report/` the shared report's models, and
+//! `replay_string.rs` the string a failure ends with. `memory/` is weak
+//! memory and data races, `wake.rs` the waits that end early,
+//! `panic_capture.rs` a panic as a failure, `explore/` every schedule
+//! (with `footprint.rs`), and `environment.rs` and `campaign.rs` the
+//! `RANKCHECK_*` settings and a campaign's records.
 
 mod builder;
 mod campaign;
@@ -138,6 +159,7 @@ pub mod __private {
     pub use crate::builder::attribute_strategy as strategy;
     pub use crate::environment::duration;
     pub use crate::explore::explore_unreduced;
+    pub use crate::plan::plan_search;
 }
 pub use report::{Guarantee, SettingGuarantee};
 

@@ -1,7 +1,9 @@
 //! A panic inside a test run is a failure to report, not a message for
 //! stderr: a panic hook, installed once, keeps the message and location of
 //! panics on an OS thread that is running a test, and hands every other
-//! panic to the hook that was there before.
+//! panic to the hook that was there before. A spawned thread's panic is
+//! kept for its `join` (`executor::thread_panicked`), and fails the run
+//! only when nothing takes it.
 
 use std::any::Any;
 use std::cell::RefCell;

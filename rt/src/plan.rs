@@ -1,14 +1,17 @@
 //! A [`Builder`] in the engine's planning terms (`rankcheck_engine::
 //! strategy::planning`, which the command line's `plan.rs` calls too: the
 //! same options plan the same search), and the engine's refusals in the
-//! Builder's words.
+//! Builder's words. The portfolio's cycle is the engine's
+//! (`strategy::default_search`), as the command line's.
 
+use rankcheck_engine::guarantee::RunsAsked;
 use rankcheck_engine::profile::Profile;
-use rankcheck_engine::strategy::planning::{self, Asked, PlanError, Variables, VarsOption};
+use rankcheck_engine::strategy::planning::{
+    self, Asked, PlanError, PlannedSearch, Variables, VarsOption,
+};
 use rankcheck_engine::{PriorityScheme, VarId};
 
 use crate::builder::{Builder, Priorities, Vars};
-use crate::var::Registry;
 
 pub use rankcheck_engine::strategy::Plan;
 
@@ -20,16 +23,34 @@ pub fn scheme(builder: &Builder) -> PriorityScheme {
     }
 }
 
-/// The strategy `builder` asks for, or why it cannot run.
-pub fn plan(builder: &Builder, profile: &Profile, registry: &Registry) -> Result<Plan, String> {
-    let sync = sync_vars(registry);
+/// The search `builder` asks for over variables of kinds `kinds` (by
+/// `VarId`, as the registry lists them), after the preparatory runs'
+/// `profile`: its strategy, per-run bounds and runs, or why it cannot run.
+pub fn plan_search<'k>(
+    builder: &Builder,
+    profile: &Profile,
+    kinds: impl Iterator<Item = &'k str>,
+) -> Result<PlannedSearch, String> {
+    let kinds: Vec<&str> = kinds.collect();
+    let sync = sync_vars(&kinds);
     let variables = Variables {
-        count: registry.len(),
+        count: kinds.len(),
         sync: &sync,
     };
-    planning::plan(&asked(builder), profile, variables)
-        .map(|planned| planned.plan)
-        .map_err(|error| refusal(builder, &error))
+    let runs = RunsAsked {
+        runs: builder.runs,
+        timed: builder.time.is_some(),
+        confidence: builder.confidence,
+        max_runs: builder.max_runs,
+    };
+    planning::plan_search(
+        &asked(builder),
+        profile,
+        variables,
+        &runs,
+        |bound, depth| builder.memory.bound(bound, depth),
+    )
+    .map_err(|error| refusal(builder, &error))
 }
 
 /// The builder's options as the engine's planning takes them.
@@ -85,15 +106,15 @@ fn refusal(builder: &Builder, error: &PlanError) -> String {
     }
 }
 
-/// The variables of synchronisation objects.
-fn sync_vars(registry: &Registry) -> Vec<VarId> {
-    registry
-        .vars()
+/// The variables of synchronisation objects, among variables of kinds
+/// `kinds` (by `VarId`).
+fn sync_vars(kinds: &[&str]) -> Vec<VarId> {
+    kinds
         .iter()
         .enumerate()
-        .filter(|(_, v)| {
+        .filter(|(_, kind)| {
             matches!(
-                v.kind,
+                **kind,
                 "Mutex" | "RwLock" | "Condvar" | "Barrier" | "channel"
             )
         })

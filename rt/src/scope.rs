@@ -9,10 +9,12 @@
 //! - `scope` returns, or lets a panic of its closure go on unwinding, only
 //!   after every thread spawned in it finished (as std's);
 //! - when a run fails elsewhere (a deadlock, the step limit, a panic
-//!   nothing takes), the executor's teardown drops bodies that never
-//!   started, then unwinds the stopped threads newest first, so a scoped
-//!   thread (always newer than the thread that spawned it) is unwound
-//!   before the frames it borrows from.
+//!   nothing takes), the executor's teardown leaks what the stopped
+//!   threads hold, frames included, so nothing borrowed is dropped; past
+//!   its leak budget it drops bodies that never started, then unwinds the
+//!   stopped threads newest first, so a scoped thread (always newer than
+//!   the thread that spawned it) is unwound before the frames it borrows
+//!   from.
 #![allow(unsafe_code)]
 
 use std::fmt;

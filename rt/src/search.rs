@@ -1,17 +1,22 @@
 //! A search, phase by phase as the command's: preparatory runs, the plan,
 //! the run count, the runs, then the failing run again with a trace, or the
 //! guarantee.
+//!
+//! The phases use the engine's [`Profiler`], strategies and `guarantee`.
+//! The runs stop at `Builder::deadline`: the time given, else, without a
+//! run count, the default test budget (`DEFAULT_MAX_TIME`). A failing run
+//! an exploration reached is reported from its replay string
+//! ([`explored_failure`]), as a search's would be.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rankcheck_engine::guarantee::{per_run_bound, RunsAsked};
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::profile::{Profile, Profiler, RunEnd};
 use rankcheck_engine::search::run_seed;
+use rankcheck_engine::strategy::planning::PlannedSearch;
 use rankcheck_engine::strategy::{PlanRunner, Strategy, Tracked};
 use rankcheck_engine::{Point, Scheduler, ThreadId};
 use rankcheck_report::failure::ShrunkJson;
-use rankcheck_stats::Probability;
 
 use crate::builder::Builder;
 use crate::divergence;
@@ -19,7 +24,7 @@ use crate::executor::{RunConfig, RunResult, Session, StepLimit, Test, Tracking};
 use crate::explore::FailingRun;
 use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
 use crate::memory::MemoryModel;
-use crate::plan::{plan, scheme};
+use crate::plan::plan_search;
 use crate::progress::Progress;
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
@@ -32,7 +37,10 @@ use crate::wake::{WakeChoices, WakeCount};
 pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, String> {
     let seed = builder.seed.unwrap_or_else(fresh_seed);
     let mut session = Session::new();
-    let (profile, failed) = profile(&mut session, &test, builder, seed);
+    // The time budget counts from here: the preparatory runs spend it too.
+    let mut progress = Progress::new(program);
+    let started = progress.started;
+    let (profile, failed) = profile(&mut session, &test, builder, seed, started);
     if let Some((run, result)) = failed {
         let (traced, replay, shrunk) =
             retrace(&mut session, &test, builder, result, Tracking::All)?;
@@ -45,24 +53,14 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
             &searched,
         ));
     }
-    let plan = plan(builder, &profile, session.registry())?;
-    let bounds: Vec<Option<Probability>> = plan
-        .settings()
-        .iter()
-        .map(|s| {
-            let bound = per_run_bound(s, scheme(builder), &profile)?;
-            Some(builder.memory.bound(bound, s.depth))
-        })
-        .collect();
-    let asked = RunsAsked {
-        runs: builder.runs,
-        timed: builder.time.is_some(),
-        confidence: builder.confidence,
-        max_runs: builder.max_runs,
-    };
-    let (runs, runs_capped) = asked.target(&plan.rotation(), &bounds);
-    let mut progress = Progress::new(program);
-    let started = progress.started;
+    let kinds = session.registry().vars().iter().map(|v| v.kind);
+    let PlannedSearch {
+        plan,
+        bounds,
+        runs_target: runs,
+        runs_capped,
+        ..
+    } = plan_search(builder, &profile, kinds)?;
     let outcome = plan.run(Runs {
         session: &mut session,
         test: &test,
@@ -110,18 +108,24 @@ pub fn check(builder: &Builder, test: Test, program: &str) -> Result<Reported, S
 }
 
 /// The preparatory runs: random, every variable tracked, every load
-/// reading the latest store. Also the first
-/// of them that failed, if one did: its number and result.
+/// reading the latest store; fewer once the time budget (counted from
+/// `started`) is spent, but at least one. Also the first of them that
+/// failed, if one did: its number and result.
 fn profile(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
     seed: u64,
+    started: Instant,
 ) -> (Profile, Option<(u64, RunResult)>) {
     let mut profiler = Profiler::new(0);
     let profile_seed = run_seed(seed, u64::MAX);
+    let deadline = builder.deadline(started);
     let mut failed = None;
     for run in 0..builder.profile_runs {
+        if run > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
         let seed = run_seed(profile_seed, run);
         let counting = profiler.start_run(seed);
         // Every load reads the latest store: the profile measures the
@@ -238,18 +242,18 @@ fn runs_of<St: Strategy>(
     let mut wakes = WakeCount::default();
     let mut cut = 0;
     for done in 0..runs {
-        if done % 64 == 0 {
-            let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) {
-                return Outcome {
-                    runs: done,
-                    failure: None,
-                    wakes,
-                    cut,
-                };
-            }
-            progress.tick(done, runs, now);
+        // Every run: a run of a test that sleeps takes seconds, and a
+        // clock read is nothing beside the cheapest run.
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            return Outcome {
+                runs: done,
+                failure: None,
+                wakes,
+                cut,
+            };
         }
+        progress.tick(done, runs, now);
         // A campaign's chunk starts at its own run index (crate::campaign).
         let run = builder.first_run + done;
         let run_seed = run_seed(seed, run);

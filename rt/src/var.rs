@@ -4,6 +4,15 @@
 //! thread's creations at that site. Threads are known by their spawner and
 //! their place among its children. Ids are handed out in order of first
 //! sight and stay for the whole test.
+//!
+//! A value made by a `const fn new` is registered on its first use, when
+//! which thread made it is unknown (crate::lazy): its variable is the
+//! site's `index`-th such value in the run, whichever thread uses it
+//! first (keyed as if the main thread made it). A variable is named by
+//! the binding or field its creation initialises (crate::source_name),
+//! else by its site. The registry also numbers the `spawn` call sites: a
+//! spawn's place, so that kind-weighted SURW weighs the threads of one
+//! call as one kind.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

@@ -1,6 +1,8 @@
 //! Checking one program, phase by phase: load it, run the preparatory
 //! runs, plan the search, decide how many runs, and search with a progress
 //! line, until the runs are done, the time is up, or a signal arrives.
+//! [`prepare`] is a search's preparation (preparatory runs, plan, bounds,
+//! run count), which `plot bound` stops after.
 
 use std::path::Path;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -8,15 +10,16 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::Result;
 use rankcheck_engine::profile::{profile, Profile};
 use rankcheck_engine::search::{run_seed, SearchResult};
+use rankcheck_engine::strategy::planning::PlannedSearch;
 use rankcheck_engine::strategy::{Executables, Instrumenter, PrioritySetting, Slot};
 use rankcheck_engine::{search_plan, Executable, Instrumentation, Limits, SearchConfig};
 use rankcheck_stats::Probability;
 
 use crate::cli::CheckArgs;
-use crate::guarantee::{confidence, per_run_bound, RunsAsked};
+use crate::guarantee::confidence;
 use crate::interrupt;
 use crate::load::{load, Loaded};
-use crate::plan::{instrumenter, max_runs, plan, scheme, Plan, Skipped};
+use crate::plan::{instrumenter, plan_search, Plan, Skipped};
 use crate::progress::SearchProgress;
 
 /// One program checked: what was asked, what the preparatory runs saw,
@@ -84,19 +87,15 @@ pub fn prepare(args: &CheckArgs, path: &Path) -> Result<Prepared> {
         limits,
     );
     let instrumenter = instrumenter(&loaded.program);
-    let (plan, skipped) = plan(args, &loaded.program, &profile)?;
+    let (planned, skipped) = plan_search(args, &loaded.program, &profile)?;
+    let PlannedSearch {
+        plan,
+        bounds,
+        runs_target,
+        runs_capped,
+        ..
+    } = planned;
     let settings = plan.settings().to_vec();
-    let bounds: Vec<Option<Probability>> = settings
-        .iter()
-        .map(|s| per_run_bound(s, scheme(args), &profile))
-        .collect();
-    let asked = RunsAsked {
-        runs: args.runs,
-        timed: args.time.is_some(),
-        confidence: args.confidence,
-        max_runs: max_runs(args.max_runs, &profile),
-    };
-    let (runs_target, runs_capped) = asked.target(&plan.rotation(), &bounds);
     Ok(Prepared {
         loaded,
         seed,

@@ -5,6 +5,18 @@
 //! and, for a whole night, merge it and print the morning report. A
 //! suite's Rust tests (`[[rust]]`) are built and probed beside the
 //! programs, and each of their chunks is a run of the test executable.
+//!
+//! One module per phase: `suite.rs`, `stream.rs` (a program loaded and
+//! profiled into one stream per setting, each with its stream seed),
+//! `night_plan.rs`, `shard.rs` (the shard, and its append-only file),
+//! `run.rs`, and `signature.rs` (a failing run's identity, variant and
+//! replay file). A `[[rust]]` entry's tests: `rust_build.rs` and
+//! `rust_chunk.rs`. A Rust test is one stream of the plan (its settings
+//! rotate within each chunk), and in the header and the history a program
+//! with a stream per setting. `merge.rs` and `report.rs` are the `merge`
+//! and `report` commands; `history_figure.rs` draws each program's
+//! history from the database and `html.rs` makes the report's page
+//! (`report --html`).
 
 mod html;
 mod night_plan;

@@ -14,6 +14,7 @@ use anyhow::{bail, Result};
 use rankcheck_history::{
     confidence, current_fingerprints, Evidence, FailureSummary, History, Night, Replay, Variant,
 };
+use rankcheck_report::shard::ExplorationSetting;
 use rankcheck_stats::Probability;
 use serde::Serialize;
 
@@ -21,7 +22,6 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::Status;
 use crate::guarantee::{show, show_guarantee};
 use crate::invocation::replay_command;
-use crate::nightly::rust_chunk::EXPLORATION;
 use crate::output_file::FileFormat;
 
 use super::history_figure::history_figures;
@@ -305,8 +305,8 @@ pub(crate) fn claim_text(setting: &str, failures: u64, ln_miss: Option<f64>) -> 
     if failures > 0 {
         return "none: it failed".into();
     }
-    if let Some(proof) = exploration_claim(setting) {
-        return proof;
+    if let Some(exploration) = ExplorationSetting::parse(setting) {
+        return exploration.claim();
     }
     match ln_miss {
         // `+ 0.0`: a stream with no clean run yet (a Rust test's setting
@@ -314,22 +314,6 @@ pub(crate) fn claim_text(setting: &str, failures: u64, ln_miss: Option<f64>) -> 
         Some(ln) => show_guarantee(ln / std::f64::consts::LN_10, confidence(ln) + 0.0),
         None => "no bound claimed".into(),
     }
-}
-
-/// What a clean exploration's setting (rt's `explore[ c=N] complete`, or
-/// `capped`, ...) claims: every schedule (within the preemption bound)
-/// when complete, nothing otherwise; `None` for any other setting.
-fn exploration_claim(setting: &str) -> Option<String> {
-    let rest = setting.strip_prefix(EXPLORATION)?;
-    let words: Vec<&str> = rest.split_whitespace().collect();
-    let bound = words
-        .iter()
-        .find_map(|w| w.strip_prefix("c="))
-        .map(|c| format!(" with at most {c} preemptions"));
-    Some(match words.last() {
-        Some(&"complete") => format!("proved: every schedule{}", bound.unwrap_or_default()),
-        _ => "none: the exploration did not finish".into(),
-    })
 }
 
 /// `assert at 24:5 "a push was lost" (over head; threads main, push)`,

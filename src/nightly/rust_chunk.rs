@@ -12,6 +12,7 @@ use std::process::{Command, Output};
 
 use anyhow::{bail, Context, Result};
 use rankcheck_history::{parse_shard, Record, ShardText, StreamRecord, REPLAY_COMMAND_PREFIX};
+use rankcheck_report::shard::ExplorationSetting;
 
 use super::rust_build::RustTest;
 use super::stream::stream_seed;
@@ -19,10 +20,6 @@ use super::stream::stream_seed;
 /// The stream key a Rust test's seed is derived with (and its name): the
 /// test runs its settings under one master seed, as `check` does.
 const SEED_KEY: &str = "rankcheck-rt";
-
-/// How an exploration's setting key begins (rt's
-/// `campaign::exploration_setting`).
-pub const EXPLORATION: &str = "explore";
 
 /// A Rust test ready for the night: its seed and its settings.
 pub struct RustRun {
@@ -87,7 +84,7 @@ impl RustRun {
             && self
                 .streams
                 .iter()
-                .all(|s| s.setting.starts_with(EXPLORATION))
+                .all(|s| ExplorationSetting::parse(&s.setting).is_some())
     }
 
     /// Run one chunk: its records, named as the history knows the test,

@@ -3,6 +3,7 @@
 //! the suite seed, the fingerprint and the setting's key, so that streams
 //! are independent and a stream's runs on different nights are different
 //! runs of one seed stream (docs/ALGORITHMS.md, Nightly campaigns).
+//! [`setting_label`] is a stream's key as reports and figures show it.
 
 use std::path::PathBuf;
 

@@ -49,6 +49,17 @@ impl Facade {
         }
     }
 
+    /// The folder of the facade under the library's own package name, for
+    /// `[patch.crates-io]`: a dependency of the crate that uses the
+    /// library runs under the facade too. tokio has none: a crate's
+    /// dependencies use tokio's runtime outside any test model.
+    pub fn patch_folder(self) -> Option<&'static str> {
+        match self {
+            Facade::Loom => Some("rt-loom/as-loom"),
+            Facade::Tokio => None,
+        }
+    }
+
     /// The facade's folder in this repository.
     pub fn folder(self) -> &'static str {
         match self {

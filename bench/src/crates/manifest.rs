@@ -2,8 +2,12 @@
 //! dependency renamed to a facade (`loom = { package = "rankcheck-loom",
 //! path = ".../rt-loom" }`), its key, features and optionality kept, and,
 //! for both copies alike, an empty `[workspace]` so that the crate stands
-//! alone inside the bench's work folder. Edited with `toml_edit`, so the
-//! rest of the file stays byte for byte as published.
+//! alone inside the bench's work folder. With the rename comes the patch
+//! a user adds for dependencies that use the library too (scc's `sdd`
+//! behind its `loom` feature): `[patch.crates-io] loom = { path =
+//! ".../rt-loom/as-loom" }`, the facade under the library's own package
+//! name. Edited with `toml_edit`, so the rest of the file stays byte for
+//! byte as published.
 
 use std::path::Path;
 
@@ -36,6 +40,20 @@ pub struct Rename<'a> {
     pub package: &'a str,
     /// The facade's folder.
     pub path: &'a Path,
+    /// The facade under the library's own name, patched in for the
+    /// crate's dependencies; `None` when the facade has no such package.
+    pub patch: Option<Patch<'a>>,
+}
+
+/// A `[patch.crates-io]` entry: the library's package replaced in the
+/// whole dependency graph.
+#[derive(Debug, Clone, Copy)]
+pub struct Patch<'a> {
+    /// The library's package (`loom`).
+    pub package: &'a str,
+    /// The folder of the package that stands in for it
+    /// (`rt-loom/as-loom`).
+    pub path: &'a Path,
 }
 
 /// A manifest as the bench builds it.
@@ -46,6 +64,8 @@ pub struct Edited {
     /// The tables where the dependency was renamed
     /// (`target."cfg(loom)".dev-dependencies`).
     pub renamed: Vec<String>,
+    /// The package patched in `[patch.crates-io]`, if any.
+    pub patched: Option<String>,
     /// Whether an empty `[workspace]` was added.
     pub workspace_added: bool,
 }
@@ -59,6 +79,9 @@ impl Edited {
         }
         if !self.renamed.is_empty() {
             parts.push(format!("renamed in {}", self.renamed.join(", ")));
+        }
+        if let Some(package) = &self.patched {
+            parts.push(format!("{package} patched for dependencies"));
         }
         if parts.is_empty() {
             "unchanged".to_string()
@@ -77,6 +100,7 @@ pub fn edit(text: &str, rename: Option<Rename<'_>>) -> Result<Edited> {
         doc["workspace"] = toml_edit::table();
     }
     let mut renamed = Vec::new();
+    let mut patched = None;
     if let Some(rename) = rename {
         let path = rename
             .path
@@ -106,12 +130,39 @@ pub fn edit(text: &str, rename: Option<Rename<'_>>) -> Result<Edited> {
         if renamed.is_empty() {
             bail!("no dependency `{}` to rename", rename.key);
         }
+        if let Some(patch) = rename.patch {
+            add_patch(&mut doc, patch)?;
+            patched = Some(patch.package.to_string());
+        }
     }
     Ok(Edited {
         text: doc.to_string(),
         renamed,
+        patched,
         workspace_added,
     })
+}
+
+/// `[patch.crates-io] <package> = { path = ... }`, replacing any patch
+/// of the package the crate had.
+fn add_patch(doc: &mut DocumentMut, patch: Patch<'_>) -> Result<()> {
+    let path = patch
+        .path
+        .to_str()
+        .context("the patch package's path is not UTF-8")?;
+    let patches = doc
+        .entry("patch")
+        .or_insert_with(toml_edit::table)
+        .as_table_like_mut()
+        .context("`patch` is not a table")?
+        .entry("crates-io")
+        .or_insert_with(toml_edit::table)
+        .as_table_like_mut()
+        .context("`patch.crates-io` is not a table")?;
+    let mut entry = toml_edit::InlineTable::new();
+    entry.insert("path", path.into());
+    patches.insert(patch.package, Item::Value(Value::InlineTable(entry)));
+    Ok(())
 }
 
 /// Rename `rename.key` in one dependency table; whether it was there.
@@ -144,6 +195,7 @@ mod tests {
             key: "loom",
             package: "rankcheck-loom",
             path: Path::new("/repo/rt-loom"),
+            patch: None,
         }
     }
 
@@ -233,6 +285,44 @@ loom = "0.2.2"
         assert_eq!(
             edited.describe(),
             "renamed in dependencies, dev-dependencies"
+        );
+    }
+
+    #[test]
+    fn the_library_is_patched_for_dependencies_beside_the_rename() {
+        let published = r#"[package]
+name = "scc"
+
+[features]
+loom = ["dep:loom", "sdd/loom"]
+
+[dependencies.loom]
+version = "0.7"
+optional = true
+
+[dependencies.sdd]
+version = "4.8"
+"#;
+        let rename = Rename {
+            patch: Some(Patch {
+                package: "loom",
+                path: Path::new("/repo/rt-loom/as-loom"),
+            }),
+            ..facade()
+        };
+        let edited = edit(published, Some(rename)).unwrap();
+        let doc: DocumentMut = edited.text.parse().unwrap();
+        assert_eq!(
+            doc["patch"]["crates-io"]["loom"]["path"].as_str(),
+            Some("/repo/rt-loom/as-loom")
+        );
+        assert_eq!(
+            doc["dependencies"]["loom"]["package"].as_str(),
+            Some("rankcheck-loom")
+        );
+        assert_eq!(
+            edited.describe(),
+            "[workspace] added; renamed in dependencies; loom patched for dependencies"
         );
     }
 

@@ -9,6 +9,15 @@
 //! name to its constructor, [`planning`] turns the options asked into a
 //! [`Plan`], and [`Plan::run`] hands the plan's concrete strategy to a
 //! front end's run loop. Each named strategy is one file of `registered/`.
+//!
+//! The strategies themselves: this module holds the random and priority
+//! strategies (PCT, PCTVB, thread-bounded), `sampling.rs` POS and its
+//! weighted and sticky variants, URW, SURW and kind-weighted SURW,
+//! `portfolio.rs` a rotation of both, and `open.rs` any other strategy,
+//! its scheduler boxed. `settings.rs` is the (depth, variables) settings
+//! the options ask for and `default_search.rs` the default's cycle: both
+//! front ends call these, so they run the same strategies, settings and
+//! cycle. `executables.rs` is the VM's side of tracking.
 
 pub mod default_search;
 mod executables;

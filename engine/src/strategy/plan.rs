@@ -3,6 +3,11 @@
 //! which priority settings earn a bound, and the one place that turns the
 //! kind of search into a concrete [`Strategy`] for a front end's run loop
 //! ([`Plan::run`]).
+//!
+//! [`Plan::run`] hands the concrete strategy to a front end's generic run
+//! loop, a [`PlanRunner`] (the engine's `search_plan` is the VM's);
+//! [`Plan::component`] names what ran run `i`, and [`Plan::parts`] splits
+//! the plan into a campaign's streams.
 
 use super::open::OpenStrategy;
 use super::{

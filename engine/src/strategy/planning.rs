@@ -398,3 +398,50 @@ mod tests {
         ));
     }
 }
+
+/// A search planned to its runs: the [`Planned`] strategy, each setting's
+/// per-run bound, and the runs to aim for. What both front ends run, from
+/// one call.
+#[derive(Clone, Debug)]
+pub struct PlannedSearch {
+    /// What the search runs.
+    pub plan: Plan,
+    /// The settings set aside, with why.
+    pub skipped: Vec<SkippedSetting>,
+    /// Each setting's per-run bound (`None`: it claims none).
+    pub bounds: Vec<Option<rankcheck_stats::Probability>>,
+    /// The runs to aim for (`u64::MAX` with a time budget).
+    pub runs_target: u64,
+    /// Whether `max_runs` cut the count the confidence asked for.
+    pub runs_capped: bool,
+}
+
+/// Plan `asked` (as [`plan`]) and the runs `runs` asks for: each setting's
+/// per-run bound under the profile, passed through `adjust` (rt's weak
+/// memory discounts it by the setting's depth; the command line's `.rk`
+/// is sequentially consistent and passes it on), then the runs the
+/// bounds need.
+pub fn plan_search(
+    asked: &Asked,
+    profile: &Profile,
+    variables: Variables<'_>,
+    runs: &crate::guarantee::RunsAsked,
+    adjust: impl Fn(rankcheck_stats::Probability, u32) -> rankcheck_stats::Probability,
+) -> Result<PlannedSearch, PlanError> {
+    let Planned { plan, skipped } = plan(asked, profile, variables)?;
+    let bounds: Vec<_> = plan
+        .settings()
+        .iter()
+        .map(|s| {
+            crate::guarantee::per_run_bound(s, asked.scheme, profile).map(|b| adjust(b, s.depth))
+        })
+        .collect();
+    let (runs_target, runs_capped) = runs.target(&plan.rotation(), &bounds);
+    Ok(PlannedSearch {
+        plan,
+        skipped,
+        bounds,
+        runs_target,
+        runs_capped,
+    })
+}

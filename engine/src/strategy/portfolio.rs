@@ -5,6 +5,8 @@
 //! a cycle that gives each its share finds every bug within a small factor
 //! of the best strategy for it, and each setting's runs still earn their
 //! guarantee, since a setting's run bound holds whatever ran before it.
+//! [`Rotation`] says which slot runs run `i`, so that each setting's runs
+//! can be counted.
 
 use std::collections::BTreeMap;
 

@@ -10,7 +10,28 @@
 //!
 //! The set of threads that can run is kept up to date as threads block,
 //! wake and end (blocked lockers per mutex, joiners per thread, threads in
-//! `await`), so that no scheduling point rescans every thread.
+//! `await`), so that no scheduling point rescans every thread
+//! (`enabled.rs`). Blocked `await` conditions are evaluated again at writes
+//! to awaited variables (`awaits.rs`), and every access of a step is
+//! logged on request ([`Vm::log_accesses`]).
+//!
+//! The interpreter is inlined into the scheduling loop. Every thread's
+//! registers and frames (`stack.rs`) are held out of the machine for the
+//! run, and the interpreter finds the running thread's by index, so a
+//! switch between threads moves nothing. Under a scheduler silent when a
+//! single thread can run ([`Scheduler::silent_when_alone`]: `random`), a
+//! point where only the running thread can go on is passed inside the
+//! interpreter, and at its other points the scheduler is asked from there
+//! (`pass_in_place`: the same checks, question, schedule, steps and budget
+//! as the loop). The thread goes on in place when chosen again, the
+//! interpreter switches in place to another runnable thread chosen
+//! (`running`), and the loop resumes a choice that must first leave a
+//! blocked state without asking again (`chosen_ahead`).
+//!
+//! What the hot loop carries nothing for: the words of a failure
+//! (`wording.rs`, once the fault has left the interpreter) and each
+//! enabled thread's next operation, worked out only for a scheduler that
+//! asks (`pending.rs`).
 
 mod awaits;
 mod enabled;

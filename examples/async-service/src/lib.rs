@@ -7,6 +7,9 @@
 //! epoch, so a request that reads the configuration between them sees
 //! the new limit under the old epoch. The configuration is touched a few
 //! times a run, the request counter hundreds.
+//!
+//! `test.sh` runs its tests both ways, and its `measure` example gives the
+//! rows of `results/async_service.csv`.
 
 #[cfg(feature = "rankcheck")]
 extern crate rankcheck_tokio as tokio;

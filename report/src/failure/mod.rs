@@ -1,7 +1,9 @@
 //! A failure as every report shows it: where it failed, the interleaving,
 //! what the program printed, the preemptions it took and what its run
 //! tracked. [`FailureJson`] is the model and the JSON (`first_failure`);
-//! [`failure_text`] renders it as text.
+//! its steps are the trace's [`StepView`]s, what can be read off them is in
+//! `steps.rs`, and [`failure_text`] renders it as text after the head the
+//! front end renders.
 
 mod found_by;
 mod steps;

@@ -13,7 +13,9 @@ mod support;
 mod api;
 mod arc;
 mod atomic;
+mod causal_cell;
 mod findings;
+mod published_loom;
 mod search;
 
 use rankcheck_loom as loom;

@@ -9,6 +9,7 @@
 #[path = "../../../rt/tests/support/mod.rs"]
 mod support;
 
+mod foreign_thread;
 mod join_set;
 mod sync;
 mod time;

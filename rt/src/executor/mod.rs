@@ -8,8 +8,20 @@
 //! thread reaches its next operation, so that the scheduler sees what every
 //! thread will do next (the code in between touches nothing shared). A
 //! point whose choice is the running thread costs no context switch.
+//!
+//! A [`Session`] keeps one boxed execution from run to run, with the
+//! registry and the buffers the last run grew, and names threads and
+//! objects only for a failing or traced run. The parts: `coroutine.rs`
+//! pools the coroutines, `suspend.rs` holds the executor's one `unsafe`
+//! line (suspending from deep in user code), `threads.rs` the
+//! thread table, the enabled set and each object's waiters, `point.rs` the
+//! scheduling points and deadlocks, `give_way.rs` a thread that gave way,
+//! `foreign_wakes.rs` wakes from OS threads outside the run, and
+//! `teardown.rs` the end of a run (leaking what a failed run's stopped
+//! threads hold, dropping the futures of tasks left between two polls).
 
 mod coroutine;
+pub mod foreign_wakes;
 mod give_way;
 pub mod point;
 mod suspend;
@@ -197,6 +209,10 @@ pub struct Execution {
     /// The async side of each thread (crate::future): woken or not, what
     /// it awaits, its timers.
     pub tasks: crate::future::Tasks,
+    /// Wakes of this session's tasks posted from other OS threads.
+    pub foreign: std::sync::Arc<foreign_wakes::ForeignWakes>,
+    /// Whether this session's runs wait for wakes from outside.
+    pub foreign_waiting: foreign_wakes::Waiting,
 }
 
 /// A spawned thread's panic: its result, which `join` delivers as `Err`.
@@ -274,15 +290,12 @@ pub fn with_present<R>(f: impl FnOnce(&mut Execution) -> R) -> Option<R> {
 }
 
 /// Run `f` on the execution of this OS thread, if one is installed and
-/// not borrowed (a waker woken anywhere).
-pub fn try_with(f: impl FnOnce(&mut Execution)) {
+/// not borrowed (a waker woken anywhere): its result, `None` otherwise.
+pub fn try_with<R>(f: impl FnOnce(&mut Execution) -> R) -> Option<R> {
     EXECUTION.with(|cell| {
-        if let Ok(mut slot) = cell.try_borrow_mut() {
-            if let Some(execution) = slot.as_deref_mut() {
-                f(execution);
-            }
-        }
-    });
+        let mut slot = cell.try_borrow_mut().ok()?;
+        slot.as_deref_mut().map(f)
+    })
 }
 
 /// Whether an execution is installed on this OS thread (running or
@@ -400,6 +413,8 @@ impl Execution {
             spare_model: None,
             tracked_steps: 0,
             tasks: crate::future::Tasks::default(),
+            foreign: std::sync::Arc::default(),
+            foreign_waiting: foreign_wakes::Waiting::Untried,
         }
     }
 

@@ -2,6 +2,7 @@
 
 use rankcheck_engine::{Event, EventKind, Pending, Point, ThreadId};
 
+use super::foreign_wakes;
 use super::threads::Status;
 use super::{Execution, Suspender};
 use crate::failure::{Blocked, FailureKind};
@@ -62,7 +63,14 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     // The test's threads all finished: the tasks left are dropped, as a
     // runtime's are when `block_on` returns. Or no thread can run: a timed
     // wait's timeout fires.
-    if ex.threads.live == 0 || (ex.threads.enabled.is_empty() && !crate::wake::force_timeouts(ex)) {
+    if ex.foreign.posted() {
+        take_foreign_wakes(ex);
+    }
+    if ex.threads.live == 0
+        || (ex.threads.enabled.is_empty()
+            && !crate::wake::force_timeouts(ex)
+            && !await_foreign_wake(ex))
+    {
         return over(ex);
     }
     let mut hidden = super::give_way::hide(&mut ex.threads);
@@ -110,6 +118,40 @@ fn choose(ex: &mut Execution, last: Option<ThreadId>, event: Event) -> Option<Th
     ex.current = chosen;
     ex.next = Some(chosen);
     Some(chosen)
+}
+
+/// Apply the wakes posted from other OS threads (module foreign_wakes).
+#[cold]
+fn take_foreign_wakes(ex: &mut Execution) {
+    for thread in ex.foreign.take(ex.id) {
+        crate::op::wake_here(ex, thread);
+    }
+}
+
+/// No thread can run, and one awaits a wake: wait for one posted from
+/// another OS thread, unless the session's waits have proved fruitless.
+/// Whether a thread can run.
+#[cold]
+fn await_foreign_wake(ex: &mut Execution) -> bool {
+    let awaits_wake = ex.threads.all.iter().any(|thread| {
+        matches!(
+            thread.status,
+            Status::Blocked {
+                wait: super::threads::Wait::Woken,
+                ..
+            }
+        )
+    });
+    if !awaits_wake || !ex.foreign_waiting.waits() {
+        return false;
+    }
+    let until = std::time::Instant::now() + foreign_wakes::GRACE;
+    let wakes = ex.foreign.wait(ex.id, until);
+    ex.foreign_waiting = ex.foreign_waiting.after(wakes.len());
+    for thread in wakes {
+        crate::op::wake_here(ex, thread);
+    }
+    !ex.threads.enabled.is_empty()
 }
 
 /// No thread can run: the end, or a failure (a panic no `join` took, or a

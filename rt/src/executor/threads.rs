@@ -1,5 +1,7 @@
 //! The threads of one execution: what each waits on, and the enabled set
 //! the scheduler chooses from, kept up to date as threads block and wake.
+//! Waiters are kept per object, so an unlock looks only at the threads
+//! waiting on its own object.
 
 use std::panic::Location;
 use std::rc::Rc;

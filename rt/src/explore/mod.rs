@@ -50,6 +50,15 @@
 //! touches every atomic (which stores a load may read depends on what ran
 //! before it, also on other atomics): every read of every schedule is
 //! enumerated, up to reordering loads.
+//!
+//! An exploration may be bounded ([`Exploration::preemption_bound`], as
+//! loom's), keeps its first failing run's replay string ([`FailingRun`]),
+//! and runs no wait that ends early. The executor logs touches through
+//! `Execution::touch`, which the operations of `op/` call, and so do the
+//! few places that change shared state without a scheduling point of their
+//! own; `Execution::retract` takes back an operation that only found it
+//! must wait. `__private::explore_unreduced` is the same search with no
+//! thread asleep, for the differential tests.
 
 mod runner;
 

@@ -14,7 +14,24 @@
 //! mutexes that are never held across a scheduling point or a wake (a
 //! switch there would find them locked on the same OS thread); each of
 //! their operations is a scheduling point on the instance's object, so
-//! each instance is a variable, as the thread types' are.
+//! each instance is a variable, as the thread types' are. Waking a task is
+//! bookkeeping, never a switch: a waker may be woken anywhere, even in a
+//! drop during a run's teardown. An instance made outside any run is
+//! detached: its operations are only their own effect, as tokio's outside
+//! a runtime. `sync/permits.rs` is the fair semaphore under the async locks
+//! and the bounded channel.
+//!
+//! The parts: `task.rs` (a task and `block_on`), `tasks.rs` (each
+//! thread's async state in the execution: woken, what it awaits, its armed
+//! timers), [`sync`], [`time`] (timeouts as wake choices) and [`clock`]
+//! (the tokio facade's virtual clock, moved to the earliest timer when no
+//! thread can run, `wake::force_timeouts`). Under [`Flavor::CurrentThread`]
+//! the others give way to the running thread at every point but a yield
+//! (`executor::give_way::hide_others`). A run is over once the test's
+//! non-task threads finished (`Threads::live`) and the tasks whose future
+//! completed took their last step (`exiting`), which is cheaper than
+//! unwinding them. [`choose`] is a choice among `n` for combinators, from
+//! the run's wake bits, kept in the replay string with the early waits.
 
 pub mod clock;
 pub mod sync;

@@ -14,6 +14,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use rankcheck_engine::{EventKind, ThreadId};
 
+use crate::executor::foreign_wakes::ForeignWakes;
 use crate::executor::threads::TaskFuture;
 use crate::executor::{self, with};
 use crate::op::{self, Site};
@@ -23,18 +24,23 @@ use super::lock;
 use super::tasks::Awaited;
 
 /// A thread's waker: waking it lets the thread's future be polled again.
+/// Woken on an OS thread that does not run its execution (a `std::thread`
+/// of the test), the wake is posted for the run to take.
 struct ThreadWaker {
     execution: u64,
     thread: ThreadId,
+    foreign: Arc<ForeignWakes>,
 }
 
 impl Wake for ThreadWaker {
     fn wake(self: Arc<Self>) {
-        op::wake(self.execution, self.thread);
+        self.wake_by_ref();
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        op::wake(self.execution, self.thread);
+        if !op::wake(self.execution, self.thread) {
+            self.foreign.post(self.execution, self.thread);
+        }
     }
 }
 
@@ -47,7 +53,12 @@ fn poll_loop<T>(
     aborted: impl Fn() -> bool,
 ) -> Option<T> {
     let (execution, thread) = executor::running();
-    let waker = Waker::from(Arc::new(ThreadWaker { execution, thread }));
+    let foreign = with(|ex| ex.foreign.clone());
+    let waker = Waker::from(Arc::new(ThreadWaker {
+        execution,
+        thread,
+        foreign,
+    }));
     let mut cx = Context::from_waker(&waker);
     loop {
         if aborted() {

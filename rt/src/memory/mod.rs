@@ -8,6 +8,21 @@
 //! call [`Memory::spawn`], [`Memory::join`], [`Memory::release_into`] and
 //! [`Memory::acquire_from`] (one release at an operation's start, one
 //! acquire at its end: `crate::op`).
+//!
+//! Where `op` calls them: a release into the object as an operation
+//! enters (`step::enter`), an acquire as it is done (`step::sync_done`),
+//! and an acquire in `op/memory.rs`'s `access` when a synchronisation
+//! object is read as memory (a `Once` found complete, which [`publish`]
+//! released into first); and at spawn, join, park and unpark. The model is
+//! in use from a run's first atomic operation other than `SeqCst` (or its
+//! first cell access or unsync load): a run that uses `SeqCst` only pays
+//! for nothing but that check.
+//!
+//! The parts: [`model`] (with `clock.rs`'s vector clocks), [`choice`],
+//! `spurious.rs` (a weak compare-exchange's spurious failure, at most once
+//! in a row per thread and atomic), `race.rs` (data races on
+//! `UnsafeCell`s) and `unsync.rs` (loom's `unsync_load`); this module
+//! holds the atomics' and cells' hooks and the report's stale reads.
 
 pub mod choice;
 mod clock;

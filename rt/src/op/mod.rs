@@ -29,7 +29,7 @@ pub use condvar::{notify, wait};
 pub use memory::{access, cell_access, touched};
 pub use mutex::{lock, try_lock, unlock};
 pub use rwlock::{rw_lock, rw_unlock, try_rw_lock};
-pub use task::{async_step, await_wake, wake};
+pub use task::{async_step, await_wake, wake, wake_here};
 pub use thread::{finish, give_way, join, park, spawn, spawn_as, unpark, yield_now};
 
 /// Where in the caller's code an operation is.

@@ -1,6 +1,7 @@
 //! What every operation does around its own effect: the scheduling point
 //! due before it, the step limit, blocking until it can go on, and the
-//! end of its step.
+//! end of its step. When the scheduler keeps the running thread, the
+//! point, the count and the effect are one visit to the execution.
 
 use rankcheck_engine::{EventKind, Location as Place, Pending, VarId};
 

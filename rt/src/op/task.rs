@@ -8,7 +8,7 @@ use super::step::{enter, pending_on, sleep, sync_done};
 use super::Site;
 use crate::executor::point::event;
 use crate::executor::threads::{Status, Wait};
-use crate::executor::{self, end_step, with};
+use crate::executor::{self, end_step, with, Execution};
 use crate::footprint::Place;
 use crate::future::Flavor;
 use crate::object::Handle;
@@ -114,23 +114,36 @@ pub fn await_wake(site: Site) -> Woken {
 /// a waker kept past its run, which does nothing). Under weak memory the
 /// wake releases what the waking thread did, and the woken task acquires
 /// it as it is polled again (as an executor's queue synchronises them):
-/// the same token as an unpark's.
-pub fn wake(execution: u64, thread: ThreadId) {
+/// the same token as an unpark's. Whether the wake reached its execution
+/// (or was one to ignore); `false` on an OS thread that runs no such
+/// execution, where the caller posts it (crate::executor::foreign_wakes).
+pub fn wake(execution: u64, thread: ThreadId) -> bool {
     executor::try_with(|ex| {
-        if ex.id != execution || ex.aborting {
-            return;
+        if ex.aborting && ex.id == execution {
+            return true;
         }
-        ex.touch(Place::Everything, true);
-        ex.tasks.wake(thread);
+        if ex.id != execution {
+            return false;
+        }
         ex.memory.unpark(ex.current, thread);
-        if matches!(
-            ex.threads.get(thread).status,
-            Status::Blocked {
-                wait: Wait::Woken,
-                ..
-            }
-        ) {
-            ex.threads.enable(thread);
+        wake_here(ex, thread);
+        true
+    })
+    .unwrap_or(false)
+}
+
+/// Wake `thread` of the execution `ex`: it is enabled if it waits for a
+/// wake, which is kept otherwise.
+pub fn wake_here(ex: &mut Execution, thread: ThreadId) {
+    ex.touch(Place::Everything, true);
+    ex.tasks.wake(thread);
+    if matches!(
+        ex.threads.get(thread).status,
+        Status::Blocked {
+            wait: Wait::Woken,
+            ..
         }
-    });
+    ) {
+        ex.threads.enable(thread);
+    }
 }

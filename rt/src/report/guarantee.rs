@@ -1,5 +1,5 @@
 //! The guarantee a clean search returns: the summary's numbers, and its
-//! text as the command prints it.
+//! text as the command prints it, and its one-line headline.
 
 use std::fmt;
 

@@ -1,6 +1,7 @@
 //! A search's summary from the runtime's facts: what the builder asked,
 //! the preparatory runs, the plan and the runs done; the shared report
-//! builds the rest and renders it as the command does.
+//! builds the rest and renders it as the command does. It is also the
+//! document `Builder::json` writes.
 
 use std::time::Duration;
 

@@ -300,6 +300,30 @@ fn the_most_time_stops_the_runs_and_says_so() {
     assert!(guarantee.to_string().contains("the run cap"), "{guarantee}");
 }
 
+/// A test whose every run takes real time (a `std::thread::sleep`, as
+/// crates' suites have): the time budget counts the preparatory runs and
+/// is checked before each run, so a 1 s budget with 100 ms runs stops
+/// after about ten of them (20 preparatory runs alone used to take 2 s,
+/// and the search checked the clock every 64 runs).
+#[test]
+fn the_time_budget_stops_a_test_whose_runs_sleep() {
+    let _env = exclusive();
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = runs.clone();
+    let guarantee = rankcheck::Builder::new()
+        .seed(3)
+        .max_runs(u64::MAX)
+        .max_time(Some(std::time::Duration::from_secs(1)))
+        .check(move || {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        });
+    let runs = runs.load(std::sync::atomic::Ordering::Relaxed);
+    // Ten runs fit; the margin is for a loaded machine's slow clock reads,
+    // far below the 84 runs of the old checks.
+    assert!((2..=14).contains(&runs), "{runs} runs: {guarantee}");
+}
+
 /// The records a campaign's chunk (`RANKCHECK_RECORDS`) of `test` appends,
 /// as JSON values, with `RANKCHECK_FIRST_RUN` at `first_run`.
 fn campaign_records(first_run: u64, test: impl FnOnce()) -> Vec<serde_json::Value> {

@@ -1,7 +1,9 @@
 //! The user guide's Rust samples, compiled by `cargo test` as doctests:
 //! each chapter of `docs/guide/src` with a `rust` code block is this
 //! crate's documentation of one module, so that its blocks are doctests
-//! (with mdBook's and rustdoc's shared `# ` hidden lines). A sample's
+//! (with mdBook's and rustdoc's shared `# ` hidden lines), with the crates
+//! named as the guide names them (`rankcheck`, `tokio`, `loom`: see
+//! Cargo.toml), so every sample compiles as a user reads it. A sample's
 //! `#[test]` functions are compiled, not run (the guide's tests and
 //! examples run them: `rt/tests/examples/readme.rs`, `examples/`).
 //! `tests/cli/docs.rs` checks that every chapter with a Rust sample is
