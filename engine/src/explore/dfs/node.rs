@@ -141,40 +141,33 @@ impl ThreadNode {
     /// differs from the race's.
     /// With `every`, each initial is wanted (under a preemption bound).
     pub(super) fn want_one_of(&mut self, initials: &[ThreadId], preferred: ThreadId, every: bool) {
-        let Some(wanted) = &mut self.wanted else {
+        let Some(wanted) = &self.wanted else {
             return;
         };
-        if every {
+        let runnable = |q: &ThreadId| self.enabled.contains(q);
+        let asked: Vec<ThreadId> = if every {
             let all = initials.iter().chain([&preferred]);
-            for q in all.filter(|q| self.enabled.contains(q)) {
-                if !wanted.contains(q) {
-                    wanted.push(*q);
-                }
-            }
-            if !self.enabled.contains(&preferred) {
-                for t in &self.enabled {
-                    if !wanted.contains(t) {
-                        wanted.push(*t);
-                    }
-                }
-            }
+            all.copied().filter(runnable).collect()
+        } else if initials.iter().any(|q| wanted.contains(q)) {
             return;
-        }
-        if initials.iter().any(|q| wanted.contains(q)) {
-            return;
-        }
-        let pick = if initials.contains(&preferred) {
-            Some(preferred)
         } else {
-            initials.first().copied()
+            let pick = if initials.contains(&preferred) {
+                Some(preferred)
+            } else {
+                initials.first().copied()
+            };
+            pick.filter(runnable).into_iter().collect()
         };
-        match pick {
-            Some(q) if self.enabled.contains(&q) => wanted.push(q),
-            _ => {
-                for t in &self.enabled {
-                    if !wanted.contains(t) {
-                        wanted.push(*t);
-                    }
+        let cannot_run = asked.is_empty() || (every && !runnable(&preferred));
+        let asked = if cannot_run {
+            [asked, self.enabled.clone()].concat()
+        } else {
+            asked
+        };
+        if let Some(wanted) = &mut self.wanted {
+            for q in asked {
+                if !wanted.contains(&q) {
+                    wanted.push(q);
                 }
             }
         }
