@@ -2,30 +2,31 @@
 //! ([`super::Pruning::Dpor`]): after each run, every pair of steps of two
 //! threads that touched a common place (one writing it) and that the
 //! run's happens-before did not already order asks the point before the
-//! earlier step to explore the later step's thread too
-//! ([`ThreadNode::want`]). Flanagan and Godefroid's dynamic partial-order
-//! reduction (POPL 2005) with source sets (Abdulla, Aronis, Jonsson and
-//! Sagonas, POPL 2014), on the steps that ran rather than on each
-//! thread's pending one, which a front end knows only once it ran it.
-//!
-//! Checked against the unreduced search: on random programs, the same
-//! happens-before classes and exactly one schedule per class when runs
-//! are stopped (`dfs::tests`); in rt, the same failures and outcomes
-//! (rt/tests/examples/explore_counts.rs), the weak-memory litmus suite,
-//! the ported shuttle and loom suites, and crossfront's differential.
+//! earlier step to explore a thread that starts the other order
+//! (`ThreadNode::want_one_of`). Flanagan and Godefroid's dynamic
+//! partial-order reduction (POPL 2005) with source sets (Abdulla, Aronis,
+//! Jonsson and Sagonas, POPL 2014), on the steps that ran rather than on
+//! each thread's pending one, which a front end knows only once it ran it.
 //!
 //! Happens-before is program order and the order of conflicting steps,
 //! kept as vector clocks over the run's steps. A step of thread `t` races
 //! with every conflicting step of another thread that `t` had not seen
 //! before it (that step's clock is not in `t`'s): a superset of the
 //! immediate races, so the reduction may explore more than it needs,
-//! never less. Not only the last one: an operation that only found it
-//! must wait touches nothing in rt, so a lock taken and released by one
-//! thread races with another's later taking of it only directly. A thread's clock starts, when it first can run, with the
-//! clock of the step that made it able to (its spawn); it takes no clock
-//! from a step that later wakes it, so that two lock acquisitions with
-//! the unlock between them still race (the second thread may take the
-//! lock first).
+//! never less. Every one, not only the last: an operation that only found
+//! it must wait touches nothing in rt, so a lock taken and released by
+//! one thread races with another's later taking of it only directly. A
+//! thread's clock starts, when it first can run, with the clock of the
+//! step that made it able to (its spawn); it takes no clock from a step
+//! that later wakes it, so that two lock acquisitions with the unlock
+//! between them still race (the second thread may take the lock first).
+//!
+//! Checked against the unreduced search: on random programs, the same
+//! happens-before classes and exactly one schedule per class when runs
+//! are stopped, also under preemption bounds (`dfs::tests`); in rt, the
+//! same failures and outcomes (rt/tests/examples/explore_counts.rs), the
+//! weak-memory litmus suite, the ported shuttle and loom suites, and
+//! crossfront's differential (results/explore_rt.md).
 
 use std::collections::HashMap;
 
@@ -82,6 +83,11 @@ struct Run {
 /// race's point would.
 pub(super) fn want_reversed(nodes: &mut [Node], pending: &[ThreadId], bounded: bool) {
     let run = Run::of(nodes, pending);
+    let switches = if bounded {
+        run.last_switches()
+    } else {
+        Vec::new()
+    };
     for race in &run.races {
         let initials = run.initials(race);
         let (at, _) = run.steps[race.earlier];
@@ -90,33 +96,11 @@ pub(super) fn want_reversed(nodes: &mut [Node], pending: &[ThreadId], bounded: b
         if let Some(Node::Thread(node)) = nodes.get_mut(at) {
             node.want_one_of(&initials, later, bounded);
         }
-        if bounded {
-            if let Some(switch) = last_switch_before(nodes, at) {
-                if let Node::Thread(node) = &mut nodes[switch] {
-                    node.want_one_of(&initials, later, bounded);
-                }
-            }
+        let switch = switches.get(race.earlier).copied().flatten();
+        if let Some(Node::Thread(node)) = switch.and_then(|s| nodes.get_mut(s)) {
+            node.want_one_of(&initials, later, bounded);
         }
     }
-}
-
-/// The last scheduling point before the one at `at` whose thread is not
-/// the one chosen at the point before it, else the first point.
-fn last_switch_before(nodes: &[Node], at: usize) -> Option<usize> {
-    let points: Vec<(usize, ThreadId)> = nodes[..at]
-        .iter()
-        .enumerate()
-        .filter_map(|(i, n)| match n {
-            Node::Thread(t) => Some((i, t.chosen)),
-            Node::Read(_) => None,
-        })
-        .collect();
-    let switch = points
-        .windows(2)
-        .rev()
-        .find(|pair| pair[0].1 != pair[1].1)
-        .map(|pair| pair[1].0);
-    switch.or_else(|| points.first().map(|p| p.0))
 }
 
 impl Run {
@@ -165,6 +149,21 @@ impl Run {
             by_thread,
             races,
         }
+    }
+
+    /// Per step, the point of the last step before it whose thread is not
+    /// the one of the step before that (a switch), else of the first step.
+    fn last_switches(&self) -> Vec<Option<usize>> {
+        let mut last = None;
+        let mut switches = Vec::with_capacity(self.steps.len());
+        for (at, &(node, thread)) in self.steps.iter().enumerate() {
+            switches.push(last);
+            let switched = at == 0 || self.steps[at - 1].1 != thread;
+            if switched && node != usize::MAX {
+                last = Some(node);
+            }
+        }
+        switches
     }
 
     /// The threads that can start the race reversed: among the steps
