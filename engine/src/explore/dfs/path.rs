@@ -26,6 +26,10 @@ pub struct SearchPath {
     rules: Rules,
     /// The signatures of the states explored ([`Pruning::States`]).
     seen: HashSet<u64, Mixed>,
+    /// The first node the current run chose anew (the one the last
+    /// backtrack changed): the runs before already raced the steps before
+    /// it, which a replay repeats.
+    fresh_from: usize,
     run: RunState,
 }
 
@@ -274,9 +278,11 @@ impl SearchPath {
         if self.rules.pruning == Pruning::Dpor {
             let pending = self.pending_at_end();
             let bounded = self.rules.preemption_bound.is_some();
-            races::want_reversed(&mut self.nodes, &pending, bounded);
+            races::want_reversed(&mut self.nodes, &pending, bounded, self.fresh_from);
         }
-        backtrack(&mut self.nodes, self.rules.pruning.sleeps())
+        let more = backtrack(&mut self.nodes, self.rules.pruning.sleeps());
+        self.fresh_from = self.nodes.len().saturating_sub(1);
+        more
     }
 
     /// The threads that could still run when the run ended (a failure

@@ -81,14 +81,27 @@ struct Run {
 /// another is not), and also at the last point before the race's where
 /// the run switched threads, where taking it may cost no preemption the
 /// race's point would.
-pub(super) fn want_reversed(nodes: &mut [Node], pending: &[ThreadId], bounded: bool) {
+///
+/// Only races whose later step is at or after the node `fresh_from` are
+/// new: the steps before it are a replay of the run before, whose races
+/// were asked for already.
+pub(super) fn want_reversed(
+    nodes: &mut [Node],
+    pending: &[ThreadId],
+    bounded: bool,
+    fresh_from: usize,
+) {
     let run = Run::of(nodes, pending);
     let switches = if bounded {
         run.last_switches()
     } else {
         Vec::new()
     };
-    for race in &run.races {
+    let fresh = run
+        .races
+        .iter()
+        .filter(|race| run.steps[race.later].0 >= fresh_from);
+    for race in fresh {
         let initials = run.initials(race);
         let (at, _) = run.steps[race.earlier];
         let later = run.steps[race.later].1;
