@@ -94,18 +94,12 @@ impl ThreadNode {
     /// schedules a race does not ask to change make no preemption (the
     /// bounded reduction counts on it, as loom's), else the first untried.
     pub(super) fn first_under_reduction(&self) -> Option<usize> {
-        let running = self.running.filter(|r| self.is_untried_unwanted(*r));
-        match running {
-            Some(r) => self.enabled.iter().position(|t| *t == r),
+        // A new point wants nothing yet: `is_untried` is asleep and bound.
+        let running = self.running.filter(|r| self.is_untried(*r));
+        match running.and_then(|r| self.enabled.iter().position(|t| *t == r)) {
+            Some(at) => Some(at),
             None => self.untried_from(0),
         }
-    }
-
-    /// Whether `thread` may be tried at a new point (before anything is
-    /// wanted there): not asleep, within the bound.
-    fn is_untried_unwanted(&self, thread: ThreadId) -> bool {
-        let asleep = self.asleep.iter().any(|(a, _)| *a == thread);
-        self.enabled.contains(&thread) && !asleep && self.within_bound(thread)
     }
 
     /// How many threads are left to try here (for progress).
