@@ -15,6 +15,16 @@ pub(super) enum Node {
     Read(ReadNode),
 }
 
+impl Node {
+    /// The scheduling point, if it is one.
+    pub(super) fn as_thread(&self) -> Option<&ThreadNode> {
+        match self {
+            Node::Thread(node) => Some(node),
+            Node::Read(_) => None,
+        }
+    }
+}
+
 /// A choice among values at an access to `place`: `chosen` of `options`
 /// (0: the front end's default, the latest store). The place is what a
 /// partial-order reduction would relate the choice to (the atomic whose
@@ -211,17 +221,18 @@ impl ThreadNode {
 
 /// Move `path` to the next schedule: the last node with an untried choice
 /// takes it, the nodes below it go. `false` when none is left. With
-/// `sleep_sets`, each node keeps what its explored threads' steps touched,
-/// and a node whose first choice touched nothing (it found that it must
-/// wait) has no other: that step only moved its thread to where it waits,
-/// which every schedule from there reaches too.
-pub(super) fn backtrack(path: &mut Vec<Node>, sleep_sets: bool) -> bool {
+/// `by_footprint` (sleep sets or the partial-order reduction, bounded or
+/// not), each node keeps what its explored threads' steps touched, and a
+/// node whose first choice touched nothing (it found that it must wait)
+/// has no other: that step only moved its thread to where it waits, which
+/// every schedule from there reaches too.
+pub(super) fn backtrack(path: &mut Vec<Node>, by_footprint: bool) -> bool {
     while let Some(last) = path.last_mut() {
         match last {
             Node::Thread(node) => {
                 let step = node.step.take().unwrap_or(Footprint::Everything);
-                let stutters = sleep_sets && step.is_empty();
-                if sleep_sets {
+                let stutters = by_footprint && step.is_empty();
+                if by_footprint {
                     node.done.push((node.chosen, step));
                 }
                 if let Some(next) = node.untried_from(node.cursor + 1).filter(|_| !stutters) {

@@ -285,6 +285,11 @@ impl SearchPath {
         more
     }
 
+    /// The path's last scheduling point (read choices may follow it).
+    fn last_point(&self) -> Option<&ThreadNode> {
+        self.nodes.iter().rev().find_map(Node::as_thread)
+    }
+
     /// The threads that could still run when the run ended (a failure
     /// ends it before they finish), unless it went past a point with
     /// nothing new (their steps were then compared by the sleep sets).
@@ -292,11 +297,7 @@ impl SearchPath {
         if self.run.redundant {
             return Vec::new();
         }
-        let last = self.nodes.iter().rev().find_map(|node| match node {
-            Node::Thread(node) => Some(node),
-            Node::Read(_) => None,
-        });
-        last.map_or_else(Vec::new, |node| {
+        self.last_point().map_or_else(Vec::new, |node| {
             let others = node.enabled.iter().filter(|t| **t != node.chosen);
             others.copied().collect()
         })
@@ -334,12 +335,7 @@ impl SearchPath {
         // Only sleep sets and a bound need the parent, which may be a few
         // read choices up.
         let parent = (sleep_sets || bound.is_some())
-            .then(|| {
-                self.nodes.iter().rev().find_map(|node| match node {
-                    Node::Thread(node) => Some(node),
-                    Node::Read(_) => None,
-                })
-            })
+            .then(|| self.last_point())
             .flatten();
         let asleep = match parent {
             Some(parent) if sleep_sets => parent

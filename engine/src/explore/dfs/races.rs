@@ -124,13 +124,12 @@ impl Run {
         let mut steps: Vec<Step<'_>> = nodes
             .iter()
             .enumerate()
-            .filter_map(|(node, n)| match n {
-                Node::Thread(t) => Some(Step {
+            .filter_map(|(node, n)| {
+                n.as_thread().map(|t| Step {
                     node,
                     thread: t.chosen,
                     touched: t.step.as_ref().unwrap_or(EVERYTHING),
-                }),
-                Node::Read(_) => None,
+                })
             })
             .collect();
         steps.extend(pending.iter().map(|&thread| Step {
@@ -222,10 +221,8 @@ impl Run {
 fn thread_count(nodes: &[Node]) -> usize {
     nodes
         .iter()
-        .filter_map(|n| match n {
-            Node::Thread(t) => t.enabled.iter().chain([&t.chosen]).max(),
-            Node::Read(_) => None,
-        })
+        .filter_map(Node::as_thread)
+        .filter_map(|t| t.enabled.iter().chain([&t.chosen]).max())
         .max()
         .map_or(0, |t| t.index() + 1)
 }
