@@ -30,6 +30,13 @@
 //!   channels, barriers, once cells, park) is a release of the thread's
 //!   history into the object and an acquire of it back
 //!   ([`Model::release_into`], [`Model::acquire_from`]).
+//! - A stale value does not stay visible forever (C++ [atomics.order]: a
+//!   store becomes visible to loads "within a reasonable amount of time").
+//!   A thread that reads again a store it has already read, while a newer
+//!   one exists, does so at most [`STALE_REREADS`] times in a row for that
+//!   atomic; its next load of it reads a newer store. A spin loop that
+//!   never yields therefore advances, as one that yields does under loom's
+//!   rule ([`Model::gave_way`]).
 
 use std::collections::VecDeque;
 use std::panic::Location;
@@ -41,6 +48,12 @@ use super::clock::VectorClock;
 /// among at most this many (loom 0.7 keeps 7). Older ones are dropped, and
 /// a load that might have read one is counted ([`Model::cut`]).
 pub const HISTORY: usize = 4;
+
+/// How many times in a row a thread may read again a store of an atomic
+/// it has already read while a newer one exists; the next load of that
+/// atomic by that thread reads a newer store. Two keeps every outcome of a
+/// straight-line test that reads one atomic up to three times.
+pub const STALE_REREADS: u8 = 2;
 
 /// Where a store was made in the test's code.
 pub type Site = &'static Location<'static>;
@@ -74,6 +87,30 @@ struct Atomic {
     /// Each thread's last load without synchronisation (loom's
     /// `unsync_load`): its stamp and site. A later store must see them.
     unsync: Vec<(usize, u32, Site)>,
+    /// By thread: its stale re-reads of this atomic in a row (see
+    /// [`STALE_REREADS`]).
+    stale_rereads: Vec<u8>,
+}
+
+impl Atomic {
+    fn stale_rereads(&self, thread: usize) -> u8 {
+        self.stale_rereads.get(thread).copied().unwrap_or(0)
+    }
+
+    /// `thread` read the store at `index`, which it had already read
+    /// before if `again`: counts a stale re-read, or ends the row.
+    fn count_reread(&mut self, thread: usize, index: usize, again: bool) {
+        let stale = index + 1 < self.stores.len();
+        if self.stale_rereads.len() <= thread {
+            self.stale_rereads.resize(thread + 1, 0);
+        }
+        let count = &mut self.stale_rereads[thread];
+        *count = if stale && again {
+            count.saturating_add(1)
+        } else {
+            0
+        };
+    }
 }
 
 /// One thread's view.
@@ -167,9 +204,11 @@ impl Model {
                 stores: VecDeque::with_capacity(HISTORY + 1),
                 dropped: 0,
                 unsync: Vec::new(),
+                stale_rereads: Vec::new(),
             });
             atomic.dropped = 0;
             atomic.unsync.clear();
+            atomic.stale_rereads.clear();
             atomic.stores.push_back(Store {
                 value: initial,
                 site: None,
@@ -220,7 +259,13 @@ impl Model {
             unreachable!("invariant: the atomic was just made")
         };
         let observed = |store: &Store| store.seen.entries().any(|(t, s)| s <= sees(t));
-        let gave_way = self.threads[thread].gave_way;
+        // After too many stale re-reads in a row, everything the thread
+        // has read is behind it, as if it had given way now.
+        let gave_way = if atomic.stale_rereads(thread) >= STALE_REREADS {
+            clock.get(thread)
+        } else {
+            self.threads[thread].gave_way
+        };
         let seen_before_giving_way = |store: &Store| {
             let seen = store.seen.get(thread);
             seen != 0 && seen <= gave_way
@@ -261,8 +306,10 @@ impl Model {
             unreachable!("invariant: a read atomic is known")
         };
         let index = atomic.stores.len() - 1 - back;
+        let again = atomic.stores[index].seen.get(thread) != 0;
+        atomic.count_reread(thread, index, again);
         let store = &mut atomic.stores[index];
-        if store.seen.get(thread) == 0 {
+        if !again {
             store.seen.set(thread, stamp);
         }
         let view = &mut self.threads[thread];
@@ -613,5 +660,36 @@ mod tests {
         assert_eq!(values(&mut m, 0, X, Relaxed), [1, 0]);
         m.join(0, 1);
         assert_eq!(values(&mut m, 0, X, Relaxed), [1]);
+    }
+
+    #[test]
+    fn a_stale_value_is_read_again_only_so_many_times_in_a_row() {
+        let mut m = two_threads();
+        assert_eq!(values(&mut m, 2, X, Relaxed), [0]);
+        m.load(2, X, Relaxed, 0);
+        m.store(1, X, 1, Relaxed, here(), 0);
+        for _ in 0..STALE_REREADS {
+            assert_eq!(values(&mut m, 2, X, Relaxed), [1, 0]);
+            m.load(2, X, Relaxed, 1);
+        }
+        // A spin loop that never yields sees the store at last.
+        assert_eq!(values(&mut m, 2, X, Relaxed), [1]);
+        m.load(2, X, Relaxed, 0);
+        assert_eq!(values(&mut m, 2, X, Relaxed), [1]);
+    }
+
+    #[test]
+    fn reading_the_latest_ends_a_row_of_stale_rereads() {
+        let mut m = two_threads();
+        assert_eq!(values(&mut m, 2, X, Relaxed), [0]);
+        m.load(2, X, Relaxed, 0);
+        m.store(1, X, 1, Relaxed, here(), 0);
+        m.load(2, X, Relaxed, 1);
+        m.load(2, X, Relaxed, 1);
+        m.store(1, X, 2, Relaxed, here(), 0);
+        // 1 is not yet read: 0, read twice again, is still readable once.
+        assert_eq!(values(&mut m, 2, X, Relaxed), [2, 1]);
+        m.load(2, X, Relaxed, 1);
+        assert_eq!(values(&mut m, 2, X, Relaxed), [2, 1]);
     }
 }

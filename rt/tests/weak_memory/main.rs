@@ -10,4 +10,5 @@ mod cells;
 mod litmus;
 mod programs;
 mod spurious;
+mod stale_rereads;
 mod structures;
