@@ -98,6 +98,10 @@ pub struct Entry {
     pub command: String,
     /// Why the crate is in the corpus.
     pub why: String,
+    /// By test name (as the tables write it): what a by-hand diagnosis
+    /// found where the two tools differ, printed under the crate's table.
+    #[serde(default)]
+    pub diagnosed: BTreeMap<String, String>,
 }
 
 impl Entry {

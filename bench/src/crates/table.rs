@@ -596,6 +596,19 @@ fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
         );
     }
     md.push('\n');
+    diagnoses(md, entry);
+}
+
+/// The by-hand diagnoses of the crate's differences, as a list.
+fn diagnoses(md: &mut String, entry: &Entry) {
+    if entry.diagnosed.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "Diagnosed by hand:\n");
+    for (test, finding) in &entry.diagnosed {
+        let _ = writeln!(md, "- `{test}`: {}", finding.trim());
+    }
+    md.push('\n');
 }
 
 /// A test's name in the tables: the library's tests by their path, an

@@ -96,6 +96,7 @@ impl Bug {
             env: self.env.clone(),
             command: self.command.clone(),
             why: self.bug.clone(),
+            diagnosed: Default::default(),
         }
     }
 }
