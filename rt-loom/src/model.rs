@@ -4,8 +4,8 @@
 //! The phases of [`Builder::check`]: rankcheck's exhaustive exploration
 //! (`rankcheck::Exploration` under `MemoryModel::Weak`: every schedule
 //! and every store each load may read, up to reordering independent
-//! steps), capped at `max_permutations` schedules and stopped at the
-//! first failing one, as loom's. Then one of:
+//! steps), capped at `max_permutations` schedules and `max_duration` (one
+//! minute by default), and stopped at the first failing one, as loom's. Then one of:
 //!
 //! - **every schedule ran, none failed**: the model passes;
 //! - **a failure was reached**: a seeded rankcheck search under the same
@@ -13,7 +13,7 @@
 //!   panics with its report and replay string; if it meets none, the model
 //!   panics with the failures the exploration reached (kind, message,
 //!   place) and says that no replay string was found;
-//! - **the exploration could not finish**: the cap stopped it, or the test
+//! - **the exploration could not finish**: a cap stopped it, or the test
 //!   is not a function of its schedule (it reads the clock, as a loop on
 //!   `std::time::Instant::now()` does, uses `std::sync` or `std::thread`
 //!   directly, or keeps a value between executions), so that replaying a
@@ -43,6 +43,12 @@ use crate::{real_loom, run, MAX_THREADS};
 /// The schedules explored before the exploration counts as too big, when
 /// neither `max_permutations` nor `LOOM_MAX_PERMUTATIONS` says.
 pub const DEFAULT_MAX_PERMUTATIONS: usize = 100_000;
+
+/// How long the exploration runs before it counts as too big, when
+/// neither `max_duration` nor `LOOM_MAX_DURATION` says: a loom suite run
+/// unchanged inside `cargo test` stays within minutes, where a model too
+/// big to exhaust would otherwise run to its schedule cap.
+pub const DEFAULT_EXPLORATION_TIME: Duration = Duration::from_secs(60);
 
 /// The runs of the search that looks for a failing run to report, once
 /// the exploration reached a failure.
@@ -81,9 +87,11 @@ pub struct Builder {
     /// counts as incomplete (see `exhaustive`). loom stops there silently.
     pub max_permutations: Option<usize>,
 
-    /// `LOOM_MAX_DURATION` (seconds): the time the fallback search runs
-    /// for, in place of [`FALLBACK_RUNS`] runs. The exploration itself is
-    /// bounded by `max_permutations` only.
+    /// `LOOM_MAX_DURATION` (seconds): as loom's, the most time the
+    /// exploration runs (default [`DEFAULT_EXPLORATION_TIME`]); past it
+    /// the exploration counts as incomplete (see `exhaustive`), and the
+    /// fallback search then runs for this long too, in place of
+    /// [`FALLBACK_RUNS`] runs. loom stops there silently.
     pub max_duration: Option<Duration>,
 
     /// `LOOM_MAX_PREEMPTIONS`: as loom's, the exploration covers only the
@@ -225,7 +233,9 @@ impl Builder {
         let steps = self.max_branches as u64;
         // Stopped at the first failure, as loom's: a search then finds a
         // failing run to report.
+        let time = self.max_duration.unwrap_or(DEFAULT_EXPLORATION_TIME);
         let mut exploration = Exploration::new(cap, steps)
+            .time_limit(time)
             .memory_model(MemoryModel::Weak)
             .cell_scheduling_points(false)
             .stop_at_first_failure();
@@ -252,6 +262,7 @@ impl Builder {
                 );
                 return;
             }
+            None if explored.timed_out => Unfinished::TimedOut(time),
             None => Unfinished::Capped(cap),
         };
         if self.exhaustive {
@@ -331,6 +342,8 @@ impl Builder {
 enum Unfinished {
     /// The schedule cap stopped it.
     Capped(u64),
+    /// The time limit stopped it.
+    TimedOut(Duration),
     /// The test is not a function of its schedule.
     Nondeterministic(Nondeterminism),
     /// `random_search` asked for no exploration.
@@ -344,6 +357,10 @@ impl Unfinished {
         match self {
             Unfinished::Capped(_) => {
                 "raise LOOM_MAX_PERMUTATIONS, or unset RANKCHECK_LOOM_EXHAUSTIVE to fall back to \
+                 rankcheck's randomized search"
+            }
+            Unfinished::TimedOut(_) => {
+                "raise LOOM_MAX_DURATION, or unset RANKCHECK_LOOM_EXHAUSTIVE to fall back to \
                  rankcheck's randomized search"
             }
             Unfinished::Nondeterministic(_) => {
@@ -362,6 +379,12 @@ impl fmt::Display for Unfinished {
                 f,
                 "the exploration did not finish within {cap} schedules \
                  (model::Builder::max_permutations, LOOM_MAX_PERMUTATIONS)"
+            ),
+            Unfinished::TimedOut(time) => write!(
+                f,
+                "the exploration did not finish within {} s \
+                 (model::Builder::max_duration, LOOM_MAX_DURATION)",
+                time.as_secs_f64()
             ),
             Unfinished::Nondeterministic(found) => {
                 write!(f, "exhaustive exploration is not possible: {found}")

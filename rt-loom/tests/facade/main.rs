@@ -129,6 +129,19 @@ fn past_the_cap_the_randomized_search_stands_in_or_an_exhaustive_model_fails() {
 }
 
 #[test]
+fn past_max_duration_the_exploration_counts_as_unfinished() {
+    let mut builder = loom::model::Builder::new();
+    builder.max_duration = Some(std::time::Duration::from_millis(1));
+    builder.exhaustive = true;
+    let message = panic_message(|| builder.check(four_counters)).expect("exhaustive fails");
+    assert!(
+        message.contains("did not finish within 0.001 s"),
+        "{message}"
+    );
+    assert!(message.contains("LOOM_MAX_DURATION"), "{message}");
+}
+
+#[test]
 fn the_fallback_search_still_finds_a_bug() {
     let mut builder = loom::model::Builder::new();
     builder.max_permutations = Some(1);

@@ -68,8 +68,10 @@ mod runner;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rankcheck_engine::explore::dfs::{self, Pruning};
+use rankcheck_engine::explore::Stop;
 
 use crate::executor::StepLimit;
 use crate::memory::MemoryModel;
@@ -103,10 +105,13 @@ pub struct Explored {
     /// The schedules run.
     pub schedules: u64,
     /// Whether those covered every schedule (up to the order of
-    /// independent steps): `false` when `max_schedules` stopped the
-    /// search first, or when the test turned out not to be a function of
-    /// its schedule (`nondeterminism`).
+    /// independent steps): `false` when `max_schedules` or the time limit
+    /// stopped the search first, or when the test turned out not to be a
+    /// function of its schedule (`nondeterminism`).
     pub complete: bool,
+    /// Whether the time limit ([`Exploration::time_limit`]) stopped the
+    /// search.
+    pub timed_out: bool,
     /// Where the search found that the test is not a function of its
     /// schedule, which stopped it: `None` when every run repeated the
     /// choices of the runs before it that it replayed.
@@ -264,6 +269,7 @@ pub struct Exploration {
     reduce: bool,
     first_failure: bool,
     preemption_bound: Option<u32>,
+    time_limit: Option<Duration>,
 }
 
 impl Exploration {
@@ -277,7 +283,15 @@ impl Exploration {
             reduce: true,
             first_failure: false,
             preemption_bound: None,
+            time_limit: None,
         }
+    }
+
+    /// Stop once the search has run this long (checked every few hundred
+    /// schedules): `complete` is then false and `timed_out` true.
+    pub fn time_limit(mut self, limit: Duration) -> Exploration {
+        self.time_limit = Some(limit);
+        self
     }
 
     /// Only the schedules with at most `bound` preemptions (a switch away
@@ -367,6 +381,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         reduce,
         first_failure,
         preemption_bound,
+        time_limit,
     } = *exploration;
     let settings = dfs::Settings {
         pruning: if reduce { Pruning::Dpor } else { Pruning::None },
@@ -377,11 +392,14 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         stop_at_first_failure: first_failure,
     };
     let mut runner = OnExecutor::new(test, steps, model);
-    let searched = dfs::search(&mut runner, &settings, &|_| true);
+    let started = Instant::now();
+    let in_time = |_: &_| time_limit.is_none_or(|limit| started.elapsed() < limit);
+    let searched = dfs::search(&mut runner, &settings, &in_time);
     Explored {
         failures: runner.failures,
         schedules: searched.schedules,
         complete: searched.exhausted,
+        timed_out: searched.stop == Some(Stop::Interrupted),
         nondeterminism: searched.parted.map(|parted| Nondeterminism {
             schedule: parted.schedule,
             point: parted.point,

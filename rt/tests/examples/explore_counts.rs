@@ -159,3 +159,29 @@ fn under_weak_memory_the_reduction_reaches_every_outcome() {
         ["outcome 0 0", "outcome 0 1", "outcome 1 0", "outcome 1 1"]
     );
 }
+
+/// A time limit stops the search at its next check (every few hundred
+/// schedules): four threads adding twice to one counter have 2,520.
+#[test]
+fn a_time_limit_stops_the_exploration_and_says_so() {
+    let explored = rankcheck::Exploration::new(u64::MAX, 1_000)
+        .time_limit(std::time::Duration::ZERO)
+        .run(|| {
+            use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+            let count = rankcheck::sync::Arc::new(AtomicUsize::new(0));
+            let threads: Vec<_> = (0..4)
+                .map(|_| {
+                    let count = count.clone();
+                    rankcheck::thread::spawn(move || {
+                        count.fetch_add(1, SeqCst);
+                        count.fetch_add(1, SeqCst);
+                    })
+                })
+                .collect();
+            for thread in threads {
+                thread.join().unwrap();
+            }
+        });
+    assert!(explored.timed_out && !explored.complete, "{explored:?}");
+    assert!(explored.schedules < 2_520, "{explored:?}");
+}
