@@ -38,6 +38,7 @@ use rankcheck_engine::ThreadId;
 use rankcheck_stats::Probability;
 
 use crate::executor::with;
+use crate::footprint::Place;
 use crate::object::Handle;
 use crate::var::short_file;
 use choice::{ReadChoices, ReadPolicy};
@@ -339,9 +340,18 @@ thread_local! {
 /// if the run is under weak memory and the operation on `handle` is live
 /// (not unwinding, not another run's); an atomic operation of ordering
 /// `order` other than `SeqCst` puts the model in use.
+///
+/// The step's footprint (for [`crate::explore`]'s reduction) takes the
+/// model's state shared by every atomic, `Place::Atomics`: a `SeqCst`
+/// operation reads the SeqCst order (a load) or writes it (a store, a
+/// read-modify-write, a fence), and the operation that puts the model in
+/// use writes it (the atomics' histories start there). Every other part
+/// of the model is one atomic's or one thread's, so that other
+/// operations on different atomics commute (their `Place::Memory`).
 fn on_model<R>(
     handle: Option<&Handle>,
     order: Ordering,
+    writes: bool,
     f: impl FnOnce(Option<&mut Model>, &mut ReadChoices, &mut Vec<StaleRead>, Running) -> Option<R>,
 ) -> Option<R> {
     if !WEAK.get() || std::thread::panicking() {
@@ -361,8 +371,12 @@ fn on_model<R>(
             }
             None => (None, std::panic::Location::caller()),
         };
+        let engages = !ex.memory.engaged && order != Ordering::SeqCst && handle.is_some();
+        if engages || order == Ordering::SeqCst {
+            ex.touch(Place::Atomics, engages || writes);
+        }
         let memory = &mut ex.memory;
-        memory.engaged |= order != Ordering::SeqCst && handle.is_some();
+        memory.engaged |= engages;
         let model = memory.model.as_mut().filter(|_| memory.engaged);
         let running = Running {
             thread: ex.current,
@@ -388,7 +402,7 @@ struct Running {
 /// [`MemoryModel::Sc`] (the latest).
 pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
     let latest = latest.to_bits();
-    on_model(Some(handle), order, |model, choices, stale, run| {
+    on_model(Some(handle), order, false, |model, choices, stale, run| {
         let model = model?;
         let (thread, object) = (run.thread.index(), handle.object.index());
         model.behind_the_back(object, latest);
@@ -418,7 +432,7 @@ pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) ->
 /// A store of `value` into `handle`'s atomic with `order` at `site`;
 /// `before` is its value before.
 pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, site: Site) {
-    let raced = on_model(Some(handle), order, |model, _, _, run| {
+    let raced = on_model(Some(handle), order, true, |model, _, _, run| {
         let object = handle.object.index();
         let model = model?;
         model.behind_the_back(object, before.to_bits());
@@ -447,7 +461,7 @@ pub fn read_modify_write<V: Bits>(
     after: Option<V>,
     site: Site,
 ) {
-    let raced = on_model(Some(handle), order, |model, _, _, run| {
+    let raced = on_model(Some(handle), order, true, |model, _, _, run| {
         let object = handle.object.index();
         let before = before.to_bits();
         let model = model?;
@@ -472,30 +486,35 @@ pub fn fails_spuriously<V: Bits>(
     site: Site,
 ) -> bool {
     let bits = current.to_bits();
-    on_model(Some(handle), failure, |model, choices, stale, run| {
-        let object = handle.object.index();
-        if !choices.spurious.may_fail(run.thread, object)
-            || choices.decide(handle.var, 2, run.access) == 0
-        {
-            return Some(false);
-        }
-        choices.spurious.failed(run.thread, object);
-        if let Some(model) = model {
-            model.behind_the_back(object, bits);
-            model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
-        }
-        stale.push(StaleRead {
-            thread: run.thread,
-            at: site,
-            order: failure,
-            read: None,
-            from: None,
-            created: run.created,
-            latest: V::show(bits),
-            latest_at: None,
-        });
-        Some(true)
-    })
+    on_model(
+        Some(handle),
+        failure,
+        false,
+        |model, choices, stale, run| {
+            let object = handle.object.index();
+            if !choices.spurious.may_fail(run.thread, object)
+                || choices.decide(handle.var, 2, run.access) == 0
+            {
+                return Some(false);
+            }
+            choices.spurious.failed(run.thread, object);
+            if let Some(model) = model {
+                model.behind_the_back(object, bits);
+                model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
+            }
+            stale.push(StaleRead {
+                thread: run.thread,
+                at: site,
+                order: failure,
+                read: None,
+                from: None,
+                created: run.created,
+                latest: V::show(bits),
+                latest_at: None,
+            });
+            Some(true)
+        },
+    )
     .unwrap_or(false)
 }
 
@@ -518,12 +537,10 @@ pub fn publish(handle: &Handle) {
 
 /// A fence with `order` on the running thread.
 pub fn fence(order: Ordering) {
-    if WEAK.get() {
-        crate::executor::try_with(|ex| ex.touch(crate::footprint::Place::Atomics, true));
-    }
     // A fence before the model is in use orders nothing more: the run is
-    // sequentially consistent so far.
-    on_model(None, order, |model, _, _, run| {
+    // sequentially consistent so far. Only a SeqCst one touches what other
+    // threads see (the SeqCst order); the others, their own thread's view.
+    on_model(None, order, true, |model, _, _, run| {
         model.map(|m| m.fence(run.thread.index(), order))
     });
 }
@@ -543,7 +560,15 @@ pub fn cell_begin(handle: &Handle, access: Access, site: Site) -> Option<String>
 
 /// The access begun by [`cell_begin`] ends: the race it makes, in words.
 /// It ends at the thread's last event, not a new one (`Model::clock_now`).
+/// The step it ends in touches the cell as the access did: another
+/// thread's access to it races with the open access until then.
 pub fn cell_end(handle: &Handle, access: Access) -> Option<String> {
+    let write = access == Access::Write;
+    crate::executor::try_with(|ex| {
+        if WEAK.get() && ex.id == handle.execution && !ex.aborting {
+            ex.touch(Place::Memory(handle.var.0), write);
+        }
+    });
     on_cell(handle, |memory, thread| {
         let model = memory.model.as_mut()?;
         let clock = model.clock_now(thread.index());
@@ -564,7 +589,11 @@ fn on_cell(
         if ex.aborting || handle.execution != ex.id {
             return None;
         }
-        ex.memory.engaged = true;
+        if !ex.memory.engaged {
+            // The atomics' histories start here (as in `on_model`).
+            ex.touch(Place::Atomics, true);
+            ex.memory.engaged = true;
+        }
         let race = f(&mut ex.memory, ex.current)?;
         let cell = ex.registry.name_of(handle.var).to_owned();
         let name = |t: ThreadId| ex.threads.name(t);

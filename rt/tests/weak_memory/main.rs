@@ -9,6 +9,7 @@ mod support;
 mod cells;
 mod litmus;
 mod programs;
+mod reduction;
 mod spurious;
 mod stale_rereads;
 mod structures;
