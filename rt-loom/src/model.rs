@@ -262,7 +262,7 @@ impl Builder {
                 );
                 return;
             }
-            None if explored.timed_out => Unfinished::TimedOut(time),
+            None if explored.timed_out => Unfinished::TimedOut(time, explored.schedules),
             None => Unfinished::Capped(cap),
         };
         if self.exhaustive {
@@ -342,8 +342,8 @@ impl Builder {
 enum Unfinished {
     /// The schedule cap stopped it.
     Capped(u64),
-    /// The time limit stopped it.
-    TimedOut(Duration),
+    /// The time limit stopped it, after this many schedules.
+    TimedOut(Duration, u64),
     /// The test is not a function of its schedule.
     Nondeterministic(Nondeterminism),
     /// `random_search` asked for no exploration.
@@ -359,7 +359,7 @@ impl Unfinished {
                 "raise LOOM_MAX_PERMUTATIONS, or unset RANKCHECK_LOOM_EXHAUSTIVE to fall back to \
                  rankcheck's randomized search"
             }
-            Unfinished::TimedOut(_) => {
+            Unfinished::TimedOut(..) => {
                 "raise LOOM_MAX_DURATION, or unset RANKCHECK_LOOM_EXHAUSTIVE to fall back to \
                  rankcheck's randomized search"
             }
@@ -380,9 +380,9 @@ impl fmt::Display for Unfinished {
                 "the exploration did not finish within {cap} schedules \
                  (model::Builder::max_permutations, LOOM_MAX_PERMUTATIONS)"
             ),
-            Unfinished::TimedOut(time) => write!(
+            Unfinished::TimedOut(time, schedules) => write!(
                 f,
-                "the exploration did not finish within {} s \
+                "the exploration did not finish within {} s, {schedules} schedules \
                  (model::Builder::max_duration, LOOM_MAX_DURATION)",
                 time.as_secs_f64()
             ),

@@ -135,7 +135,7 @@ fn past_max_duration_the_exploration_counts_as_unfinished() {
     builder.exhaustive = true;
     let message = panic_message(|| builder.check(four_counters)).expect("exhaustive fails");
     assert!(
-        message.contains("did not finish within 0.001 s"),
+        message.contains("did not finish within 0.001 s, "),
         "{message}"
     );
     assert!(message.contains("LOOM_MAX_DURATION"), "{message}");
