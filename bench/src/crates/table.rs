@@ -219,6 +219,13 @@ struct Tally {
     renamed_passes: usize,
 }
 
+/// Whether the pair passes as published and fails or aborts under the
+/// facade.
+fn is_false_failure(pair: &Pair<'_>) -> bool {
+    let (published, renamed) = pair.outcomes();
+    published == Some(Outcome::Pass) && matches!(renamed, Some(Outcome::Fail | Outcome::Abort))
+}
+
 impl Tally {
     fn add(&mut self, pair: &Pair<'_>) {
         let (published, renamed) = pair.outcomes();
@@ -231,8 +238,7 @@ impl Tally {
                 self.paired += 1;
                 self.agree += usize::from(p == r);
                 self.both_pass += usize::from(p == Outcome::Pass && r == Outcome::Pass);
-                self.false_failures +=
-                    usize::from(p == Outcome::Pass && matches!(r, Outcome::Fail | Outcome::Abort));
+                self.false_failures += usize::from(is_false_failure(pair));
                 self.missed += usize::from(p == Outcome::Fail && r == Outcome::Pass);
                 self.renamed_aborts += usize::from(r == Outcome::Abort);
                 self.published_aborts += usize::from(p == Outcome::Abort);
@@ -299,6 +305,7 @@ fn facade_part(md: &mut String, corpus: &Corpus, rows: &[Row], facade: Facade) {
     let mut not_run = Vec::new();
     let mut build_failures = Vec::new();
     let mut all_agree = Vec::new();
+    let mut false_failures = Vec::new();
     for entry in &crates {
         let Some(found) = crate_rows(rows, entry) else {
             not_run.push(entry.id());
@@ -313,9 +320,18 @@ fn facade_part(md: &mut String, corpus: &Corpus, rows: &[Row], facade: Facade) {
             }
         }
         let mut tally = Tally::default();
-        for (_, pair) in &found.tests {
+        for ((target, test), pair) in &found.tests {
             total.add(pair);
             tally.add(pair);
+            if is_false_failure(pair) {
+                let name = test_name(target, test);
+                let diagnosed = if entry.diagnosed.contains_key(&name) {
+                    ", diagnosed in its section"
+                } else {
+                    ""
+                };
+                false_failures.push(format!("{} `{name}`{diagnosed}", entry.id()));
+            }
         }
         if tally.paired > 0 && tally.paired == found.tests.len() && tally.agree == tally.paired {
             all_agree.push(entry.id());
@@ -362,9 +378,15 @@ fn facade_part(md: &mut String, corpus: &Corpus, rows: &[Row], facade: Facade) {
     );
     let _ = writeln!(
         md,
-        "- False failures (pass under {published}, fail or abort under {renamed}): {}; the reverse (fail under \
+        "- False failures (pass under {published}, fail or abort under {renamed}): {}{}; the reverse (fail under \
          {published}, pass under {renamed}): {}.",
-        total.false_failures, total.missed
+        total.false_failures,
+        if false_failures.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", false_failures.join("; "))
+        },
+        total.missed
     );
     let _ = writeln!(
         md,
@@ -718,6 +740,37 @@ why = "a queue"
     }
 
     #[test]
+    fn a_diagnosed_false_failure_says_so_in_the_summary_and_its_section() {
+        let text = r#"
+[[crate]]
+name = "a"
+version = "1.0.0"
+facade = "loom"
+args = ["--test", "loom"]
+command = "cargo test --test loom"
+why = "a queue"
+
+[crate.diagnosed]
+"loom: t2" = "the crate synchronises through std atomics"
+"#;
+        let corpus = Corpus::parse(text).unwrap();
+        let rows = vec![
+            row(Tool::Loom, "", BUILT),
+            row(Tool::RankcheckLoom, "", BUILT),
+            row(Tool::Loom, "t2", "pass"),
+            row(Tool::RankcheckLoom, "t2", "fail"),
+        ];
+        let md = markdown(&corpus, &rows);
+        assert!(
+            md.contains(": 1 (a-1.0.0 `loom: t2`, diagnosed in its section);"),
+            "{md}"
+        );
+        assert!(md.contains(
+            "Diagnosed by hand:\n\n- `loom: t2`: the crate synchronises through std atomics"
+        ));
+    }
+
+    #[test]
     fn rows_round_trip_and_make_a_summary() {
         let corpus = corpus_with(
             r#"name = "b"
@@ -750,9 +803,9 @@ why = "not run""#,
             "{md}"
         );
         assert!(md.contains("Tests run under both: 3; outcomes agree on 2 (1 pass under both)"));
-        assert!(
-            md.contains("False failures (pass under loom, fail or abort under rankcheck-loom): 1;")
-        );
+        assert!(md.contains(
+            "False failures (pass under loom, fail or abort under rankcheck-loom): 1 (a-1.0.0 `loom: t2`);"
+        ));
         assert!(md.contains("| `loom: t2` | pass | 1.0 | **abort** | 1.0 | rankcheck-loom: thread panicked \\| at x |"));
         assert!(md.contains("## b 2.0.0"));
         assert!(md.contains("**Not yet run.**"));
