@@ -243,6 +243,16 @@ fn failure_part(result: &RunResult, failure: &FailureJson, found: &str, replay: 
             .map_or("a thread", String::as_str);
         let _ = writeln!(out, "stale read: {}", stale.describe(thread));
     }
+    if !result.stale.is_empty() {
+        // The model sees only its own atomics and locks: a crate that also
+        // synchronises through std's (as some loom tests do) may forbid a
+        // read the model allows.
+        let _ = writeln!(
+            out,
+            "(a stale read is possible only where nothing orders the store before the load: \
+             synchronisation the model does not see, through std's atomics or locks, would forbid it)"
+        );
+    }
     if result.cut > 0 {
         let _ = writeln!(
             out,

@@ -68,6 +68,10 @@ fn a_relaxed_flag_handoff_is_found_with_the_stale_read_named() {
         report.contains("stale read: main at programs.rs:80: read 0 from the initial value at programs.rs:70 though 42 was stored at programs.rs:75 (Relaxed)"),
         "{report}"
     );
+    assert!(
+        report.contains("synchronisation the model does not see"),
+        "{report}"
+    );
 }
 
 #[test]
