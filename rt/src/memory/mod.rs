@@ -20,7 +20,8 @@
 //!
 //! The parts: [`model`] (with `clock.rs`'s vector clocks), [`choice`],
 //! `spurious.rs` (a weak compare-exchange's spurious failure, at most once
-//! in a row per thread and atomic), `race.rs` (data races on
+//! in a row per thread and atomic), `spin.rs` (a thread that re-reads one
+//! value without yielding gives way), `race.rs` (data races on
 //! `UnsafeCell`s) and `unsync.rs` (loom's `unsync_load`); this module
 //! holds the atomics' and cells' hooks and the report's stale reads.
 
@@ -28,6 +29,7 @@ pub mod choice;
 mod clock;
 pub mod model;
 pub mod race;
+mod spin;
 mod spurious;
 pub mod unsync;
 
@@ -232,6 +234,8 @@ pub struct Memory {
     pub stale: Vec<StaleRead>,
     /// The cells' accesses, for their data races.
     races: Races,
+    /// The threads' re-reads of one value, to tell a spin.
+    spins: spin::Spins,
 }
 
 impl Memory {
@@ -249,6 +253,7 @@ impl Memory {
             choices: ReadChoices::new(policy),
             stale: Vec::new(),
             races: Races::default(),
+            spins: spin::Spins::default(),
         }
     }
 
@@ -401,6 +406,35 @@ struct Running {
 /// is `latest`: the value it reads, or `None` under
 /// [`MemoryModel::Sc`] (the latest).
 pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
+    let read = read(handle, order, latest, site)?;
+    spin_watch(handle, read.to_bits());
+    Some(read)
+}
+
+/// `handle`'s atomic was loaded, reading `bits` (under weak memory, live):
+/// a thread that spins on it gives way (`spin.rs`).
+fn spin_watch(handle: &Handle, bits: u64) {
+    crate::executor::try_with(|ex| {
+        let thread = ex.current;
+        if ex
+            .memory
+            .spins
+            .loaded(thread.index(), handle.object.index(), bits)
+        {
+            ex.threads.gave_way = Some(thread);
+            ex.memory.gave_way(thread);
+        }
+    });
+}
+
+/// `thread` stored into an atomic (live, under weak memory): it does not
+/// spin.
+fn stored(thread: ThreadId) {
+    crate::executor::try_with(|ex| ex.memory.spins.stored(thread.index()));
+}
+
+/// The value a load reads, under weak memory (as [`load`]).
+fn read<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
     let latest = latest.to_bits();
     on_model(Some(handle), order, false, |model, choices, stale, run| {
         let model = model?;
@@ -444,10 +478,13 @@ pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, sit
             site,
             before.to_bits(),
         );
-        model.unsync_race.take()
+        Some((run.thread, model.unsync_race.take()))
     });
-    if let Some(raced) = raced {
-        unsync::store_raced(handle, raced);
+    if let Some((thread, raced)) = raced {
+        stored(thread);
+        if let Some(raced) = raced {
+            unsync::store_raced(handle, raced);
+        }
     }
 }
 
@@ -461,17 +498,25 @@ pub fn read_modify_write<V: Bits>(
     after: Option<V>,
     site: Site,
 ) {
+    let before = before.to_bits();
+    let after = after.map(Bits::to_bits);
     let raced = on_model(Some(handle), order, true, |model, _, _, run| {
         let object = handle.object.index();
-        let before = before.to_bits();
         let model = model?;
         model.behind_the_back(object, before);
-        let after = after.map(Bits::to_bits);
         model.read_modify_write(run.thread.index(), object, after, order, site, before);
-        model.unsync_race.take()
+        Some((run.thread, model.unsync_race.take()))
     });
-    if let Some(raced) = raced {
-        unsync::store_raced(handle, raced);
+    if let Some((thread, raced)) = raced {
+        // A failed compare-exchange only reads: a retry loop of them that
+        // keeps finding one value spins.
+        match after {
+            Some(_) => stored(thread),
+            None => spin_watch(handle, before),
+        }
+        if let Some(raced) = raced {
+            unsync::store_raced(handle, raced);
+        }
     }
 }
 

@@ -10,6 +10,7 @@ mod cells;
 mod litmus;
 mod programs;
 mod reduction;
+mod spin;
 mod spurious;
 mod stale_rereads;
 mod structures;
