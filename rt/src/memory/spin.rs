@@ -3,9 +3,10 @@
 //! zero there): a schedule that stops the writer it waits for between two
 //! of its stores keeps the spinner re-reading one value until the step
 //! limit, a non-termination no fair scheduler would produce. So a thread
-//! that loads an atomic and reads the same value as its last load of it,
-//! [`SPIN_REREADS`] times in a row with no store of its own in between,
-//! gives way, as `thread::give_way` does (crate::executor::give_way):
+//! whose loads, [`SPIN_REREADS`] times in a row after a first, are of one
+//! atomic and read one value (no load of another atomic and no store of
+//! its own between them) gives way, as `thread::give_way` does
+//! (crate::executor::give_way):
 //! every other thread that can run takes a step before it goes on. Its
 //! loads then read newer stores too (crate::memory::model). The cost is
 //! the schedules where such a loop runs on longer before the others move:
@@ -17,27 +18,23 @@
 /// store between them, after which it gives way.
 pub const SPIN_REREADS: u32 = 3;
 
-/// Per thread, the atomics it loaded since its last store: the value its
-/// last load of each read, and how many loads in a row read it again.
+/// Per thread, its last load since its last store (the atomic and the
+/// value read) and how many loads right after it read the same again.
 #[derive(Debug, Default)]
-pub struct Spins(Vec<Vec<(usize, u64, u32)>>);
+pub struct Spins(Vec<Option<(usize, u64, u32)>>);
 
 impl Spins {
     /// `thread` loaded `value` from `object`: whether it spins, and so
     /// gives way (the count starts again).
     pub fn loaded(&mut self, thread: usize, object: usize, value: u64) -> bool {
         if self.0.len() <= thread {
-            self.0.resize_with(thread + 1, Vec::new);
+            self.0.resize(thread + 1, None);
         }
-        let seen = &mut self.0[thread];
-        let Some(entry) = seen.iter_mut().find(|(o, _, _)| *o == object) else {
-            seen.push((object, value, 0));
+        let last = &mut self.0[thread];
+        let Some(entry) = last.as_mut().filter(|e| (e.0, e.1) == (object, value)) else {
+            *last = Some((object, value, 0));
             return false;
         };
-        if entry.1 != value {
-            *entry = (object, value, 0);
-            return false;
-        }
         entry.2 += 1;
         let spins = entry.2 >= SPIN_REREADS;
         if spins {
@@ -48,8 +45,8 @@ impl Spins {
 
     /// `thread` stored (or did a read-modify-write): it is not spinning.
     pub fn stored(&mut self, thread: usize) {
-        if let Some(seen) = self.0.get_mut(thread) {
-            seen.clear();
+        if let Some(last) = self.0.get_mut(thread) {
+            *last = None;
         }
     }
 }
@@ -81,5 +78,14 @@ mod tests {
         spins.loaded(0, 7, 2);
         assert!(!spins.loaded(0, 7, 2));
         assert!(!spins.loaded(1, 7, 2), "another thread counts apart");
+    }
+
+    #[test]
+    fn a_load_of_another_atomic_between_is_no_spin() {
+        let mut spins = Spins::default();
+        for _ in 0..2 * SPIN_REREADS {
+            assert!(!spins.loaded(0, 7, 1));
+            assert!(!spins.loaded(0, 8, 1));
+        }
     }
 }
