@@ -407,19 +407,19 @@ struct Running {
 /// [`MemoryModel::Sc`] (the latest).
 pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
     let read = read(handle, order, latest, site)?;
-    spin_watch(handle, read.to_bits());
+    spin_watch(handle, read.to_bits(), site);
     Some(read)
 }
 
 /// `handle`'s atomic was loaded, reading `bits` (under weak memory, live):
 /// a thread that spins on it gives way (`spin.rs`).
-fn spin_watch(handle: &Handle, bits: u64) {
+fn spin_watch(handle: &Handle, bits: u64, site: Site) {
     crate::executor::try_with(|ex| {
         let thread = ex.current;
         if ex
             .memory
             .spins
-            .loaded(thread.index(), handle.object.index(), bits)
+            .loaded(thread.index(), handle.object.index(), bits, site)
         {
             ex.threads.gave_way = Some(thread);
             ex.memory.gave_way(thread);
@@ -512,7 +512,7 @@ pub fn read_modify_write<V: Bits>(
         // keeps finding one value spins.
         match after {
             Some(_) => stored(thread),
-            None => spin_watch(handle, before),
+            None => spin_watch(handle, before, site),
         }
         if let Some(raced) = raced {
             unsync::store_raced(handle, raced);

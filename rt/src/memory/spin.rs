@@ -3,9 +3,10 @@
 //! zero there): a schedule that stops the writer it waits for between two
 //! of its stores keeps the spinner re-reading one value until the step
 //! limit, a non-termination no fair scheduler would produce. So a thread
-//! whose loads, [`SPIN_REREADS`] times in a row after a first, are of one
-//! atomic and read one value (no load of another atomic and no store of
-//! its own between them) gives way, as `thread::give_way` does
+//! whose loads, [`SPIN_REREADS`] times in a row, are of one atomic, read
+//! one value and come from a place in the code that already loaded it in
+//! this row (a loop going round; no load of another atomic and no store
+//! of its own between them) gives way, as `thread::give_way` does
 //! (crate::executor::give_way):
 //! every other thread that can run takes a step before it goes on. Its
 //! loads then read newer stores too (crate::memory::model). The cost is
@@ -18,27 +19,49 @@
 /// store between them, after which it gives way.
 pub const SPIN_REREADS: u32 = 3;
 
-/// Per thread, its last load since its last store (the atomic and the
-/// value read) and how many loads right after it read the same again.
+/// One thread's row of loads of one value of one atomic.
+#[derive(Clone, Debug)]
+struct Row {
+    object: usize,
+    value: u64,
+    /// The places in the code the row's loads came from.
+    sites: Vec<Site>,
+    /// The loads of the row from a place already in `sites`.
+    repeats: u32,
+}
+
+/// Per thread, its row of loads since its last store.
 #[derive(Debug, Default)]
-pub struct Spins(Vec<Option<(usize, u64, u32)>>);
+pub struct Spins(Vec<Option<Row>>);
 
 impl Spins {
-    /// `thread` loaded `value` from `object`: whether it spins, and so
-    /// gives way (the count starts again).
-    pub fn loaded(&mut self, thread: usize, object: usize, value: u64) -> bool {
+    /// `thread` loaded `value` from `object` at `site`: whether it spins,
+    /// and so gives way (the count starts again).
+    pub fn loaded(&mut self, thread: usize, object: usize, value: u64, site: Site) -> bool {
         if self.0.len() <= thread {
             self.0.resize(thread + 1, None);
         }
         let last = &mut self.0[thread];
-        let Some(entry) = last.as_mut().filter(|e| (e.0, e.1) == (object, value)) else {
-            *last = Some((object, value, 0));
+        let Some(row) = last
+            .as_mut()
+            .filter(|r| (r.object, r.value) == (object, value))
+        else {
+            *last = Some(Row {
+                object,
+                value,
+                sites: vec![site],
+                repeats: 0,
+            });
             return false;
         };
-        entry.2 += 1;
-        let spins = entry.2 >= SPIN_REREADS;
+        if !row.sites.contains(&site) {
+            row.sites.push(site);
+            return false;
+        }
+        row.repeats += 1;
+        let spins = row.repeats >= SPIN_REREADS;
         if spins {
-            entry.2 = 0;
+            row.repeats = 0;
         }
         spins
     }
@@ -51,41 +74,58 @@ impl Spins {
     }
 }
 
+use super::model::Site;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Two places in the code.
+    fn sites() -> [Site; 2] {
+        [
+            std::panic::Location::caller(),
+            std::panic::Location::caller(),
+        ]
+    }
+
     #[test]
-    fn the_same_value_read_again_so_many_times_is_a_spin() {
+    fn a_loop_reading_one_value_again_so_many_times_spins() {
+        let [a, b] = sites();
         let mut spins = Spins::default();
-        assert!(!spins.loaded(0, 7, 1));
+        // A loop of two loads: the first turn is no repeat.
+        assert!(!spins.loaded(0, 7, 1, a));
+        assert!(!spins.loaded(0, 7, 1, b));
         for _ in 1..SPIN_REREADS {
-            assert!(!spins.loaded(0, 7, 1));
+            assert!(!spins.loaded(0, 7, 1, a));
         }
-        assert!(spins.loaded(0, 7, 1), "the third re-read gives way");
-        assert!(!spins.loaded(0, 7, 1), "and the count starts again");
+        assert!(spins.loaded(0, 7, 1, b), "the third repeat gives way");
+        assert!(!spins.loaded(0, 7, 1, a), "and the count starts again");
     }
 
     #[test]
-    fn a_new_value_or_a_store_ends_the_row() {
+    fn straight_line_loads_from_new_places_are_no_spin() {
+        let [a, b] = sites();
         let mut spins = Spins::default();
-        spins.loaded(0, 7, 1);
-        spins.loaded(0, 7, 1);
-        assert!(!spins.loaded(0, 7, 2));
-        spins.loaded(0, 7, 2);
-        spins.stored(0);
-        spins.loaded(0, 7, 2);
-        spins.loaded(0, 7, 2);
-        assert!(!spins.loaded(0, 7, 2));
-        assert!(!spins.loaded(1, 7, 2), "another thread counts apart");
+        assert!(!spins.loaded(0, 7, 1, a));
+        assert!(!spins.loaded(0, 7, 1, b));
     }
 
     #[test]
-    fn a_load_of_another_atomic_between_is_no_spin() {
+    fn a_new_value_another_atomic_or_a_store_ends_the_row() {
+        let [a, _] = sites();
         let mut spins = Spins::default();
         for _ in 0..2 * SPIN_REREADS {
-            assert!(!spins.loaded(0, 7, 1));
-            assert!(!spins.loaded(0, 8, 1));
+            assert!(!spins.loaded(0, 7, 1, a));
+            assert!(!spins.loaded(0, 8, 1, a));
         }
+        for value in 0..2 * u64::from(SPIN_REREADS) {
+            assert!(!spins.loaded(0, 7, value, a));
+        }
+        for _ in 0..2 * SPIN_REREADS {
+            assert!(!spins.loaded(0, 7, 1, a));
+            spins.stored(0);
+        }
+        spins.loaded(0, 7, 1, a);
+        assert!(!spins.loaded(1, 7, 1, a), "another thread counts apart");
     }
 }
