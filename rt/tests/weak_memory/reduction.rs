@@ -2,9 +2,7 @@
 //! generated programs of two or three threads over two atomics (loads,
 //! stores, read-modify-writes and fences of every ordering), the reduced
 //! exploration reaches exactly the outcomes (every value read, and the
-//! final values) of the unreduced one. Only SeqCst operations, and the
-//! one that puts the model in use, touch what all atomics share; other
-//! operations on different atomics commute.
+//! final values) of the unreduced one.
 
 use std::collections::BTreeSet;
 use std::sync::Arc as StdArc;
