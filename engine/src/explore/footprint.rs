@@ -31,9 +31,9 @@ pub enum Place {
     Token(ThreadId),
     /// The thread table: a spawn takes the next thread id.
     Threads,
-    /// Every atomic at once, under weak memory: which stores a load may
-    /// read depends on what ran before it on every atomic, through
-    /// happens-before and the SeqCst order (a fence orders against all).
+    /// What every atomic shares under weak memory: the SeqCst order (a
+    /// SeqCst load reads it; a SeqCst store, read-modify-write or fence
+    /// writes it) and the point where the memory model comes into use.
     Atomics,
     /// The spawned threads' panics, in order: the first no `join` took
     /// fails the run.

@@ -573,6 +573,20 @@ impl Execution {
         self.add_object(var, sync)
     }
 
+    /// The running thread gives way (`thread::give_way`, or a spin the
+    /// memory model saw: crate::memory::spin): it does not run again until
+    /// the others that can run took a step (`give_way.rs`), and its loads
+    /// then read newer stores. Its step touches everything: it waits for a
+    /// change it may not name, so every order of its next step with every
+    /// other thread's is tried, and a thread asleep in the exploration
+    /// wakes (a writer left asleep would never let a spin loop end).
+    pub fn give_way(&mut self) {
+        self.touch(Place::Everything, true);
+        let running = self.current;
+        self.threads.gave_way = Some(running);
+        self.memory.gave_way(running);
+    }
+
     /// The running step touches `place` (`write`: it may change it), when
     /// steps are logged.
     #[inline]

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use rankcheck_engine::explore::dfs::{Ending, Runner, SearchPath};
-use rankcheck_engine::explore::{Place, Touch};
+use rankcheck_engine::explore::Place;
 use rankcheck_engine::{Point, Scheduler, ThreadId, VarId};
 
 use crate::executor::{RunConfig, RunResult, Session, StepLimit, Test, Tracking};
@@ -92,8 +92,6 @@ impl Runner for OnExecutor {
         let scheduler = OnPath {
             path: self.path.clone(),
             log: self.log.clone(),
-            weak: self.model == MemoryModel::Weak,
-            touches: Vec::new(),
         };
         let (result, mut scheduler) = self.session.run(&self.test, scheduler, config);
         // The last step ends the run with no point after it.
@@ -116,11 +114,6 @@ impl Runner for OnExecutor {
 struct OnPath {
     path: Rc<RefCell<SearchPath>>,
     log: StepLog,
-    /// Whether memory is weak: an access to an atomic then touches every
-    /// atomic too.
-    weak: bool,
-    /// The touches told under weak memory (kept for the next step).
-    touches: Vec<Touch>,
 }
 
 impl OnPath {
@@ -129,21 +122,7 @@ impl OnPath {
     fn tell(&mut self, thread: ThreadId) {
         let mut log = self.log.borrow_mut();
         let mut path = self.path.borrow_mut();
-        if self.weak {
-            self.touches.clear();
-            for &touch in &log.touches {
-                self.touches.push(touch);
-                if let Place::Memory(_) = touch.place {
-                    self.touches.push(Touch {
-                        place: Place::Atomics,
-                        write: touch.write,
-                    });
-                }
-            }
-            path.stepped(thread, self.touches.iter().copied());
-        } else {
-            path.stepped(thread, log.touches.iter().copied());
-        }
+        path.stepped(thread, log.touches.iter().copied());
         log.touches.clear();
     }
 }

@@ -345,9 +345,18 @@ thread_local! {
 /// if the run is under weak memory and the operation on `handle` is live
 /// (not unwinding, not another run's); an atomic operation of ordering
 /// `order` other than `SeqCst` puts the model in use.
+///
+/// The step's footprint (for [`crate::explore`]'s reduction) takes the
+/// model's state shared by every atomic, `Place::Atomics`: a `SeqCst`
+/// operation reads the SeqCst order (a load) or writes it (a store, a
+/// read-modify-write, a fence), and the operation that puts the model in
+/// use writes it (the atomics' histories start there). Every other part
+/// of the model is one atomic's or one thread's, so that other
+/// operations on different atomics commute (their `Place::Memory`).
 fn on_model<R>(
     handle: Option<&Handle>,
     order: Ordering,
+    writes: bool,
     f: impl FnOnce(Option<&mut Model>, &mut ReadChoices, &mut Vec<StaleRead>, Running) -> Option<R>,
 ) -> Option<R> {
     if !WEAK.get() || std::thread::panicking() {
@@ -367,8 +376,12 @@ fn on_model<R>(
             }
             None => (None, std::panic::Location::caller()),
         };
+        let engages = !ex.memory.engaged && order != Ordering::SeqCst && handle.is_some();
+        if engages || order == Ordering::SeqCst {
+            ex.touch(Place::Atomics, engages || writes);
+        }
         let memory = &mut ex.memory;
-        memory.engaged |= order != Ordering::SeqCst && handle.is_some();
+        memory.engaged |= engages;
         let model = memory.model.as_mut().filter(|_| memory.engaged);
         let running = Running {
             thread: ex.current,
@@ -399,17 +412,17 @@ pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) ->
 }
 
 /// `handle`'s atomic was loaded, reading `bits` (under weak memory, live):
-/// a thread that spins on it gives way (`spin.rs`).
+/// a thread that spins on it gives way (`spin.rs`), its step then touching
+/// everything as a `give_way`'s does.
 fn spin_watch(handle: &Handle, bits: u64, site: Site) {
     crate::executor::try_with(|ex| {
-        let thread = ex.current;
+        let thread = ex.current.index();
         if ex
             .memory
             .spins
-            .loaded(thread.index(), handle.object.index(), bits, site)
+            .loaded(thread, handle.object.index(), bits, site)
         {
-            ex.threads.gave_way = Some(thread);
-            ex.memory.gave_way(thread);
+            ex.give_way();
         }
     });
 }
@@ -423,7 +436,7 @@ fn stored(thread: ThreadId) {
 /// The value a load reads, under weak memory (as [`load`]).
 fn read<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
     let latest = latest.to_bits();
-    on_model(Some(handle), order, |model, choices, stale, run| {
+    on_model(Some(handle), order, false, |model, choices, stale, run| {
         let model = model?;
         let (thread, object) = (run.thread.index(), handle.object.index());
         model.behind_the_back(object, latest);
@@ -453,7 +466,7 @@ fn read<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Opt
 /// A store of `value` into `handle`'s atomic with `order` at `site`;
 /// `before` is its value before.
 pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, site: Site) {
-    let raced = on_model(Some(handle), order, |model, _, _, run| {
+    let raced = on_model(Some(handle), order, true, |model, _, _, run| {
         let object = handle.object.index();
         let model = model?;
         model.behind_the_back(object, before.to_bits());
@@ -487,7 +500,7 @@ pub fn read_modify_write<V: Bits>(
 ) {
     let before = before.to_bits();
     let after = after.map(Bits::to_bits);
-    let raced = on_model(Some(handle), order, |model, _, _, run| {
+    let raced = on_model(Some(handle), order, true, |model, _, _, run| {
         let object = handle.object.index();
         let model = model?;
         model.behind_the_back(object, before);
@@ -518,30 +531,35 @@ pub fn fails_spuriously<V: Bits>(
     site: Site,
 ) -> bool {
     let bits = current.to_bits();
-    on_model(Some(handle), failure, |model, choices, stale, run| {
-        let object = handle.object.index();
-        if !choices.spurious.may_fail(run.thread, object)
-            || choices.decide(handle.var, 2, run.access) == 0
-        {
-            return Some(false);
-        }
-        choices.spurious.failed(run.thread, object);
-        if let Some(model) = model {
-            model.behind_the_back(object, bits);
-            model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
-        }
-        stale.push(StaleRead {
-            thread: run.thread,
-            at: site,
-            order: failure,
-            read: None,
-            from: None,
-            created: run.created,
-            latest: V::show(bits),
-            latest_at: None,
-        });
-        Some(true)
-    })
+    on_model(
+        Some(handle),
+        failure,
+        false,
+        |model, choices, stale, run| {
+            let object = handle.object.index();
+            if !choices.spurious.may_fail(run.thread, object)
+                || choices.decide(handle.var, 2, run.access) == 0
+            {
+                return Some(false);
+            }
+            choices.spurious.failed(run.thread, object);
+            if let Some(model) = model {
+                model.behind_the_back(object, bits);
+                model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
+            }
+            stale.push(StaleRead {
+                thread: run.thread,
+                at: site,
+                order: failure,
+                read: None,
+                from: None,
+                created: run.created,
+                latest: V::show(bits),
+                latest_at: None,
+            });
+            Some(true)
+        },
+    )
     .unwrap_or(false)
 }
 
@@ -564,12 +582,10 @@ pub fn publish(handle: &Handle) {
 
 /// A fence with `order` on the running thread.
 pub fn fence(order: Ordering) {
-    if WEAK.get() {
-        crate::executor::try_with(|ex| ex.touch(Place::Atomics, true));
-    }
     // A fence before the model is in use orders nothing more: the run is
-    // sequentially consistent so far.
-    on_model(None, order, |model, _, _, run| {
+    // sequentially consistent so far. Only a SeqCst one touches what other
+    // threads see (the SeqCst order); the others, their own thread's view.
+    on_model(None, order, true, |model, _, _, run| {
         model.map(|m| m.fence(run.thread.index(), order))
     });
 }
@@ -618,7 +634,11 @@ fn on_cell(
         if ex.aborting || handle.execution != ex.id {
             return None;
         }
-        ex.memory.engaged = true;
+        if !ex.memory.engaged {
+            // The atomics' histories start here (as in `on_model`).
+            ex.touch(Place::Atomics, true);
+            ex.memory.engaged = true;
+        }
         let race = f(&mut ex.memory, ex.current)?;
         let cell = ex.registry.name_of(handle.var).to_owned();
         let name = |t: ThreadId| ex.threads.name(t);

@@ -93,15 +93,13 @@ fn yield_step(site: Site, give_way: bool) {
         site,
         |ex| {
             // What a test yields for is not known (it may be a change
-            // the runtime does not see, as a std atomic's), and giving way
-            // decides who runs next: every order of the step after it with
-            // every other thread's is tried (were a sleeping writer left
-            // asleep, a spin loop giving way to it would never end).
-            ex.touch(Place::Everything, true);
+            // the runtime does not see, as a std atomic's): every order of
+            // the step after it with every other thread's is tried, as
+            // after giving way (`Execution::give_way`).
             if give_way {
-                let running = ex.current;
-                ex.threads.gave_way = Some(running);
-                ex.memory.gave_way(running);
+                ex.give_way();
+            } else {
+                ex.touch(Place::Everything, true);
             }
             end_step(ex, event(EventKind::Yield, None, false));
         },

@@ -3,7 +3,10 @@
 //! schedule that stops the writer between its two stores does not keep
 //! the spinner running to the step limit.
 
-use rankcheck::sync::atomic::{AtomicUsize, Ordering::Acquire, Ordering::Release};
+use rankcheck::cell::UnsafeCell;
+use rankcheck::sync::atomic::{
+    AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 use rankcheck::sync::Arc;
 use rankcheck::{thread, MemoryModel};
 use rankcheck_rt as rankcheck;
@@ -37,4 +40,42 @@ fn a_spin_without_a_yield_gives_way_to_the_writer_it_waits_for() {
         explored.complete && explored.failures.is_empty(),
         "{explored:?}"
     );
+}
+
+/// The spawned thread polls `flag` four times (a bounded retry that gives
+/// way once it spun) and then stores 2; the main thread first writes a
+/// cell of its own, then reads `flag`.
+fn poll_then_store() {
+    let flag = Arc::new(AtomicUsize::new(0));
+    let poller = {
+        let flag = flag.clone();
+        thread::spawn(move || {
+            for _ in 0..4 {
+                if flag.load(Relaxed) == 2 {
+                    break;
+                }
+            }
+            flag.store(2, Release);
+        })
+    };
+    let own = UnsafeCell::new(0);
+    own.with_mut(|p| std::hint::black_box(p));
+    let seen = flag.load(Acquire);
+    poller.join().unwrap();
+    panic!("read {seen}");
+}
+
+#[test]
+fn a_spin_that_gives_way_wakes_the_threads_the_exploration_put_to_sleep() {
+    // The main thread's load sleeps while the poller's loads (which
+    // commute with it) run; giving way after the fourth must wake it,
+    // else the schedules where it reads the store are never run.
+    let messages = |explored: rankcheck::Explored| -> Vec<String> {
+        assert!(explored.complete, "{explored:?}");
+        explored.failures.into_iter().map(|f| f.message).collect()
+    };
+    let reduced = rankcheck::explore_memory(poll_then_store, 10_000, 1_000, MemoryModel::Weak);
+    let full =
+        rankcheck::__private::explore_unreduced(poll_then_store, 10_000, 1_000, MemoryModel::Weak);
+    assert_eq!(messages(reduced), messages(full));
 }
