@@ -86,7 +86,7 @@ impl Draw {
                 weak: self.below(2) == 0,
             },
             8 => Op::Fence(self.pick(&[Acquire, Release, AcqRel, SeqCst])),
-            9 | 10 | 11 => Op::Cell(self.below(2) == 0),
+            9..=11 => Op::Cell(self.below(2) == 0),
             12 | 13 => {
                 let (value, order) = (self.value(), self.pick(&loads));
                 Op::IfReads(var, value, order, Box::new(self.op(true)))

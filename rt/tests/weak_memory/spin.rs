@@ -59,7 +59,7 @@ fn poll_then_store() {
         })
     };
     let own = UnsafeCell::new(0);
-    own.with_mut(|p| std::hint::black_box(p));
+    own.with_mut(std::hint::black_box);
     let seen = flag.load(Acquire);
     poller.join().unwrap();
     panic!("read {seen}");
