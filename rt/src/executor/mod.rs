@@ -576,15 +576,20 @@ impl Execution {
     /// The running thread gives way (`thread::give_way`, or a spin the
     /// memory model saw: crate::memory::spin): it does not run again until
     /// the others that can run took a step (`give_way.rs`), and its loads
-    /// then read newer stores. Its step touches everything: it waits for a
-    /// change it may not name, so every order of its next step with every
-    /// other thread's is tried, and a thread asleep in the exploration
-    /// wakes (a writer left asleep would never let a spin loop end).
+    /// then read newer stores. Its next operation is a scheduling point,
+    /// even where its accesses are not (a spin on an untracked atomic).
+    /// Its step touches everything: it waits for a change it may not
+    /// name, so every order of its next step with every other thread's is
+    /// tried, and a thread asleep in the exploration wakes (a writer left
+    /// asleep would never let a spin loop end).
     pub fn give_way(&mut self) {
         self.touch(Place::Everything, true);
         let running = self.current;
         self.threads.gave_way = Some(running);
         self.memory.gave_way(running);
+        if self.step_end.is_none() {
+            end_step(self, point::event(EventKind::Yield, None, false));
+        }
     }
 
     /// The running step touches `place` (`write`: it may change it), when

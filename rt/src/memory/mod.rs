@@ -406,16 +406,16 @@ struct Running {
 /// is `latest`: the value it reads, or `None` under
 /// [`MemoryModel::Sc`] (the latest).
 pub fn load<V: Bits>(handle: &Handle, order: Ordering, latest: V, site: Site) -> Option<V> {
-    let read = read(handle, order, latest, site)?;
-    spin_watch(handle, read.to_bits(), site);
-    Some(read)
+    let read = read(handle, order, latest, site);
+    spin_watch(handle, read.unwrap_or(latest).to_bits(), site);
+    read
 }
 
-/// `handle`'s atomic was loaded, reading `bits` (under weak memory, live):
-/// a thread that spins on it gives way (`spin.rs`), its step then touching
-/// everything as a `give_way`'s does.
+/// `handle`'s atomic was loaded, reading `bits`: a thread that spins on it
+/// gives way (`spin.rs`, under either memory model), its step then
+/// touching everything as a `give_way`'s does.
 fn spin_watch(handle: &Handle, bits: u64, site: Site) {
-    crate::executor::try_with(|ex| {
+    on_live(handle, |ex| {
         let thread = ex.current.index();
         if ex
             .memory
@@ -427,10 +427,22 @@ fn spin_watch(handle: &Handle, bits: u64, site: Site) {
     });
 }
 
-/// `thread` stored into an atomic (live, under weak memory): it does not
-/// spin.
-fn stored(thread: ThreadId) {
-    crate::executor::try_with(|ex| ex.memory.spins.stored(thread.index()));
+/// The running thread stored into `handle`'s atomic: it does not spin.
+fn stored(handle: &Handle) {
+    on_live(handle, |ex| ex.memory.spins.stored(ex.current.index()));
+}
+
+/// Run `f` on the running execution if the operation on `handle` is live
+/// (not unwinding, not another run's, the run not being torn down).
+fn on_live(handle: &Handle, f: impl FnOnce(&mut crate::executor::Execution)) {
+    if std::thread::panicking() {
+        return;
+    }
+    crate::executor::try_with(|ex| {
+        if !ex.aborting && handle.execution == ex.id {
+            f(ex);
+        }
+    });
 }
 
 /// The value a load reads, under weak memory (as [`load`]).
@@ -478,13 +490,11 @@ pub fn store<V: Bits>(handle: &Handle, order: Ordering, before: V, value: V, sit
             site,
             before.to_bits(),
         );
-        Some((run.thread, model.unsync_race.take()))
+        model.unsync_race.take()
     });
-    if let Some((thread, raced)) = raced {
-        stored(thread);
-        if let Some(raced) = raced {
-            unsync::store_raced(handle, raced);
-        }
+    stored(handle);
+    if let Some(raced) = raced {
+        unsync::store_raced(handle, raced);
     }
 }
 
@@ -505,18 +515,16 @@ pub fn read_modify_write<V: Bits>(
         let model = model?;
         model.behind_the_back(object, before);
         model.read_modify_write(run.thread.index(), object, after, order, site, before);
-        Some((run.thread, model.unsync_race.take()))
+        model.unsync_race.take()
     });
-    if let Some((thread, raced)) = raced {
-        // A failed compare-exchange only reads: a retry loop of them that
-        // keeps finding one value spins.
-        match after {
-            Some(_) => stored(thread),
-            None => spin_watch(handle, before, site),
-        }
-        if let Some(raced) = raced {
-            unsync::store_raced(handle, raced);
-        }
+    // A failed compare-exchange only reads: a retry loop of them that
+    // keeps finding one value spins.
+    match after {
+        Some(_) => stored(handle),
+        None => spin_watch(handle, before, site),
+    }
+    if let Some(raced) = raced {
+        unsync::store_raced(handle, raced);
     }
 }
 

@@ -7,9 +7,12 @@
 //! one value and come from a place in the code that already loaded it in
 //! this row (a loop going round; no load of another atomic and no store
 //! of its own between them) gives way, as `thread::give_way` does
-//! (crate::executor::give_way):
-//! every other thread that can run takes a step before it goes on. Its
-//! loads then read newer stores too (crate::memory::model). The cost is
+//! (crate::executor::give_way), under either memory model (under
+//! sequential consistency a loop on `std::hint::spin_loop` starves the
+//! writer the same way, and a run that does not track the atomic has no
+//! other scheduling point in the loop): every other thread that can run
+//! takes a step before it goes on. Its loads then read newer stores too
+//! (crate::memory::model). The cost is
 //! the schedules where such a loop runs on longer before the others move:
 //! they repeat one state, unless the loop counts its turns (a bounded
 //! retry), whose exhaustion is then reached only where the others' next
