@@ -287,8 +287,9 @@ impl Exploration {
         }
     }
 
-    /// Stop once the search has run this long (checked every few hundred
-    /// schedules): `complete` is then false and `timed_out` true.
+    /// Stop once the search has run this long (checked after a run, every
+    /// 256 runs or 100 ms, so that it ends within a run of the limit):
+    /// `complete` is then false and `timed_out` true.
     pub fn time_limit(mut self, limit: Duration) -> Exploration {
         self.time_limit = Some(limit);
         self

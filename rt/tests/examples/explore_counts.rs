@@ -160,28 +160,47 @@ fn under_weak_memory_the_reduction_reaches_every_outcome() {
     );
 }
 
-/// A time limit stops the search at its next check (every few hundred
-/// schedules): four threads adding twice to one counter have 2,520.
+/// A time limit stops the search at its next check: four threads adding
+/// twice to one counter have 2,520.
 #[test]
 fn a_time_limit_stops_the_exploration_and_says_so() {
     let explored = rankcheck::Exploration::new(u64::MAX, 1_000)
         .time_limit(std::time::Duration::ZERO)
-        .run(|| {
-            use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-            let count = rankcheck::sync::Arc::new(AtomicUsize::new(0));
-            let threads: Vec<_> = (0..4)
-                .map(|_| {
-                    let count = count.clone();
-                    rankcheck::thread::spawn(move || {
-                        count.fetch_add(1, SeqCst);
-                        count.fetch_add(1, SeqCst);
-                    })
-                })
-                .collect();
-            for thread in threads {
-                thread.join().unwrap();
-            }
-        });
+        .run(four_threads_add_twice);
     assert!(explored.timed_out && !explored.complete, "{explored:?}");
     assert!(explored.schedules < 2_520, "{explored:?}");
+}
+
+/// Four threads add twice to one counter: 2,520 schedules.
+fn four_threads_add_twice() {
+    use rankcheck::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let count = rankcheck::sync::Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let count = count.clone();
+            rankcheck::thread::spawn(move || {
+                count.fetch_add(1, SeqCst);
+                count.fetch_add(1, SeqCst);
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+}
+
+/// Where runs are slow the time limit is checked after every run that
+/// ends 100 ms past the last check, not only every 256 runs: runs of 10 ms
+/// stop within a few runs of a 200 ms limit (of 2,520 schedules).
+#[test]
+fn a_time_limit_is_not_overshot_by_slow_runs() {
+    let explored = rankcheck::Exploration::new(u64::MAX, 1_000)
+        .time_limit(std::time::Duration::from_millis(200))
+        .run(|| {
+            four_threads_add_twice();
+            // Real time, outside the runtime: a slow test body.
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        });
+    assert!(explored.timed_out && !explored.complete, "{explored:?}");
+    assert!(explored.schedules < 100, "{explored:?}");
 }

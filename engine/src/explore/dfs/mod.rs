@@ -70,6 +70,8 @@ mod races;
 #[cfg(test)]
 mod tests;
 
+use std::time::{Duration, Instant};
+
 pub use path::SearchPath;
 
 use path::Verdict;
@@ -187,8 +189,13 @@ pub struct Parted {
     pub point: usize,
 }
 
-/// How often (in runs) the monitor is told the progress.
+/// How often (in runs) the monitor is told the progress at least.
 const MONITOR_EVERY: u64 = 256;
+
+/// How long the monitor goes untold at most (where runs are slow), so
+/// that a time limit or an interrupt it checks is not overshot by 256
+/// slow runs.
+const MONITOR_PERIOD: Duration = Duration::from_millis(100);
 
 /// Explore every schedule `runner` runs, by `settings`, telling `monitor`
 /// the progress now and then (it returns whether to go on).
@@ -200,6 +207,7 @@ pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'
     let settings = &settings;
     let mut path = SearchPath::new(settings, runner.stops_cheaply());
     let mut searched = Searched::default();
+    let mut told_at = Instant::now();
     loop {
         if searched.schedules >= settings.max_schedules {
             searched.stop = Some(Stop::Schedules);
@@ -231,22 +239,28 @@ pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'
         if settings.stop_at_first_failure && searched.failed > 0 {
             return searched;
         }
-        if let Some(stop) = limit(&path, &searched, settings, monitor) {
+        if let Some(stop) = limit(&path, &searched, settings, monitor, &mut told_at) {
             searched.stop = Some(stop);
             return searched;
         }
     }
 }
 
-/// Whether the memory cap or the monitor stops the search now.
+/// Whether the memory cap or the monitor stops the search now: the
+/// monitor is told every [`MONITOR_EVERY`] runs, or once
+/// [`MONITOR_PERIOD`] passed since it was last told (`told_at`).
 fn limit(
     path: &SearchPath,
     searched: &Searched,
     settings: &Settings,
     monitor: &Monitor<'_>,
+    told_at: &mut Instant,
 ) -> Option<Stop> {
     let runs = searched.schedules + searched.pruned;
-    let told = runs.is_multiple_of(MONITOR_EVERY);
+    let told = runs.is_multiple_of(MONITOR_EVERY) || told_at.elapsed() >= MONITOR_PERIOD;
+    if told {
+        *told_at = Instant::now();
+    }
     if settings.max_memory == u64::MAX && !told {
         return None;
     }
