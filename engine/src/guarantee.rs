@@ -151,23 +151,21 @@ pub fn show(bound: Probability) -> String {
     }
 }
 
-/// The confidence `runs` clean runs reached, as reports print it: four
-/// decimals, or `1 - 10^-8.6` when that would round to 1.
+/// The confidence `runs` clean runs reached, as reports print it
+/// ([`show_guarantee`]).
 pub fn show_confidence(bound: Probability, runs: u64) -> String {
-    let miss = miss_after(bound, runs);
-    if miss.log10() < -4.0 {
-        format!("1 - 10^{:.1}", miss.log10())
-    } else {
-        format!("{:.4}", confidence(bound, runs))
-    }
+    show_guarantee(miss_after(bound, runs).log10(), confidence(bound, runs))
 }
 
 /// A guarantee as reports print it, from the probability of a miss
 /// (`log10`) and one minus it: four decimals, or `1 - 10^-8.6` when that
-/// would round to 1.
+/// would round to 1, or `10^-5.3` when it would round to 0 (a claim of
+/// "probability >= 0.0000" would say nothing it holds).
 pub fn show_guarantee(miss_log10: f64, confidence: f64) -> String {
     if miss_log10 < -4.0 {
         format!("1 - 10^{miss_log10:.1}")
+    } else if confidence > 0.0 && confidence < 0.000_05 {
+        format!("10^{:.1}", confidence.log10())
     } else {
         format!("{confidence:.4}")
     }
@@ -242,7 +240,16 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
 mod show_tests {
     use rankcheck_stats::Probability;
 
-    use super::show;
+    use super::{show, show_guarantee};
+
+    #[test]
+    fn a_guarantee_reads_in_decimals_or_as_a_power_of_ten_at_either_end() {
+        assert_eq!(show_guarantee(0.5f64.log10(), 0.5), "0.5000");
+        assert_eq!(show_guarantee(-8.62, 1.0), "1 - 10^-8.6");
+        // Not `0.0000`, which claims nothing.
+        assert_eq!(show_guarantee((1.0f64 - 5e-6).log10(), 5e-6), "10^-5.3");
+        assert_eq!(show_guarantee(0.0, 0.0), "0.0000");
+    }
 
     #[test]
     fn a_certainty_reads_as_one_and_small_bounds_as_one_over_x() {

@@ -198,7 +198,7 @@ impl Builder {
     }
 
     /// [`Builder::check`], called at `place`.
-    fn check_at<F>(&self, place: &Location<'_>, f: F)
+    fn check_at<F>(&self, place: &'static Location<'static>, f: F)
     where
         F: Fn() + Sync + Send + 'static,
     {
@@ -293,13 +293,15 @@ impl Builder {
     /// run; should that not fail again (a test that is not a function of
     /// its schedule), with the report of a failing run a search finds,
     /// else with what the exploration saw.
-    fn report(&self, place: &Location<'_>, test: &Test, explored: &Explored) -> ! {
+    fn report(&self, place: &'static Location<'static>, test: &Test, explored: &Explored) -> ! {
         if let Some(run) = &explored.first_failing {
             if let Some(report) = run.report(&self.search(), closure(test)) {
                 panic!("{report}");
             }
         }
-        self.search().runs(REPORT_RUNS).check(closure(test));
+        self.search()
+            .runs(REPORT_RUNS)
+            .check_at(place, closure(test));
         let mut found = String::new();
         for failure in &explored.failures {
             let at = match (&failure.file, failure.line) {
@@ -321,7 +323,7 @@ impl Builder {
 
     /// The exploration could not finish: rankcheck's randomized search
     /// stands in, why and its guarantee printed.
-    fn fall_back(&self, place: &Location<'_>, test: &Test, unfinished: &Unfinished) {
+    fn fall_back(&self, place: &'static Location<'static>, test: &Test, unfinished: &Unfinished) {
         let mut search = match self.max_duration {
             Some(time) => self.search().time(time),
             None => self.search().runs(FALLBACK_RUNS),
@@ -332,7 +334,7 @@ impl Builder {
         eprintln!(
             "loom model at {place}: {unfinished}; rankcheck's randomized search runs instead"
         );
-        let guarantee = search.check(closure(test));
+        let guarantee = search.check_at(place, closure(test));
         eprintln!("{guarantee}");
     }
 }

@@ -385,12 +385,23 @@ impl Builder {
     where
         F: Fn() + Send + Sync + 'static,
     {
+        self.check_at(Location::caller(), test)
+    }
+
+    /// [`Builder::check`] for a test at `caller`: what a facade calls on
+    /// behalf of the test that called it (the loom facade's `model`), so
+    /// that the report names the test, not the facade (not API).
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn check_at<F>(&self, caller: &'static Location<'static>, test: F) -> Guarantee
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
         let overrides = Overrides::from_env();
         if let Some(replay) = &overrides.replay {
             search::replay(Arc::new(test), replay, self.step_limit());
         }
         let builder = overrides.apply(self);
-        let caller = Location::caller();
         let program = format!("{}:{}", caller.file(), caller.line());
         let reported = match search::check(&builder, Arc::new(test), &program) {
             Ok(reported) => reported,

@@ -393,3 +393,21 @@ fn an_exploration_in_a_campaign_records_its_schedules_and_failure() {
         (Some(failing_schedule), Some(1))
     );
 }
+
+/// The place a facade checks on behalf of (loom's `model`).
+#[track_caller]
+fn the_callers_place() -> &'static std::panic::Location<'static> {
+    std::panic::Location::caller()
+}
+
+#[test]
+fn a_facade_s_check_names_the_test_it_checks_for() {
+    let _env = exclusive();
+    let place = the_callers_place();
+    let guarantee = rankcheck::Builder::new()
+        .runs(10)
+        .seed(2)
+        .check_at(place, four_counters);
+    let named = format!("{}:{}", place.file(), place.line());
+    assert!(guarantee.headline().contains(&named), "{guarantee}");
+}
