@@ -31,14 +31,16 @@
 //!   point before the earlier one to explore a thread that starts the
 //!   other order (a source set, Abdulla et al.). A thread that could still
 //!   run when a failure ended the run is taken to touch everything.
-//!   Under a preemption bound, without sleep sets and with a second
-//!   point per race (the last switch before it); with the spin-loop
-//!   guard, by sleep sets alone.
+//!   Under a preemption bound, with a second point per race (the last
+//!   switch before it); with the spin-loop guard, by sleep sets alone.
 //!
-//! Sleep sets are never kept under a preemption bound: a thread sleeps
-//! because a sibling explored the same steps in the other order, and the
-//! bound may have cut that sibling (DPOR-NOTES trap 1; the toy programs
-//! of `dfs::tests` lost classes so).
+//! Under a preemption bound a thread sleeps only behind a sibling whose
+//! subtree the bound cut nowhere: a thread sleeps because a sibling
+//! explored the same steps in the other order, and the bound may have
+//! cut that sibling's orders (DPOR-NOTES trap 1; the toy programs of
+//! `dfs::tests` lost classes when every sibling counted). A subtree is
+//! cut where a point below it left a thread unexplored for the bound
+//! alone (`node::mark_cut`).
 //! - **state caching**: a scheduling point whose happens-before signature
 //!   was reached before is not explored again; sound only when the
 //!   touches are every access a step makes (the VM's), so that equal
@@ -118,15 +120,17 @@ pub enum Pruning {
     #[default]
     None,
     /// By sleep sets over the steps' footprints; under a preemption bound,
-    /// not at all (a bound may prune the sibling a sleep set counts on).
+    /// only behind siblings the bound cut nowhere (a bound may prune the
+    /// orders a sleep set counts on).
     SleepSets,
     /// By the happens-before signatures of the states reached (the
     /// touches must be every access of every step).
     States,
     /// By a dynamic partial-order reduction with sleep sets: a point
     /// explores another thread only where a race in a run asks for it
-    /// (`races`). Under a preemption bound without sleep sets, and with
-    /// a race also asking the last point before it where the run switched
+    /// (`races`). Under a preemption bound with sleep sets as
+    /// [`Pruning::SleepSets`] keeps them, and with a race also asking the
+    /// last point before it where the run switched
     /// threads (Coons, Musuvathi and McKinley 2013, as loom does: the
     /// bound makes independent steps dependent). With the spin-loop
     /// guard, by sleep sets instead.

@@ -64,6 +64,13 @@ pub(super) struct ThreadNode {
     /// The threads already explored from here, with what their step
     /// touched (kept for sleep sets only).
     pub(super) done: Vec<(ThreadId, Footprint)>,
+    /// Those of `done` whose subtree the preemption bound cut (a thread it
+    /// could have run somewhere below was not run for the bound): they
+    /// put no thread to sleep, since they did not run every order that a
+    /// sleeping sibling counts on.
+    pub(super) cut_short: Vec<ThreadId>,
+    /// Whether the bound cut the subtree below the current choice.
+    pub(super) cut: bool,
     /// What the current choice's step touched, once the run went past it
     /// and the front end told (a step it never told of counts as touching
     /// everything).
@@ -84,6 +91,22 @@ impl ThreadNode {
     pub(super) fn take(&mut self, cursor: usize) {
         self.cursor = cursor;
         self.chosen = self.enabled[cursor];
+        self.cut = false;
+    }
+
+    /// Whether the bound keeps a thread from being explored here that
+    /// would be otherwise: one that can run, is not asleep, not explored
+    /// yet and (under the partial-order reduction) wanted.
+    pub(super) fn bound_skips(&self) -> bool {
+        if self.preemptions.bound.is_none() {
+            return false;
+        }
+        self.enabled.iter().any(|&t| {
+            let asleep = self.asleep.iter().any(|(a, _)| *a == t);
+            let done = self.done.iter().any(|(d, _)| *d == t);
+            let wanted = self.wanted.as_ref().is_none_or(|w| w.contains(&t));
+            wanted && !asleep && !done && !self.within_bound(t)
+        })
     }
 
     /// Where in `enabled`, from `from` on, the first thread is that is
@@ -194,15 +217,20 @@ impl ThreadNode {
     }
 
     /// The sleep set after this node's choice: the threads asleep or
-    /// explored here whose step is independent of the choice's.
+    /// explored here (their subtree not cut by the bound) whose step is
+    /// independent of the choice's.
     pub(super) fn asleep_after(&self) -> Vec<(ThreadId, Footprint)> {
         let Some(step) = &self.step else {
             return Vec::new();
         };
         let chosen = self.chosen;
+        let covered = self
+            .done
+            .iter()
+            .filter(|(t, _)| !self.cut_short.contains(t));
         self.asleep
             .iter()
-            .chain(&self.done)
+            .chain(covered)
             .filter(|(t, f)| *t != chosen && f.commutes_with(step))
             .cloned()
             .collect()
@@ -216,6 +244,7 @@ impl ThreadNode {
             + 4 * self.enabled.capacity()
             + 4 * self.wanted.as_ref().map_or(0, Vec::capacity)
             + entry * (self.asleep.capacity() + self.done.capacity())
+            + 4 * self.cut_short.capacity()
     }
 }
 
@@ -234,10 +263,17 @@ pub(super) fn backtrack(path: &mut Vec<Node>, by_footprint: bool) -> bool {
                 let stutters = by_footprint && step.is_empty();
                 if by_footprint {
                     node.done.push((node.chosen, step));
+                    if node.cut {
+                        node.cut_short.push(node.chosen);
+                    }
                 }
                 if let Some(next) = node.untried_from(node.cursor + 1).filter(|_| !stutters) {
                     node.take(next);
                     return true;
+                }
+                if node.bound_skips() {
+                    let above = path.len() - 1;
+                    mark_cut(&mut path[..above]);
                 }
             }
             Node::Read(read) if read.chosen + 1 < read.options => {
@@ -249,4 +285,18 @@ pub(super) fn backtrack(path: &mut Vec<Node>, by_footprint: bool) -> bool {
         path.pop();
     }
     false
+}
+
+/// The bound cut the subtree below the last of `path`'s nodes: so it did
+/// for each of them (marked from the deepest up, to the first already
+/// marked, above which every node is).
+pub(super) fn mark_cut(path: &mut [Node]) {
+    for node in path.iter_mut().rev() {
+        if let Node::Thread(node) = node {
+            if node.cut {
+                return;
+            }
+            node.cut = true;
+        }
+    }
 }

@@ -11,7 +11,7 @@ use crate::scheduler::Point;
 
 use super::super::footprint::{Footprint, Place, Touch};
 use super::super::signature::{Mixed, Signature};
-use super::node::{backtrack, Node, Preemptions, ReadNode, ThreadNode};
+use super::node::{backtrack, mark_cut, Node, Preemptions, ReadNode, ThreadNode};
 use super::races;
 use super::{Ending, Pruning, Settings};
 
@@ -42,9 +42,9 @@ struct Rules {
     /// Whether a run with nothing new left stops there (else it goes on
     /// without preempting and adds nothing).
     stop_redundant: bool,
-    /// Whether threads sleep (sleep sets): never under a preemption
-    /// bound, whose pruning may drop the sibling a sleep set counts on
-    /// (DPOR-NOTES trap 1).
+    /// Whether threads sleep (sleep sets). Under a preemption bound only
+    /// behind a sibling whose subtree the bound did not cut: a cut may
+    /// drop the order a sleep set counts on (DPOR-NOTES trap 1).
     sleep_sets: bool,
 }
 
@@ -104,7 +104,7 @@ impl SearchPath {
                 preemption_bound: settings.preemption_bound,
                 spin_yields: settings.spin_yields,
                 stop_redundant,
-                sleep_sets: settings.pruning.sleeps() && settings.preemption_bound.is_none(),
+                sleep_sets: settings.pruning.sleeps(),
             },
             ..SearchPath::default()
         }
@@ -191,8 +191,14 @@ impl SearchPath {
                 chosen
             }
             // No thread that can run here is awake (or within the
-            // preemption bound).
-            None => self.nothing_new(point),
+            // preemption bound: the subtree of every choice above is then
+            // cut).
+            None => {
+                if node.bound_skips() {
+                    mark_cut(&mut self.nodes);
+                }
+                self.nothing_new(point)
+            }
         }
     }
 
@@ -351,6 +357,8 @@ impl SearchPath {
             chosen: ThreadId(0),
             asleep,
             done: Vec::new(),
+            cut_short: Vec::new(),
+            cut: false,
             step: None,
             running: point.last.filter(|t| point.is_enabled(*t)),
             wanted: None,
