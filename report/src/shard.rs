@@ -454,7 +454,7 @@ pub enum ExplorationEnd {
     Failed,
     /// The test turned out not to be a function of its schedule.
     Nondeterministic,
-    /// The schedule cap stopped it.
+    /// The schedule cap or the time limit stopped it.
     Capped,
 }
 

@@ -121,7 +121,8 @@ pub(crate) struct ExploredChunk<'a> {
 /// for a preemption bound, then how it ended: `complete` when it covered
 /// every schedule (within the bound), `failed` when it stopped at a
 /// failure, `nondeterministic` when the test turned out not to be a
-/// function of its schedule, `capped` when its schedule cap stopped it. The history
+/// function of its schedule, `capped` when its schedule cap or time limit
+/// stopped it. The history
 /// reports a clean complete exploration as its class proved.
 pub fn exploration_setting(preemption_bound: Option<u32>, explored: &Explored) -> String {
     let end = if explored.complete {
