@@ -8,6 +8,7 @@
 //! unreduced one. Only SeqCst operations, and the one that puts the model
 //! in use, touch what all atomics share; other operations on different
 //! atomics commute.
+
 use std::collections::BTreeSet;
 use std::sync::Arc as StdArc;
 
@@ -203,9 +204,11 @@ fn outcomes(explored: &rankcheck::Explored) -> BTreeSet<String> {
 /// The programs compared: 150, or `RANKCHECK_REDUCTION_PROGRAMS`, drawn
 /// from the seed `RANKCHECK_REDUCTION_SEED` (a longer check, run by hand).
 fn programs() -> (usize, u64) {
-    let var = |name: &str| std::env::var(name).ok().and_then(|n| n.parse().ok());
+    fn var<T: std::str::FromStr>(name: &str) -> Option<T> {
+        std::env::var(name).ok()?.parse().ok()
+    }
     let programs = var("RANKCHECK_REDUCTION_PROGRAMS").unwrap_or(150);
-    let seed = var("RANKCHECK_REDUCTION_SEED").map_or(0x9e37_79b9_7f4a_7c15, |s: usize| s as u64);
+    let seed = var("RANKCHECK_REDUCTION_SEED").unwrap_or(0x9e37_79b9_7f4a_7c15);
     (programs, seed)
 }
 
