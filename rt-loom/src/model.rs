@@ -210,6 +210,9 @@ impl Builder {
                 file.display()
             );
         }
+        // Loom has no wake from outside a model: tasks that all wait are
+        // a deadlock at once, with no grace for a wake from a std thread.
+        rankcheck_rt::__private::never_wait_in_this_test();
         let max_threads = self.max_threads;
         let test: Test = Arc::new(move || {
             run::begin(max_threads);

@@ -158,6 +158,7 @@ pub use rankcheck_rt_macros::test;
 pub mod __private {
     pub use crate::builder::attribute_strategy as strategy;
     pub use crate::environment::duration;
+    pub use crate::executor::foreign_wakes::never_wait_in_this_test;
     pub use crate::explore::explore_unreduced;
     pub use crate::plan::plan_search;
 }

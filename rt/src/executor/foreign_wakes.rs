@@ -11,10 +11,17 @@
 //! first such wait that no wake ends tells the session that its test's
 //! wakes come from its own threads only: later runs of the session then
 //! call such a state a deadlock at once, so that a genuine lost wake-up
-//! costs [`GRACE`] once, not once per replay while it is shrunk. A run
-//! that depends on another OS thread's timing is nondeterministic, which
-//! a replay of it may show ("uncontrolled nondeterminism").
+//! costs [`GRACE`] once, not once per replay while it is shrunk. What a
+//! test's fruitless wait taught outlives its session: the test's other
+//! sessions (an exploration's report, a loom model's next `model` call)
+//! start from it ([`Waiting::for_this_test`], keyed by the OS thread's
+//! name, which the test harness gives each test), and a loom model starts
+//! fruitless ([`never_wait_in_this_test`]: loom has no wake from outside
+//! a model). A run that depends on another OS thread's timing is
+//! nondeterministic, which a replay of it may show ("uncontrolled
+//! nondeterminism").
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -95,19 +102,63 @@ pub enum Waiting {
     Fruitless,
 }
 
+/// The tests (by OS thread name) whose waits proved fruitless, or that
+/// asked never to wait.
+static FRUITLESS_TESTS: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+/// Whether the test running on this OS thread (by its name) is known
+/// not to be woken from outside; `learned`: it now is. A thread with no
+/// name is no test the harness ran, and shares nothing.
+fn fruitless_here(learned: bool) -> bool {
+    let current = std::thread::current();
+    let Some(name) = current.name() else {
+        return false;
+    };
+    let mut tests = FRUITLESS_TESTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let tests = tests.get_or_insert_with(HashSet::new);
+    if learned {
+        tests.insert(name.to_owned());
+    }
+    tests.contains(name)
+}
+
+/// The runs of the test on this OS thread never wait for a wake from
+/// outside: a deadlock of tasks is one at once (a loom model's, which
+/// has no such wake).
+pub fn never_wait_in_this_test() {
+    fruitless_here(true);
+}
+
 impl Waiting {
+    /// Where a new session of the test on this OS thread starts: fruitless
+    /// if an earlier session of it learned so (or it asked never to wait).
+    pub fn for_this_test() -> Waiting {
+        if fruitless_here(false) {
+            Waiting::Fruitless
+        } else {
+            Waiting::Untried
+        }
+    }
+
     /// Whether a run should wait now.
     pub fn waits(self) -> bool {
         self != Waiting::Fruitless
     }
 
-    /// After a wait that took `wakes` wakes.
+    /// After a wait that took `wakes` wakes (a fruitless one is
+    /// remembered for the test's later sessions).
     pub fn after(self, wakes: usize) -> Waiting {
-        match (self, wakes) {
+        let next = match (self, wakes) {
             (_, 1..) => Waiting::Fruitful,
             (Waiting::Fruitful, 0) => Waiting::Fruitful,
             (_, 0) => Waiting::Fruitless,
+        };
+        if next == Waiting::Fruitless {
+            fruitless_here(true);
         }
+        next
     }
 }
 
@@ -129,6 +180,48 @@ mod tests {
         let taken = wakes.wait(9, Instant::now() + Duration::from_secs(60));
         poster.join().unwrap();
         assert_eq!(taken, vec![ThreadId(1)]);
+    }
+
+    /// `f` on a new OS thread named `name`, as the test harness runs a test.
+    fn in_test<R: Send + 'static>(name: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+        let thread = std::thread::Builder::new().name(name.to_owned());
+        thread.spawn(f).unwrap().join().unwrap()
+    }
+
+    #[test]
+    fn a_fruitless_wait_is_remembered_for_the_same_test_only() {
+        let first = in_test("fruitless::a", || {
+            let before = Waiting::for_this_test();
+            let after = before.after(0);
+            (before, after, Waiting::for_this_test())
+        });
+        assert_eq!(
+            first,
+            (Waiting::Untried, Waiting::Fruitless, Waiting::Fruitless)
+        );
+        assert_eq!(
+            in_test("fruitless::a", Waiting::for_this_test),
+            Waiting::Fruitless
+        );
+        assert_eq!(
+            in_test("fruitless::b", Waiting::for_this_test),
+            Waiting::Untried
+        );
+        let fruitful = in_test("fruitless::c", || Waiting::for_this_test().after(1));
+        assert_eq!(fruitful, Waiting::Fruitful);
+        assert_eq!(
+            in_test("fruitless::c", Waiting::for_this_test),
+            Waiting::Untried
+        );
+    }
+
+    #[test]
+    fn a_test_that_never_waits_starts_fruitless() {
+        let start = in_test("never::waits", || {
+            never_wait_in_this_test();
+            Waiting::for_this_test()
+        });
+        assert_eq!(start, Waiting::Fruitless);
     }
 
     #[test]

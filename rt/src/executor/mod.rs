@@ -414,7 +414,7 @@ impl Execution {
             tracked_steps: 0,
             tasks: crate::future::Tasks::default(),
             foreign: std::sync::Arc::default(),
-            foreign_waiting: foreign_wakes::Waiting::Untried,
+            foreign_waiting: foreign_wakes::Waiting::for_this_test(),
         }
     }
 
