@@ -106,36 +106,41 @@ pub enum Waiting {
 /// asked never to wait.
 static FRUITLESS_TESTS: Mutex<Option<HashSet<String>>> = Mutex::new(None);
 
-/// Whether the test running on this OS thread (by its name) is known
-/// not to be woken from outside; `learned`: it now is. A thread with no
-/// name is no test the harness ran, and shares nothing.
-fn fruitless_here(learned: bool) -> bool {
+/// `f` on the set of fruitless tests and the name of the test on this OS
+/// thread; `None` on a thread with no name, which is no test the harness
+/// ran and shares nothing.
+fn with_this_test<R>(f: impl FnOnce(&mut HashSet<String>, &str) -> R) -> Option<R> {
     let current = std::thread::current();
-    let Some(name) = current.name() else {
-        return false;
-    };
+    let name = current.name()?;
     let mut tests = FRUITLESS_TESTS
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
-    let tests = tests.get_or_insert_with(HashSet::new);
-    if learned {
-        tests.insert(name.to_owned());
-    }
-    tests.contains(name)
+    Some(f(tests.get_or_insert_with(HashSet::new), name))
+}
+
+/// Whether the test on this OS thread is known not to be woken from
+/// outside.
+fn fruitless_here() -> bool {
+    with_this_test(|tests, name| tests.contains(name)).unwrap_or(false)
+}
+
+/// The test on this OS thread is not woken from outside.
+fn learn_fruitless_here() {
+    with_this_test(|tests, name| tests.insert(name.to_owned()));
 }
 
 /// The runs of the test on this OS thread never wait for a wake from
 /// outside: a deadlock of tasks is one at once (a loom model's, which
 /// has no such wake).
 pub fn never_wait_in_this_test() {
-    fruitless_here(true);
+    learn_fruitless_here();
 }
 
 impl Waiting {
     /// Where a new session of the test on this OS thread starts: fruitless
     /// if an earlier session of it learned so (or it asked never to wait).
     pub fn for_this_test() -> Waiting {
-        if fruitless_here(false) {
+        if fruitless_here() {
             Waiting::Fruitless
         } else {
             Waiting::Untried
@@ -156,7 +161,7 @@ impl Waiting {
             (_, 0) => Waiting::Fruitless,
         };
         if next == Waiting::Fruitless {
-            fruitless_here(true);
+            learn_fruitless_here();
         }
         next
     }

@@ -651,6 +651,13 @@ impl Execution {
         }
     }
 
+    /// Whether an operation on `handle` is one of this run's, while the
+    /// run goes on (not torn down): its bookkeeping (the memory model,
+    /// footprints) counts.
+    pub fn is_live_for(&self, handle: &Handle) -> bool {
+        !self.aborting && handle.execution == self.id
+    }
+
     /// Check that `handle` belongs to this execution.
     ///
     /// # Panics

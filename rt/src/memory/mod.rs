@@ -439,7 +439,7 @@ fn on_live(handle: &Handle, f: impl FnOnce(&mut crate::executor::Execution)) {
         return;
     }
     crate::executor::try_with(|ex| {
-        if !ex.aborting && handle.execution == ex.id {
+        if ex.is_live_for(handle) {
             f(ex);
         }
     });
@@ -618,7 +618,7 @@ pub fn cell_begin(handle: &Handle, access: Access, site: Site) -> Option<String>
 pub fn cell_end(handle: &Handle, access: Access) -> Option<String> {
     let write = access == Access::Write;
     crate::executor::try_with(|ex| {
-        if WEAK.get() && ex.id == handle.execution && !ex.aborting {
+        if WEAK.get() && ex.is_live_for(handle) {
             ex.touch(Place::Memory(handle.var.0), write);
         }
     });
@@ -639,7 +639,7 @@ fn on_cell(
         return None;
     }
     with(|ex| {
-        if ex.aborting || handle.execution != ex.id {
+        if !ex.is_live_for(handle) {
             return None;
         }
         if !ex.memory.engaged {

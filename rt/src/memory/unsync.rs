@@ -26,7 +26,7 @@ pub fn load<V: Bits>(handle: &Handle, value: V, site: Site) {
         return;
     }
     let raced = with(|ex| {
-        if ex.aborting || handle.execution != ex.id {
+        if !ex.is_live_for(handle) {
             return None;
         }
         ex.memory.engaged = true;

@@ -16,7 +16,7 @@ use crate::trace::Operation;
 /// done operations): for [`crate::explore`]'s footprints.
 pub fn touched(handle: &Handle, write: bool) {
     crate::executor::try_with(|ex| {
-        if ex.id == handle.execution && !ex.aborting {
+        if ex.is_live_for(handle) {
             ex.touch(Place::Memory(handle.var.0), write);
         }
     });

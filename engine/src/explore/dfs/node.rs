@@ -102,10 +102,8 @@ impl ThreadNode {
             return false;
         }
         self.enabled.iter().any(|&t| {
-            let asleep = self.asleep.iter().any(|(a, _)| *a == t);
             let done = self.done.iter().any(|(d, _)| *d == t);
-            let wanted = self.wanted.as_ref().is_none_or(|w| w.contains(&t));
-            wanted && !asleep && !done && !self.within_bound(t)
+            self.to_try(t) && !done && !self.within_bound(t)
         })
     }
 
@@ -150,14 +148,20 @@ impl ThreadNode {
 
     /// Whether `thread` may still be tried here (see `untried_from`).
     fn is_untried(&self, thread: ThreadId) -> bool {
+        self.to_try(thread) && self.within_bound(thread)
+    }
+
+    /// Whether `thread` would be tried here but for the bound: awake and,
+    /// under the partial-order reduction, wanted and not explored yet.
+    fn to_try(&self, thread: ThreadId) -> bool {
         let asleep = self.asleep.iter().any(|(a, _)| *a == thread);
-        let to_try = match &self.wanted {
+        let wanted = match &self.wanted {
             None => true,
             Some(wanted) => {
                 wanted.contains(&thread) && !self.done.iter().any(|(d, _)| *d == thread)
             }
         };
-        to_try && !asleep && self.within_bound(thread)
+        wanted && !asleep
     }
 
     /// A race asks for one of `initials` to be explored from here
