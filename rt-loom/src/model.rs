@@ -55,8 +55,13 @@ pub const DEFAULT_EXPLORATION_TIME: Duration = Duration::from_secs(60);
 pub const REPORT_RUNS: u64 = 100_000;
 
 /// The runs of the randomized search that stands in for an exploration
-/// the cap stopped, unless `max_duration` gives a time instead.
+/// the cap stopped, unless `max_duration` gives a time instead or
+/// `max_permutations` is lower.
 pub const FALLBACK_RUNS: u64 = 20_000;
+
+/// The fewest runs of that search, however low `max_permutations` is:
+/// shuttle's default iteration count.
+pub const FALLBACK_MIN_RUNS: u64 = 100;
 
 /// The seed of both searches (`RANKCHECK_SEED` replaces it).
 pub const SEED: u64 = 1;
@@ -84,7 +89,9 @@ pub struct Builder {
 
     /// `LOOM_MAX_PERMUTATIONS`: the most schedules the exploration runs
     /// (default [`DEFAULT_MAX_PERMUTATIONS`]); past it the exploration
-    /// counts as incomplete (see `exhaustive`). loom stops there silently.
+    /// counts as incomplete (see `exhaustive`), and the fallback search
+    /// runs this many runs too, within [`FALLBACK_MIN_RUNS`] and
+    /// [`FALLBACK_RUNS`]. loom stops there silently.
     pub max_permutations: Option<usize>,
 
     /// `LOOM_MAX_DURATION` (seconds): as loom's, the most time the
@@ -140,6 +147,16 @@ pub struct Builder {
     /// function of its schedule.
     pub exhaustive: bool,
 
+    /// `RANKCHECK_LOOM_SPURIOUS_CAS` (rankcheck's, not loom's): let a
+    /// `compare_exchange_weak` that would succeed fail spuriously, as std
+    /// allows and as ARM's and POWER's load-linked/store-conditional do.
+    /// Off by default, as in loom, whose weak compare-exchange never
+    /// fails spuriously: each one in a run doubles its schedules (st3
+    /// 0.4.1's `loom_lifo_chained_steal` at 0 preemptions: 9,216
+    /// schedules with it, 11 without). A test that passes only without
+    /// it relies on something std does not promise.
+    pub spurious_cas_failures: bool,
+
     /// `RANKCHECK_LOOM_SEARCH=random` (rankcheck's, not loom's): skip the
     /// exploration and run the randomized search it falls back to
     /// straight away (`FALLBACK_RUNS` runs, or `max_duration`, at depth
@@ -173,6 +190,7 @@ impl Builder {
             location: std::env::var_os("LOOM_LOCATION").is_some(),
             log: std::env::var_os("LOOM_LOG").is_some(),
             exhaustive: std::env::var_os("RANKCHECK_LOOM_EXHAUSTIVE").is_some(),
+            spurious_cas_failures: std::env::var_os("RANKCHECK_LOOM_SPURIOUS_CAS").is_some(),
             random_search: search_env(),
         }
     }
@@ -240,6 +258,7 @@ impl Builder {
         let mut exploration = Exploration::new(cap, steps)
             .time_limit(time)
             .memory_model(MemoryModel::Weak)
+            .spurious_cas_failures(self.spurious_cas_failures)
             .cell_scheduling_points(false)
             .stop_at_first_failure();
         if let Some(bound) = self.preemption_bound {
@@ -289,7 +308,19 @@ impl Builder {
             .timeouts(0)
             .seed(SEED)
             .max_steps(self.max_branches as u64)
+            .spurious_cas_failures(self.spurious_cas_failures)
             .cell_scheduling_points(false)
+    }
+
+    /// The runs of the fallback search: [`FALLBACK_RUNS`], or
+    /// `max_permutations` where the test set it lower, but at least
+    /// [`FALLBACK_MIN_RUNS`]. A test that asks for one permutation
+    /// (tokio's `yield_calls_park_before_scheduling_again`) asks for a
+    /// quick look: it gets a hundred random runs, not 20,000.
+    fn fallback_runs(&self) -> u64 {
+        self.max_permutations
+            .map_or(FALLBACK_RUNS, |cap| (cap as u64).min(FALLBACK_RUNS))
+            .max(FALLBACK_MIN_RUNS)
     }
 
     /// The exploration reached a failure: panic with the report of its
@@ -329,7 +360,7 @@ impl Builder {
     fn fall_back(&self, place: &'static Location<'static>, test: &Test, unfinished: &Unfinished) {
         let mut search = match self.max_duration {
             Some(time) => self.search().time(time),
-            None => self.search().runs(FALLBACK_RUNS),
+            None => self.search().runs(self.fallback_runs()),
         };
         if let Some(bound) = self.preemption_bound {
             search = search.depth(bound as u32 + 1);

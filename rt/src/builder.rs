@@ -158,6 +158,7 @@ pub struct Builder {
     pub(crate) shrink_time: Option<Duration>,
     pub(crate) wakes: Wakes,
     pub(crate) memory: MemoryModel,
+    pub(crate) spurious_cas: bool,
     /// The index of the first run (`RANKCHECK_FIRST_RUN`): a campaign's
     /// chunk runs `first_run..first_run + runs` of its stream.
     pub(crate) first_run: u64,
@@ -183,6 +184,7 @@ impl Default for Builder {
             shrink_time: Some(Duration::from_millis(500)),
             wakes: DEFAULT_WAKES,
             memory: MemoryModel::Sc,
+            spurious_cas: true,
             first_run: 0,
         }
     }
@@ -340,6 +342,16 @@ impl Builder {
     /// run, as their timeout would then fire (not counted against this).
     pub fn timeouts(mut self, most: u32) -> Builder {
         self.wakes.timeouts = most;
+        self
+    }
+
+    /// Whether, under [`MemoryModel::Weak`], a `compare_exchange_weak`
+    /// that would succeed may fail spuriously, as std allows (default
+    /// `true`): a read choice, at most once in a row per thread and
+    /// atomic. loom and shuttle never fail one; the loom facade's model
+    /// turns this off unless asked (`RANKCHECK_LOOM_SPURIOUS_CAS`).
+    pub fn spurious_cas_failures(mut self, offered: bool) -> Builder {
+        self.spurious_cas = offered;
         self
     }
 

@@ -170,6 +170,7 @@ fn config(builder: &Builder, tracking: Tracking, seed: u64) -> RunConfig {
             seed: run_seed(seed, READ_STREAM),
             chance: STALE_CHANCE,
         },
+        spurious_cas: builder.spurious_cas,
         footprint: None,
     }
 }
@@ -387,6 +388,7 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, steps: StepL
         wakes: WakeChoices::Replay(replay.early.clone()),
         memory: replay.memory,
         reads: ReadPolicy::Replay(replay.reads.clone()),
+        spurious_cas: true,
         footprint: None,
     };
     session

@@ -45,6 +45,7 @@ impl Replayer for RunReplayer<'_> {
             wakes: WakeChoices::Replay(self.replay.early.clone()),
             memory: self.replay.memory,
             reads: ReadPolicy::Replay(self.replay.reads.clone()),
+            spurious_cas: true,
             footprint: None,
         };
         let run = std::mem::replace(guided, Guided::decisions(Decisions::new()));

@@ -353,3 +353,27 @@ fn load_consume_is_crossbeam_s_acquire_load() {
         assert!(AtomicPtr::<u8>::default().load_consume().is_null());
     });
 }
+
+/// A weak compare-exchange that should succeed, relied on as if strong.
+fn a_weak_exchange_taken_as_strong() {
+    let flag = AtomicUsize::new(0);
+    let result = flag.compare_exchange_weak(0, 1, SeqCst, Relaxed);
+    assert!(
+        result.is_ok(),
+        "the weak compare-exchange failed spuriously"
+    );
+}
+
+#[test]
+fn a_weak_compare_exchange_fails_spuriously_only_when_asked() {
+    // As loom's: every weak compare-exchange that would succeed does.
+    loom::model(a_weak_exchange_taken_as_strong);
+    let mut builder = loom::model::Builder::new();
+    builder.spurious_cas_failures = true;
+    let report = panic_message(|| builder.check(a_weak_exchange_taken_as_strong))
+        .expect("a spurious failure is explored");
+    assert!(
+        report.contains("failed spuriously") && report.contains("replay:"),
+        "{report}"
+    );
+}

@@ -112,6 +112,10 @@ pub struct RunConfig {
     pub memory: MemoryModel,
     /// Under weak memory, where the run's read choices come from.
     pub reads: ReadPolicy,
+    /// Under weak memory, whether a `compare_exchange_weak` that would
+    /// succeed may fail spuriously (a read choice; a replayed run makes
+    /// the failures its choices recorded, whatever this says).
+    pub spurious_cas: bool,
     /// Where to log what each step touches, when the scheduler reads it
     /// ([`crate::explore`]).
     pub footprint: Option<StepLog>,
@@ -445,6 +449,7 @@ impl Execution {
         self.trace = config.trace.then(TraceLog::default);
         self.wakes = WakeState::new(config.wakes);
         self.memory = Memory::new(config.memory, config.reads, self.spare_model.take());
+        self.memory.offer_spurious_cas(config.spurious_cas);
         self.tasks.clear();
         self.tracked_steps = 0;
     }

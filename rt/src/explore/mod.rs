@@ -266,6 +266,7 @@ pub struct Exploration {
     max_schedules: u64,
     steps: StepLimit,
     model: MemoryModel,
+    spurious_cas: bool,
     reduce: bool,
     first_failure: bool,
     preemption_bound: Option<u32>,
@@ -280,6 +281,7 @@ impl Exploration {
             max_schedules,
             steps: StepLimit::operations(max_steps),
             model: MemoryModel::Sc,
+            spurious_cas: true,
             reduce: true,
             first_failure: false,
             preemption_bound: None,
@@ -307,6 +309,17 @@ impl Exploration {
     /// Under the memory model `model` (as [`explore_memory`]).
     pub fn memory_model(mut self, model: MemoryModel) -> Exploration {
         self.model = model;
+        self
+    }
+
+    /// Whether, under weak memory, a `compare_exchange_weak` that would
+    /// succeed may also fail spuriously, as
+    /// [`Builder::spurious_cas_failures`](crate::Builder::spurious_cas_failures)
+    /// (default `true`). Each such operation is then a choice of two, so
+    /// that a test with many in its runs has many more schedules: loom's
+    /// model, which never fails one, has far fewer.
+    pub fn spurious_cas_failures(mut self, offered: bool) -> Exploration {
+        self.spurious_cas = offered;
         self
     }
 
@@ -379,6 +392,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         max_schedules,
         steps,
         model,
+        spurious_cas,
         reduce,
         first_failure,
         preemption_bound,
@@ -392,7 +406,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         max_memory: u64::MAX,
         stop_at_first_failure: first_failure,
     };
-    let mut runner = OnExecutor::new(test, steps, model);
+    let mut runner = OnExecutor::new(test, steps, model, spurious_cas);
     let started = Instant::now();
     let in_time = |_: &_| time_limit.is_none_or(|limit| started.elapsed() < limit);
     let searched = dfs::search(&mut runner, &settings, &in_time);

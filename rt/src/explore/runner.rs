@@ -29,6 +29,8 @@ pub(super) struct OnExecutor {
     test: Test,
     steps: StepLimit,
     model: MemoryModel,
+    /// Whether a weak compare-exchange may fail spuriously.
+    spurious_cas: bool,
     /// The search's path while a run goes: the executor takes its
     /// scheduler by value and keeps the read choices' oracle, both of
     /// which walk it.
@@ -42,13 +44,20 @@ pub(super) struct OnExecutor {
 }
 
 impl OnExecutor {
-    /// Runs `test`, at most `steps` operations a run, under `model`.
-    pub(super) fn new(test: Test, steps: StepLimit, model: MemoryModel) -> OnExecutor {
+    /// Runs `test`, at most `steps` operations a run, under `model`, its
+    /// weak compare-exchanges failing spuriously as `spurious_cas` says.
+    pub(super) fn new(
+        test: Test,
+        steps: StepLimit,
+        model: MemoryModel,
+        spurious_cas: bool,
+    ) -> OnExecutor {
         OnExecutor {
             session: Session::new(),
             test,
             steps,
             model,
+            spurious_cas,
             path: Rc::default(),
             log: StepLog::default(),
             failures: BTreeSet::new(),
@@ -86,6 +95,7 @@ impl Runner for OnExecutor {
             wakes: WakeChoices::Replay(Vec::new()),
             memory: self.model,
             reads: ReadPolicy::Oracle(Rc::new(RefCell::new(Reads(self.path.clone())))),
+            spurious_cas: self.spurious_cas,
             footprint: Some(self.log.clone()),
         };
         self.log.borrow_mut().touches.clear();

@@ -91,7 +91,10 @@ pub struct ReadChoices {
     /// Those other than the latest, for the replay string.
     pub made: Vec<ReadChoice>,
     /// Which weak compare-exchanges may fail spuriously.
-    pub spurious: SpuriousFailures,
+    spurious: SpuriousFailures,
+    /// Whether a weak compare-exchange that would succeed is offered the
+    /// spurious failure at all (a replay makes those it recorded).
+    spurious_offered: bool,
 }
 
 impl ReadChoices {
@@ -102,7 +105,43 @@ impl ReadChoices {
             ordinal: 0,
             made: Vec::new(),
             spurious: SpuriousFailures::default(),
+            spurious_offered: true,
         }
+    }
+
+    /// Offer weak compare-exchanges the spurious failure (`offered`), or
+    /// let each that would succeed succeed, as loom's.
+    pub fn offer_spurious_failures(&mut self, offered: bool) {
+        self.spurious_offered = offered;
+    }
+
+    /// Whether `thread`'s `compare_exchange_weak` of the atomic of
+    /// variable `atomic` (object `object`), which would succeed, fails
+    /// spuriously: a choice of two, unless it follows a spurious failure
+    /// of the same thread and atomic or failures are not offered. A choice
+    /// not offered still takes its ordinal, so that a run's replay string
+    /// means the same under either setting.
+    pub fn fails_spuriously(
+        &mut self,
+        thread: rankcheck_engine::ThreadId,
+        object: usize,
+        atomic: VarId,
+        access: Option<u64>,
+    ) -> bool {
+        if !self.spurious.may_fail(thread, object) {
+            return false;
+        }
+        let replayed = matches!(self.policy, ReadPolicy::Replay(_));
+        let fails = if self.spurious_offered || replayed {
+            self.decide(atomic, 2, access) == 1
+        } else {
+            self.ordinal += 1;
+            false
+        };
+        if fails {
+            self.spurious.failed(thread, object);
+        }
+        fails
     }
 
     /// A choice among `options` (more than one) at a load of the atomic of

@@ -257,6 +257,12 @@ impl Memory {
         }
     }
 
+    /// Offer weak compare-exchanges the spurious failure, or not
+    /// ([`ReadChoices::offer_spurious_failures`]).
+    pub fn offer_spurious_cas(&mut self, offered: bool) {
+        self.choices.offer_spurious_failures(offered);
+    }
+
     /// The choices other than the latest the run made, and the loads the
     /// history bound cut; gives back the model's memory.
     pub fn finish(self) -> (Vec<choice::ReadChoice>, u64, Option<Model>) {
@@ -545,12 +551,9 @@ pub fn fails_spuriously<V: Bits>(
         false,
         |model, choices, stale, run| {
             let object = handle.object.index();
-            if !choices.spurious.may_fail(run.thread, object)
-                || choices.decide(handle.var, 2, run.access) == 0
-            {
+            if !choices.fails_spuriously(run.thread, object, handle.var, run.access) {
                 return Some(false);
             }
-            choices.spurious.failed(run.thread, object);
             if let Some(model) = model {
                 model.behind_the_back(object, bits);
                 model.read_modify_write(run.thread.index(), object, None, failure, site, bits);
