@@ -150,10 +150,16 @@ fn explore(toy: &mut Toy, settings: &Settings) -> Searched {
 /// A program of `threads` threads of up to 3 steps, each touching one or
 /// two of 3 places.
 fn random_program(seed: u64, threads: usize) -> Vec<Vec<Step>> {
+    random_program_of(seed, threads, 3)
+}
+
+/// A program of `threads` threads of up to `steps` steps, each touching
+/// one or two of 3 places.
+fn random_program_of(seed: u64, threads: usize, steps: usize) -> Vec<Vec<Step>> {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     (0..threads)
         .map(|_| {
-            (0..rng.random_range(1..=3))
+            (0..rng.random_range(1..=steps))
                 .map(|_| {
                     (0..rng.random_range(1..=2))
                         .map(|_| touch(rng.random_range(0..3), rng.random_bool(0.5)))
@@ -389,13 +395,28 @@ fn a_run_that_parts_from_the_path_stops_the_search() {
     }
 }
 
+/// A count from the environment variable `name`, else `default`: the
+/// random-program tests run longer by hand.
+fn env_count(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 #[test]
 fn under_a_preemption_bound_pruning_reaches_every_class_the_bounded_search_does() {
-    // Checked once at 5,000 seeds (`for seed in 0..5000`, release), with
-    // sleep sets kept behind siblings the bound did not cut.
-    for seed in 0..300 {
+    // Checked once at 5,000 seeds (`RANKCHECK_TOY_PROGRAMS=5000`, release),
+    // with sleep sets kept behind siblings the bound did not cut; longer
+    // programs with `RANKCHECK_TOY_STEPS` (at most 3 steps a thread by
+    // default). `--nocapture` shows the schedules run against the classes.
+    let programs = env_count("RANKCHECK_TOY_PROGRAMS", 300);
+    let steps = env_count("RANKCHECK_TOY_STEPS", 3) as usize;
+    let mut schedules = [[0; 3]; 2];
+    let mut classes = [0; 3];
+    for seed in 0..programs {
         let threads = 2 + (seed % 3) as usize;
-        let program = random_program(seed, threads);
+        let program = random_program_of(seed, threads, steps);
         for bound in 0..=2 {
             let bounded = |pruning| Settings {
                 preemption_bound: Some(bound),
@@ -403,9 +424,11 @@ fn under_a_preemption_bound_pruning_reaches_every_class_the_bounded_search_does(
             };
             let mut every = Toy::new(program.clone());
             explore(&mut every, &bounded(Pruning::None));
-            for pruning in [Pruning::SleepSets, Pruning::Dpor] {
+            classes[bound as usize] += every.classes.len();
+            for (p, pruning) in [Pruning::SleepSets, Pruning::Dpor].into_iter().enumerate() {
                 let mut pruned = Toy::new(program.clone());
-                explore(&mut pruned, &bounded(pruning));
+                let searched = explore(&mut pruned, &bounded(pruning));
+                schedules[p][bound as usize] += searched.schedules;
                 let lost = every.classes.difference(&pruned.classes).count();
                 assert!(
                     lost == 0,
@@ -415,4 +438,8 @@ fn under_a_preemption_bound_pruning_reaches_every_class_the_bounded_search_does(
             }
         }
     }
+    println!(
+        "bounds 0 to 2: classes {classes:?}, sleep sets {:?}, reduction {:?} schedules",
+        schedules[0], schedules[1]
+    );
 }
