@@ -18,6 +18,7 @@
 //! the others' rows alone.
 
 mod corpus;
+mod executions;
 pub use corpus::Facade;
 pub mod historical;
 mod manifest;
@@ -518,25 +519,29 @@ fn run_tests(entry: &Entry, sides: &[Side], settings: &Settings) -> Vec<Row> {
                 ));
                 continue;
             }
-            let (outcome, seconds, detail) = match run_one(entry, side, binary, test, settings) {
-                Ok(result) => result,
-                Err(error) => (Outcome::NotRun, 0.0, format!("bench: {error:#}")),
-            };
+            let (outcome, seconds, detail, executions) =
+                match run_one(entry, side, binary, test, settings) {
+                    Ok(result) => result,
+                    Err(error) => (Outcome::NotRun, 0.0, format!("bench: {error:#}"), None),
+                };
             eprintln!(
                 "   [{}/{total}] {target}: {test} {}: {outcome} {seconds:.1} s",
                 index + 1,
                 side.tool.word()
             );
-            rows.push(Row::test(
-                entry,
-                side.tool,
-                target,
-                test,
-                outcome,
-                Some(seconds),
-                detail,
-                facts,
-            ));
+            rows.push(
+                Row::test(
+                    entry,
+                    side.tool,
+                    target,
+                    test,
+                    outcome,
+                    Some(seconds),
+                    detail,
+                    facts,
+                )
+                .with_executions(executions),
+            );
         }
     }
     rows
@@ -571,14 +576,19 @@ fn run_one(
     binary: &Binary,
     test: &str,
     settings: &Settings,
-) -> Result<(Outcome, f64, String)> {
+) -> Result<(Outcome, f64, String, Option<u64>)> {
     let log = log_path(
         entry,
         side.tool,
         &format!("{}__{test}", binary.target),
         settings,
     )?;
-    run_logged(entry, side, binary, test, settings, &[], &log)
+    let (outcome, seconds, detail) = run_logged(entry, side, binary, test, settings, &[], &log)?;
+    let output = String::from_utf8_lossy(&std::fs::read(&log)?).into_owned();
+    let executions = (outcome == Outcome::Pass)
+        .then(|| executions::exhausted_executions(side.tool, &output))
+        .flatten();
+    Ok((outcome, seconds, detail, executions))
 }
 
 /// The log file `<work>/<crate>/logs/<tool>/<label>.log`, its folder made,
@@ -637,6 +647,11 @@ fn run_logged(
         .env("RUST_BACKTRACE", "0");
     for variable in RANKCHECK_VARIABLES {
         command.env_remove(variable);
+    }
+    if side.tool == Tool::Loom {
+        // loom's count of the executions of each model it exhausts.
+        let (name, value) = executions::LOOM_LOG;
+        command.env(name, value);
     }
     command
         .envs(&entry.env)
@@ -714,6 +729,7 @@ not json"#;
             detail: detail.into(),
             manifest: String::new(),
             commit: "abc".into(),
+            executions: String::new(),
         }
     }
 

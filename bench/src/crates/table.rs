@@ -9,6 +9,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::crates::corpus::{Corpus, Entry, Facade};
+use crate::crates::executions::{self, Exhausted};
 use crate::crates::outcome::Outcome;
 use crate::crates::Tool;
 
@@ -45,6 +46,11 @@ pub struct Row {
     pub manifest: String,
     /// The commit of rankcheck measured.
     pub commit: String,
+    /// The executions its models took to be exhausted, summed, when
+    /// every one was (`crate::crates::executions`); empty otherwise, and
+    /// in rows measured before the column existed.
+    #[serde(default)]
+    pub executions: String,
 }
 
 /// What every row of one command-line run shares.
@@ -82,6 +88,7 @@ impl Row {
             detail: cause,
             manifest: manifest.to_string(),
             commit: facts.commit,
+            executions: String::new(),
         }
     }
 
@@ -109,7 +116,15 @@ impl Row {
             detail,
             manifest: String::new(),
             commit: facts.commit,
+            executions: String::new(),
         }
+    }
+
+    /// The row with the executions its test's models took to be
+    /// exhausted, if they were.
+    pub fn with_executions(mut self, executions: Option<u64>) -> Row {
+        self.executions = executions.map(|n| n.to_string()).unwrap_or_default();
+        self
     }
 
     /// The tool the row names (`None` for a word no tool has).
@@ -462,10 +477,36 @@ fn facade_part(md: &mut String, corpus: &Corpus, rows: &[Row], facade: Facade) {
         );
     }
     md.push('\n');
+    if facade == Facade::Loom {
+        md.push_str(&executions_section(&crates, rows));
+    }
 
     for entry in &crates {
         crate_section(md, entry, rows);
     }
+}
+
+/// The executions each tool took to exhaust the tests both ran, where
+/// loom's count is known (`crate::crates::executions`).
+fn executions_section(crates: &[&Entry], rows: &[Row]) -> String {
+    let count = |row: Option<&Row>| row.and_then(|r| r.executions.parse::<u64>().ok());
+    let mut tests = Vec::new();
+    for entry in crates {
+        let Some(found) = crate_rows(rows, entry) else {
+            continue;
+        };
+        for ((target, test), pair) in &found.tests {
+            if let Some(loom) = count(pair.published) {
+                let name = format!("{} `{}`", entry.id(), test_name(target, test));
+                tests.push(Exhausted {
+                    name,
+                    loom,
+                    rankcheck: count(pair.renamed),
+                });
+            }
+        }
+    }
+    executions::markdown(&tests)
 }
 
 fn crate_section(md: &mut String, entry: &Entry, rows: &[Row]) {
@@ -722,6 +763,7 @@ mod tests {
             },
             manifest: String::new(),
             commit: "abc".into(),
+            executions: String::new(),
         }
     }
 
