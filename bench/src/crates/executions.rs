@@ -26,19 +26,32 @@ pub fn exhausted_executions(tool: Tool, output: &str) -> Option<u64> {
     }
 }
 
-/// loom: a banner `Iteration 0` as each model starts, `Completed in N
-/// iterations` as it is exhausted.
+/// loom: `Completed in N iterations` as a model is exhausted. loom checks
+/// its caps only every `checkpoint_interval` iterations (20,000), where it
+/// logs a banner `Iteration K`: a model a cap stopped logged a banner and
+/// no count, which shows as a banner not followed by a count of at least
+/// its iterations.
 fn loom_iterations(output: &str) -> Option<u64> {
     let plain = without_escapes(output);
-    let started = plain
-        .lines()
-        .filter(|l| l.contains(" Iteration 0 ="))
-        .count();
-    let completed: Vec<u64> = plain
-        .lines()
-        .filter_map(|l| number_between(l, "Completed in ", " iterations"))
-        .collect();
-    (started > 0 && completed.len() == started).then(|| completed.iter().sum())
+    let mut total = 0;
+    let mut models = 0;
+    let mut banner: Option<u64> = None;
+    for line in plain.lines() {
+        if let Some(k) = number_between(line, " Iteration ", " =") {
+            if banner.is_some_and(|b| k <= b) {
+                return None;
+            }
+            banner = Some(k);
+        } else if let Some(n) = number_between(line, "Completed in ", " iterations") {
+            if banner.is_some_and(|b| n < b) {
+                return None;
+            }
+            banner = None;
+            total += n;
+            models += 1;
+        }
+    }
+    (models > 0 && banner.is_none()).then_some(total)
 }
 
 /// rankcheck-loom: one line per model, `every schedule ... explored, N
@@ -175,22 +188,33 @@ mod tests {
     use super::*;
 
     const LOOM_TWO_MODELS: &str = "running 1 test\n\
-        \u{1b}[32m INFO\u{1b}[0m \u{1b}[2mloom::model\u{1b}[0m\u{1b}[2m:\u{1b}[0m  ================== Iteration 0 ==================\n\
-        \u{1b}[32m INFO\u{1b}[0m loom::model: Completed in 396 iterations\n\
-         INFO loom::model:  ================== Iteration 0 ==================\n\
+        \u{1b}[32m INFO\u{1b}[0m \u{1b}[2mloom::model\u{1b}[0m\u{1b}[2m:\u{1b}[0m  ================== Iteration 20000 ==================\n\
+        \u{1b}[32m INFO\u{1b}[0m loom::model: Completed in 20396 iterations\n\
          INFO loom::model: Completed in 4 iterations\n\
         test result: ok. 1 passed;";
 
     #[test]
     fn loom_counts_the_iterations_of_every_completed_model() {
-        assert_eq!(exhausted_executions(Tool::Loom, LOOM_TWO_MODELS), Some(400));
+        assert_eq!(
+            exhausted_executions(Tool::Loom, LOOM_TWO_MODELS),
+            Some(20_400)
+        );
     }
 
     #[test]
     fn a_loom_model_stopped_by_a_cap_leaves_the_test_uncounted() {
-        let stopped = " INFO loom::model:  ================== Iteration 0 ==================\n\
-             INFO loom::model:  ================== Iteration 20000 ==================\n";
-        assert_eq!(exhausted_executions(Tool::Loom, stopped), None);
+        let banner = |k| {
+            format!(" INFO loom::model:  ================== Iteration {k} ==================\n")
+        };
+        let completed = |n| format!(" INFO loom::model: Completed in {n} iterations\n");
+        // Stopped at its first check, the last model of the test.
+        assert_eq!(exhausted_executions(Tool::Loom, &banner(20_000)), None);
+        // Stopped, then another model completed.
+        let then = banner(20_000) + &completed(300);
+        assert_eq!(exhausted_executions(Tool::Loom, &then), None);
+        // Stopped, then another model checked its cap.
+        let twice = completed(5) + &banner(20_000) + &banner(20_000) + &completed(20_001);
+        assert_eq!(exhausted_executions(Tool::Loom, &twice), None);
         assert_eq!(exhausted_executions(Tool::Loom, "test result: ok."), None);
     }
 
