@@ -88,10 +88,15 @@ pub struct Builder {
     pub max_branches: usize,
 
     /// `LOOM_MAX_PERMUTATIONS`: the most schedules the exploration runs
-    /// (default [`DEFAULT_MAX_PERMUTATIONS`]); past it the exploration
-    /// counts as incomplete (see `exhaustive`), and the fallback search
-    /// runs this many runs too, within [`FALLBACK_MIN_RUNS`] and
-    /// [`FALLBACK_RUNS`]. loom stops there silently.
+    /// (default [`DEFAULT_MAX_PERMUTATIONS`]), as loom counts them: loom
+    /// checks it only every `checkpoint_interval` executions, so that it
+    /// runs `max_permutations` rounded up to a multiple of the interval,
+    /// less one (a test that sets 1 runs 19,999 executions, or fewer if
+    /// its model ends first), and so does the exploration here. Past it
+    /// the exploration counts as incomplete (see `exhaustive`), and the
+    /// fallback search runs that many runs too, within
+    /// [`FALLBACK_MIN_RUNS`] and [`FALLBACK_RUNS`]. loom stops there
+    /// silently.
     pub max_permutations: Option<usize>,
 
     /// `LOOM_MAX_DURATION` (seconds): as loom's, the most time the
@@ -119,9 +124,9 @@ pub struct Builder {
 
     /// `LOOM_CHECKPOINT_INTERVAL` (default 20,000, as loom's): how many
     /// executions loom runs between saving its checkpoint, and between
-    /// its checks of `max_permutations` and `max_duration`. **Ignored
-    /// here**, as `checkpoint_file` is; the cap is checked at every
-    /// schedule.
+    /// its checks of `max_permutations` and `max_duration`. Here it only
+    /// rounds `max_permutations` up as loom's checks do; no checkpoint is
+    /// saved, and `max_duration` is checked as the exploration goes.
     pub checkpoint_interval: usize,
 
     /// loom explores nothing until [`crate::explore`] is called. **Ignored
@@ -250,7 +255,7 @@ impl Builder {
             self.fall_back(place, &test, &Unfinished::Skipped);
             return;
         }
-        let cap = self.max_permutations.unwrap_or(DEFAULT_MAX_PERMUTATIONS) as u64;
+        let cap = self.schedule_cap();
         let steps = self.max_branches as u64;
         // Stopped at the first failure, as loom's: a search then finds a
         // failing run to report.
@@ -312,14 +317,25 @@ impl Builder {
             .cell_scheduling_points(false)
     }
 
-    /// The runs of the fallback search: [`FALLBACK_RUNS`], or
-    /// `max_permutations` where the test set it lower, but at least
-    /// [`FALLBACK_MIN_RUNS`]. A test that asks for one permutation
-    /// (tokio's `yield_calls_park_before_scheduling_again`) asks for a
-    /// quick look: it gets a hundred random runs, not 20,000.
+    /// The schedules the exploration may run: `max_permutations` as loom
+    /// applies it (only when the executions so far plus one are a
+    /// multiple of `checkpoint_interval`), else
+    /// [`DEFAULT_MAX_PERMUTATIONS`].
+    fn schedule_cap(&self) -> u64 {
+        let Some(most) = self.max_permutations else {
+            return DEFAULT_MAX_PERMUTATIONS as u64;
+        };
+        let interval = self.checkpoint_interval.max(1) as u64;
+        let checked_at = (most.max(1) as u64).div_ceil(interval) * interval;
+        (checked_at - 1).max(1)
+    }
+
+    /// The runs of the fallback search: as many as the exploration's cap
+    /// (`max_permutations` as loom applies it), within
+    /// [`FALLBACK_MIN_RUNS`] and [`FALLBACK_RUNS`].
     fn fallback_runs(&self) -> u64 {
-        self.max_permutations
-            .map_or(FALLBACK_RUNS, |cap| (cap as u64).min(FALLBACK_RUNS))
+        self.schedule_cap()
+            .min(FALLBACK_RUNS)
             .max(FALLBACK_MIN_RUNS)
     }
 

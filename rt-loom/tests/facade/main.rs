@@ -118,14 +118,27 @@ fn four_counters() {
 fn past_the_cap_the_randomized_search_stands_in_or_an_exhaustive_model_fails() {
     let mut builder = loom::model::Builder::new();
     builder.max_permutations = Some(10);
+    // loom checks its cap every `checkpoint_interval` executions, before
+    // the next: with an interval of 1, after 9.
+    builder.checkpoint_interval = 1;
     builder.check(four_counters);
     builder.exhaustive = true;
     let message = panic_message(|| builder.check(four_counters)).expect("exhaustive fails");
     assert!(
-        message.contains("did not finish within 10 schedules"),
+        message.contains("did not finish within 9 schedules"),
         "{message}"
     );
     assert!(message.contains("LOOM_MAX_PERMUTATIONS"), "{message}");
+}
+
+#[test]
+fn max_permutations_takes_effect_where_loom_checks_it() {
+    // loom checks the cap only every 20,000 executions: a test that sets
+    // 1 explores a small model to its end, as under loom.
+    let mut builder = loom::model::Builder::new();
+    builder.max_permutations = Some(1);
+    builder.exhaustive = true;
+    builder.check(two_increments);
 }
 
 #[test]
@@ -145,6 +158,7 @@ fn past_max_duration_the_exploration_counts_as_unfinished() {
 fn the_fallback_search_still_finds_a_bug() {
     let mut builder = loom::model::Builder::new();
     builder.max_permutations = Some(1);
+    builder.checkpoint_interval = 1;
     builder.preemption_bound = Some(2);
     let report = panic_message(|| builder.check(lost_update)).expect("the search fails");
     assert!(
