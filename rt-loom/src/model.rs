@@ -334,9 +334,7 @@ impl Builder {
     /// (`max_permutations` as loom applies it), within
     /// [`FALLBACK_MIN_RUNS`] and [`FALLBACK_RUNS`].
     fn fallback_runs(&self) -> u64 {
-        self.schedule_cap()
-            .min(FALLBACK_RUNS)
-            .max(FALLBACK_MIN_RUNS)
+        self.schedule_cap().clamp(FALLBACK_MIN_RUNS, FALLBACK_RUNS)
     }
 
     /// The exploration reached a failure: panic with the report of its
