@@ -3,7 +3,8 @@
 //! `UnsafeCell` (loads, stores, swaps, read-modify-writes, strong and weak
 //! compare-exchanges and fences of every ordering, cell reads and writes,
 //! a load that decides whether an operation runs, and a spin loop of up to
-//! five loads from one place), the reduced exploration reaches exactly the
+//! five loads from one place, giving way between them or not), the
+//! reduced exploration reaches exactly the
 //! outcomes (every value read, the final values, every data race) of the
 //! unreduced one. Only SeqCst operations, and the one that puts the model
 //! in use, touch what all atomics share; other operations on different
@@ -42,6 +43,9 @@ enum Op {
     IfReads(usize, usize, Ordering, Box<Op>),
     /// Up to `SPIN_LOADS` loads from one place until one reads the value.
     Spin(usize, usize, Ordering),
+    /// The same, giving way (loom's `yield_now`) after each load that did
+    /// not read it.
+    GiveWaySpin(usize, usize, Ordering),
 }
 
 /// The loads of a generated spin loop at most.
@@ -74,7 +78,7 @@ impl Draw {
         let stores = [Relaxed, Release, SeqCst];
         let loads = [Relaxed, Acquire, SeqCst];
         let rmws = [Relaxed, Acquire, Release, AcqRel, SeqCst];
-        match self.below(if nested { 12 } else { 15 }) {
+        match self.below(if nested { 12 } else { 16 }) {
             0 | 1 => Op::Store(var, 1 + self.below(2) as usize, self.pick(&stores)),
             2 | 3 => Op::Load(var, self.pick(&loads)),
             4 => Op::Add(var, self.pick(&rmws)),
@@ -92,7 +96,8 @@ impl Draw {
                 let (value, order) = (self.value(), self.pick(&loads));
                 Op::IfReads(var, value, order, Box::new(self.op(true)))
             }
-            _ => Op::Spin(var, 1 + self.below(2) as usize, self.pick(&loads)),
+            14 => Op::Spin(var, 1 + self.below(2) as usize, self.pick(&loads)),
+            _ => Op::GiveWaySpin(var, 1 + self.below(2) as usize, self.pick(&loads)),
         }
     }
 
@@ -156,6 +161,17 @@ fn run_op(op: &Op, shared: &Shared, read: &mut Vec<usize>) {
                 if atomics[var].load(order) == value {
                     break;
                 }
+            }
+            read.push(loads);
+        }
+        Op::GiveWaySpin(var, value, order) => {
+            let mut loads = 0;
+            while loads < SPIN_LOADS {
+                loads += 1;
+                if atomics[var].load(order) == value {
+                    break;
+                }
+                thread::give_way();
             }
             read.push(loads);
         }
