@@ -154,28 +154,27 @@ fn run_op(op: &Op, shared: &Shared, read: &mut Vec<usize>) {
                 run_op(then, shared, read);
             }
         }
-        Op::Spin(var, value, order) => {
-            let mut loads = 0;
-            while loads < SPIN_LOADS {
-                loads += 1;
-                if atomics[var].load(order) == value {
-                    break;
-                }
-            }
-            read.push(loads);
-        }
+        Op::Spin(var, value, order) => read.push(spin(&atomics[var], value, order, false)),
         Op::GiveWaySpin(var, value, order) => {
-            let mut loads = 0;
-            while loads < SPIN_LOADS {
-                loads += 1;
-                if atomics[var].load(order) == value {
-                    break;
-                }
-                thread::give_way();
-            }
-            read.push(loads);
+            read.push(spin(&atomics[var], value, order, true));
         }
     }
+}
+
+/// Load `atomic` with `order` until it reads `value`, at most `SPIN_LOADS`
+/// times, giving way after each miss when `give_way`: the loads made.
+fn spin(atomic: &AtomicUsize, value: usize, order: Ordering, give_way: bool) -> usize {
+    let mut loads = 0;
+    while loads < SPIN_LOADS {
+        loads += 1;
+        if atomic.load(order) == value {
+            break;
+        }
+        if give_way {
+            thread::give_way();
+        }
+    }
+    loads
 }
 
 /// Run one thread's operations: the values it read.
