@@ -614,7 +614,7 @@ fn log_path(entry: &Entry, tool: Tool, label: &str, settings: &Settings) -> Resu
 }
 
 /// rankcheck's variables a test reads, none inherited from the caller.
-const RANKCHECK_VARIABLES: [&str; 8] = [
+const RANKCHECK_VARIABLES: [&str; 9] = [
     "RANKCHECK_SEED",
     "RANKCHECK_RUNS",
     "RANKCHECK_TIME",
@@ -623,6 +623,7 @@ const RANKCHECK_VARIABLES: [&str; 8] = [
     "RANKCHECK_FIRST_RUN",
     "RANKCHECK_LOOM_EXHAUSTIVE",
     "RANKCHECK_LOOM_SEARCH",
+    "RANKCHECK_LOOM_SPURIOUS_CAS",
 ];
 
 /// One test alone, as `run_one`, with `extra` set in its environment over
