@@ -102,7 +102,9 @@ pub fn markdown(tests: &[Exhausted]) -> String {
          `every schedule ... explored, N schedules`), summed over the test's models. rankcheck-loom \
          explores every store a load may read and, under `LOOM_MAX_PREEMPTIONS`, every schedule within the \
          bound up to reordering independent steps; loom's bounded search is not exhaustive in that sense \
-         (its reduction keeps only the last access to each object).\n\n",
+         (its reduction keeps only the last access to each object). A test that calls loom's \
+         `model::Builder::check` itself (scc's, thingbuf's, sharded-slab's models) has no loom count: \
+         loom installs its log only in `loom::model`.\n\n",
     );
     if tests.is_empty() {
         md.push_str("No test has loom's count yet.\n\n");
