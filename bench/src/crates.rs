@@ -583,8 +583,8 @@ fn run_one(
         &format!("{}__{test}", binary.target),
         settings,
     )?;
-    let (outcome, seconds, detail) = run_logged(entry, side, binary, test, settings, &[], &log)?;
-    let output = String::from_utf8_lossy(&std::fs::read(&log)?).into_owned();
+    let (outcome, seconds, detail, output) =
+        run_logged(entry, side, binary, test, settings, &[], &log)?;
     let executions = (outcome == Outcome::Pass)
         .then(|| executions::exhausted_executions(side.tool, &output))
         .flatten();
@@ -627,7 +627,8 @@ const RANKCHECK_VARIABLES: [&str; 9] = [
 ];
 
 /// One test alone, as `run_one`, with `extra` set in its environment over
-/// the crate's (a seed, a replay string) and its output in `log`.
+/// the crate's (a seed, a replay string) and its output in `log`: its
+/// outcome, seconds, message and whole output.
 fn run_logged(
     entry: &Entry,
     side: &Side,
@@ -636,7 +637,7 @@ fn run_logged(
     settings: &Settings,
     extra: &[(String, String)],
     log: &Path,
-) -> Result<(Outcome, f64, String)> {
+) -> Result<(Outcome, f64, String, String)> {
     let out = File::create(log)?;
     let mut command = Command::new(&binary.path);
     command
@@ -661,9 +662,9 @@ fn run_logged(
         .stdout(out.try_clone()?)
         .stderr(out);
     let finished = run_bounded(command, settings.timeout)?;
-    let output = std::fs::read(log)?;
-    let (outcome, detail) = classify(finished.ending, &String::from_utf8_lossy(&output), test);
-    Ok((outcome, finished.seconds, detail))
+    let output = String::from_utf8_lossy(&std::fs::read(log)?).into_owned();
+    let (outcome, detail) = classify(finished.ending, &output, test);
+    Ok((outcome, finished.seconds, detail, output))
 }
 
 /// `to` made a fresh copy of the folder `from` (a crate's unpacked source).

@@ -55,11 +55,12 @@ pub const DEFAULT_EXPLORATION_TIME: Duration = Duration::from_secs(60);
 pub const REPORT_RUNS: u64 = 100_000;
 
 /// The runs of the randomized search that stands in for an exploration
-/// the cap stopped, unless `max_duration` gives a time instead or
-/// `max_permutations` is lower.
+/// the cap stopped, unless `max_duration` gives a time instead or the
+/// exploration's cap (`max_permutations` as loom applies it) is lower.
 pub const FALLBACK_RUNS: u64 = 20_000;
 
-/// The fewest runs of that search, however low `max_permutations` is:
+/// The fewest runs of that search, however low the exploration's cap is
+/// (a small `checkpoint_interval` lets `max_permutations` make it so):
 /// shuttle's default iteration count.
 pub const FALLBACK_MIN_RUNS: u64 = 100;
 

@@ -20,7 +20,7 @@ mod bugs;
 mod replay;
 mod table;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -387,7 +387,7 @@ fn run_logged_test(
     plan: &Plan,
 ) -> Result<(Outcome, f64, String, String)> {
     let log: PathBuf = log_path(&version.entry, side.tool, label, &plan.settings)?;
-    let (outcome, seconds, detail) = run_logged(
+    run_logged(
         &version.entry,
         side,
         binary,
@@ -395,11 +395,5 @@ fn run_logged_test(
         &plan.settings,
         extra,
         &log,
-    )?;
-    let output = read_lossy(&log);
-    Ok((outcome, seconds, detail, output))
-}
-
-fn read_lossy(path: &Path) -> String {
-    String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
+    )
 }

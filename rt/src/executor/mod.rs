@@ -448,8 +448,12 @@ impl Execution {
         self.aborting = false;
         self.trace = config.trace.then(TraceLog::default);
         self.wakes = WakeState::new(config.wakes);
-        self.memory = Memory::new(config.memory, config.reads, self.spare_model.take());
-        self.memory.offer_spurious_cas(config.spurious_cas);
+        self.memory = Memory::new(
+            config.memory,
+            config.reads,
+            config.spurious_cas,
+            self.spare_model.take(),
+        );
         self.tasks.clear();
         self.tracked_steps = 0;
     }

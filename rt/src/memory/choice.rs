@@ -109,10 +109,11 @@ impl ReadChoices {
         }
     }
 
-    /// Offer weak compare-exchanges the spurious failure (`offered`), or
-    /// let each that would succeed succeed, as loom's.
-    pub fn offer_spurious_failures(&mut self, offered: bool) {
+    /// The choices, offering weak compare-exchanges the spurious failure
+    /// (`offered`), or letting each that would succeed succeed, as loom's.
+    pub fn offering_spurious_failures(mut self, offered: bool) -> ReadChoices {
         self.spurious_offered = offered;
+        self
     }
 
     /// Whether `thread`'s `compare_exchange_weak` of the atomic of

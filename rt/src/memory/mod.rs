@@ -239,8 +239,15 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// The memory of a run under `model`, its choices by `policy`.
-    pub fn new(model: MemoryModel, policy: ReadPolicy, spare: Option<Model>) -> Memory {
+    /// The memory of a run under `model`, its choices by `policy`, its
+    /// weak compare-exchanges offered the spurious failure when
+    /// `spurious_cas` says.
+    pub fn new(
+        model: MemoryModel,
+        policy: ReadPolicy,
+        spurious_cas: bool,
+        spare: Option<Model>,
+    ) -> Memory {
         WEAK.set(model == MemoryModel::Weak);
         let model = (model == MemoryModel::Weak).then(|| {
             let mut m = spare.unwrap_or_default();
@@ -250,17 +257,11 @@ impl Memory {
         Memory {
             model,
             engaged: false,
-            choices: ReadChoices::new(policy),
+            choices: ReadChoices::new(policy).offering_spurious_failures(spurious_cas),
             stale: Vec::new(),
             races: Races::default(),
             spins: spin::Spins::default(),
         }
-    }
-
-    /// Offer weak compare-exchanges the spurious failure, or not
-    /// ([`ReadChoices::offer_spurious_failures`]).
-    pub fn offer_spurious_cas(&mut self, offered: bool) {
-        self.choices.offer_spurious_failures(offered);
     }
 
     /// The choices other than the latest the run made, and the loads the
