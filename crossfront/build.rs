@@ -12,7 +12,7 @@ use std::path::Path;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use rankcheck_reference::generate::{self, Knobs, Plan, Snippet, Style};
+use rankcheck_generate::{self as generate, Knobs, Plan, Snippet, Style};
 
 /// Programs drawn unless `CROSSFRONT_PROGRAMS` says otherwise: enough that
 /// at least 1,000 are compared in full after the skipped ones.
@@ -43,7 +43,7 @@ fn number(name: &str) -> Option<u64> {
     }
 }
 
-/// The generator's knobs: smaller than the reference's defaults, so that
+/// The generator's knobs: smaller than its defaults, so that
 /// the runtime's search (with no state to prune on, unlike the engine's)
 /// covers every schedule of most programs in a few thousand runs.
 fn knobs() -> Knobs {

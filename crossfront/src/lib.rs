@@ -1,4 +1,4 @@
-//! The two front ends held to one verdict. The reference's generator
+//! The two front ends held to one verdict. The generator (rankcheck-generate)
 //! draws small `.rk` programs and renders each also as a Rust test of
 //! rankcheck-rt (its "twin", [`world`] the shared state it uses); the
 //! build script compiles every twin into this crate ([`programs`]).

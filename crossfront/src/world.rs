@@ -1,5 +1,5 @@
 //! The shared state of a generated program's Rust twin, in rankcheck-rt's
-//! types: the vocabulary `rankcheck_reference::generate::RustTwin`
+//! types: the vocabulary `rankcheck_generate::RustTwin`
 //! documents. Every operation is one `.rk` visible operation (or, for a
 //! guarded global, one critical section of the state's mutex).
 

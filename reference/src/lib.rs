@@ -1,7 +1,6 @@
-//! An independent reference interpreter of the `.rk` language, and a
-//! generator of small well-formed programs, for differential testing of the
-//! rankcheck VM (as wasmtime is fuzzed against the WebAssembly reference
-//! interpreter).
+//! An independent reference interpreter of the `.rk` language, for
+//! differential testing of the rankcheck VM (as wasmtime is fuzzed against
+//! the WebAssembly reference interpreter).
 //!
 //! Only the syntax half of the front end is shared with the VM:
 //! [`rankcheck_instr::parse`] and the [`rankcheck_instr::ast`] types. Names
@@ -14,13 +13,10 @@
 //!
 //! Besides the interpreter: a brute-force model checker
 //! ([`Reference::reachable_failures`]), a minimal-preemption search
-//! ([`Reference::min_preemptions`]) and the generator ([`generate`]: a
-//! drawn `Plan`, which `generate/render.rs` writes line by line as `.rk`
-//! text and as its Rust twin, a rankcheck-rt test, with the map between
-//! their lines; crossfront compiles the twins). The crate's tests hold the
-//! engine to it on generated programs and on every hand-written program
-//! under the workspace's `tests/` (differential testing); only they use
-//! the engine.
+//! ([`Reference::min_preemptions`]). The crate's tests hold the engine to
+//! it on programs drawn by rankcheck-generate and on every hand-written
+//! program under the workspace's `tests/` (differential testing); only
+//! they use the engine.
 //!
 //! # Readings of the specification
 //!
@@ -93,7 +89,6 @@ mod error;
 mod explore;
 mod failure;
 mod fold;
-pub mod generate;
 mod interpret;
 mod lines;
 mod machine;

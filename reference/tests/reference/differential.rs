@@ -38,8 +38,8 @@ use rankcheck_engine::{
     BugKind, EventKind, Executable, Instrumentation, Limits, Outcome, Pending, Point,
     PriorityScheduler, PriorityScheme, Program, RandomScheduler, Scheduler, ThreadId, VarId, Vm,
 };
+use rankcheck_generate as generate;
 use rankcheck_instr::{compile, PointsTo, Tracking};
-use rankcheck_reference::generate;
 use rankcheck_reference::{Budget, Failure, Kind, Reference, Replayed, Tracked, VarKey};
 
 /// Programs per run unless `RANKCHECK_DIFFERENTIAL_PROGRAMS` says more.

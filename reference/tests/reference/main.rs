@@ -13,7 +13,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use rankcheck_reference::generate;
+use rankcheck_generate as generate;
 use rankcheck_reference::{Budget, Failure, Kind, RefError, Reference, Replayed, Tracked, VarKey};
 
 /// Enough for every program here; the examples need at most a few

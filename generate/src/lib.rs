@@ -1,6 +1,13 @@
 //! A generator of small, well-formed, terminating `.rk` programs for
 //! differential testing: [`program`] is a proptest [`Strategy`] of source
-//! text.
+//! text, and [`render_rust`] writes a drawn [`Plan`] also as its Rust twin,
+//! a rankcheck-rt test. The reference interpreter's tests hold the VM to
+//! it on these programs (rankcheck-reference), and crossfront holds the
+//! two front ends to one verdict on their twins.
+//!
+//! The crate depends on nothing of rankcheck's: crossfront's build script
+//! draws its programs with it, and what a build script uses is compiled
+//! once more, for the host.
 //!
 //! A program is drawn as a [`Plan`] (its shape, its shared state and a list
 //! of [`Snippet`]s per thread) and then rendered. Snippets name globals,
@@ -18,7 +25,7 @@
 //! only read, and no `await`, `wait` or `lock` is put inside `atomic`.
 //!
 //! The knobs are [`Knobs`]; [`program`] uses the defaults, which keep every
-//! program small enough for [`crate::Reference::reachable_failures`] to
+//! program small enough for the reference's model checker to
 //! explore in a few milliseconds.
 
 mod render;

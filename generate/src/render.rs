@@ -1,5 +1,5 @@
 //! Writes a [`Plan`] out twice, line by line in step: as `.rk` source, and
-//! as a Rust rankcheck-rt test (the vocabulary it uses is [`super::rust`]'s).
+//! as a Rust rankcheck-rt test (in the vocabulary of crossfront's `world`).
 //! Every `.rk` statement is one line, and so is its Rust twin, so a
 //! failure's Rust line names the `.rk` line it stands for.
 
