@@ -109,7 +109,28 @@ impl Footprint {
     /// The footprint of a step that made `touches`.
     pub fn of(touches: impl IntoIterator<Item = Touch>) -> Footprint {
         let touches = touches.into_iter();
-        let mut places: Vec<(Place, bool)> = Vec::with_capacity(touches.size_hint().0);
+        let places = Vec::with_capacity(touches.size_hint().0);
+        Footprint::of_into(places, touches)
+    }
+
+    /// Becomes the footprint of a step that made `touches`, in the room
+    /// this one had: a search replaying a path tells each step again.
+    pub fn assign(&mut self, touches: impl IntoIterator<Item = Touch>) {
+        let places = match std::mem::replace(self, Footprint::Everything) {
+            Footprint::Places(mut places) => {
+                places.clear();
+                places
+            }
+            Footprint::Everything => Vec::new(),
+        };
+        *self = Footprint::of_into(places, touches);
+    }
+
+    /// The footprint of `touches`, its places in `places` (empty).
+    fn of_into(
+        mut places: Vec<(Place, bool)>,
+        touches: impl IntoIterator<Item = Touch>,
+    ) -> Footprint {
         for touch in touches {
             if touch.place == Place::Everything {
                 return Footprint::Everything;

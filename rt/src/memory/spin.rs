@@ -22,8 +22,9 @@
 /// store between them, after which it gives way.
 pub const SPIN_REREADS: u32 = 3;
 
-/// One thread's row of loads of one value of one atomic.
-#[derive(Clone, Debug)]
+/// One thread's row of loads of one value of one atomic; none while
+/// `sites` is empty.
+#[derive(Clone, Debug, Default)]
 struct Row {
     object: usize,
     value: u64,
@@ -33,30 +34,34 @@ struct Row {
     repeats: u32,
 }
 
+impl Row {
+    /// A row starts with a load of `value` from `object` at `site` (the
+    /// sites' room kept: a thread starts rows at most of its loads).
+    fn start(&mut self, object: usize, value: u64, site: Site) {
+        self.object = object;
+        self.value = value;
+        self.sites.clear();
+        self.sites.push(site);
+        self.repeats = 0;
+    }
+}
+
 /// Per thread, its row of loads since its last store.
 #[derive(Debug, Default)]
-pub struct Spins(Vec<Option<Row>>);
+pub struct Spins(Vec<Row>);
 
 impl Spins {
     /// `thread` loaded `value` from `object` at `site`: whether it spins,
     /// and so gives way (the count starts again).
     pub fn loaded(&mut self, thread: usize, object: usize, value: u64, site: Site) -> bool {
         if self.0.len() <= thread {
-            self.0.resize(thread + 1, None);
+            self.0.resize_with(thread + 1, Row::default);
         }
-        let last = &mut self.0[thread];
-        let Some(row) = last
-            .as_mut()
-            .filter(|r| (r.object, r.value) == (object, value))
-        else {
-            *last = Some(Row {
-                object,
-                value,
-                sites: vec![site],
-                repeats: 0,
-            });
+        let row = &mut self.0[thread];
+        if row.sites.is_empty() || (row.object, row.value) != (object, value) {
+            row.start(object, value, site);
             return false;
-        };
+        }
         if !row.sites.contains(&site) {
             row.sites.push(site);
             return false;
@@ -71,8 +76,8 @@ impl Spins {
 
     /// `thread` stored (or did a read-modify-write): it is not spinning.
     pub fn stored(&mut self, thread: usize) {
-        if let Some(last) = self.0.get_mut(thread) {
-            *last = None;
+        if let Some(row) = self.0.get_mut(thread) {
+            row.sites.clear();
         }
     }
 }

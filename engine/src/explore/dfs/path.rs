@@ -12,7 +12,7 @@ use crate::scheduler::Point;
 use super::super::footprint::{Footprint, Place, Touch};
 use super::super::signature::{Mixed, Signature};
 use super::node::{backtrack, mark_cut, Node, Preemptions, ReadNode, ThreadNode};
-use super::races;
+use super::races::Races;
 use super::{Ending, Pruning, Settings};
 
 /// The path of the search and how far the current run is along it.
@@ -31,6 +31,8 @@ pub struct SearchPath {
     /// it, which a replay repeats.
     fresh_from: usize,
     run: RunState,
+    /// The race analysis ([`Pruning::Dpor`]), with its buffers.
+    races: Races,
 }
 
 /// What decides the choices, fixed for a search.
@@ -244,7 +246,10 @@ impl SearchPath {
                 if let Some(Node::Thread(node)) =
                     self.run.last_node.and_then(|i| self.nodes.get_mut(i))
                 {
-                    node.step = Some(Footprint::of(touches));
+                    match &mut node.step {
+                        Some(step) => step.assign(touches),
+                        None => node.step = Some(Footprint::of(touches)),
+                    }
                 }
             }
             Pruning::None => {}
@@ -284,7 +289,9 @@ impl SearchPath {
         if self.rules.pruning == Pruning::Dpor {
             let pending = self.pending_at_end();
             let bounded = self.rules.preemption_bound.is_some();
-            races::want_reversed(&mut self.nodes, &pending, bounded, self.fresh_from);
+            let fresh_from = self.fresh_from;
+            self.races
+                .want_reversed(&mut self.nodes, &pending, bounded, fresh_from);
         }
         let more = backtrack(&mut self.nodes, self.rules.pruning.sleeps());
         self.fresh_from = self.nodes.len().saturating_sub(1);

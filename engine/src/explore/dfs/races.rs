@@ -32,134 +32,126 @@ use std::collections::HashMap;
 
 use crate::id::ThreadId;
 
-use super::super::footprint::{Footprint, Place};
+use super::super::footprint::Footprint;
+use super::super::signature::Mixed;
 use super::node::Node;
 
 /// What the run did to one place: per thread, the positions among the
 /// run's steps of its accesses and of its writes.
+#[derive(Debug, Default)]
 struct PlaceLog {
     accesses: Vec<Vec<usize>>,
     writes: Vec<Vec<usize>>,
 }
 
-/// One step of the run: its point on the path, its thread, what it
-/// touched.
-struct Step<'a> {
-    node: usize,
-    thread: ThreadId,
-    touched: &'a Footprint,
+impl PlaceLog {
+    /// Empty, for `width` threads, keeping the lists' room.
+    fn reset(&mut self, width: usize) {
+        for lists in [&mut self.accesses, &mut self.writes] {
+            lists.iter_mut().for_each(Vec::clear);
+            lists.resize_with(width, Vec::new);
+        }
+    }
 }
 
 /// A race of the run: two steps, by position among its steps.
+#[derive(Debug)]
 struct Race {
     earlier: usize,
     later: usize,
 }
 
-/// The run's steps, their happens-before and their races.
-struct Run {
-    /// Each step's point on the path and thread.
+/// The race analysis of the search's runs, one run at a time: it runs
+/// after every run, so it keeps its buffers from one to the next.
+#[derive(Debug, Default)]
+pub(super) struct Races {
+    /// The last run's happens-before.
+    clocks: Clocks,
+    /// Each step's point on the path (`usize::MAX`: a pending step) and
+    /// thread.
     steps: Vec<(usize, ThreadId)>,
-    /// Each step's clock.
-    clocks: Vec<Vec<u32>>,
-    /// Per thread, the positions of its steps that touched something.
-    by_thread: Vec<Vec<usize>>,
+    /// The races whose later step is new.
     races: Vec<Race>,
+    /// Room for [`Races::initials`].
+    first: Vec<Option<usize>>,
+    initials: Vec<ThreadId>,
 }
 
-/// Mark, on the path `nodes` of the run that just ended, the threads that
-/// its races ask each point to explore: for a race, a thread that can
-/// start the reversed order there (Abdulla et al.'s source sets, POPL
-/// 2014: an initial of the steps not ordered after the earlier one, then
-/// the later one), unless the point explores one already. The
-/// `pending` threads could still run when the run ended: each is taken to
-/// have a step left that touches everything, so that a failure that ends
-/// a run early is raced with what they would have done.
-///
-/// Under a preemption bound (`bounded`), every initial is asked for (the
-/// one a point explores already may be past the bound there, where
-/// another is not), and also at the last point before the race's where
-/// the run switched threads, where taking it may cost no preemption the
-/// race's point would.
-///
-/// Only races whose later step is at or after the node `fresh_from` are
-/// new: the steps before it are a replay of the run before, whose races
-/// were asked for already.
-pub(super) fn want_reversed(
-    nodes: &mut [Node],
-    pending: &[ThreadId],
-    bounded: bool,
-    fresh_from: usize,
-) {
-    let run = Run::of(nodes, pending);
-    let switches = if bounded {
-        run.last_switches()
-    } else {
-        Vec::new()
-    };
-    let fresh = run
-        .races
-        .iter()
-        .filter(|race| run.steps[race.later].0 >= fresh_from);
-    for race in fresh {
-        let initials = run.initials(race);
-        let (at, _) = run.steps[race.earlier];
-        let later = run.steps[race.later].1;
-        // Two pending steps race at no point.
-        if let Some(Node::Thread(node)) = nodes.get_mut(at) {
-            node.want_one_of(&initials, later, bounded);
+impl Races {
+    /// Mark, on the path `nodes` of the run that just ended, the threads
+    /// that its races ask each point to explore: for a race, a thread that
+    /// can start the reversed order there (Abdulla et al.'s source sets,
+    /// POPL 2014: an initial of the steps not ordered after the earlier
+    /// one, then the later one), unless the point explores one already.
+    /// The `pending` threads could still run when the run ended: each is
+    /// taken to have a step left that touches everything, so that a
+    /// failure that ends a run early is raced with what they would have
+    /// done.
+    ///
+    /// Under a preemption bound (`bounded`), every initial is asked for
+    /// (the one a point explores already may be past the bound there,
+    /// where another is not), and also at the last point before the
+    /// race's where the run switched threads, where taking it may cost no
+    /// preemption the race's point would.
+    ///
+    /// Only races whose later step is at or after the node `fresh_from`
+    /// are new: the steps before it are a replay of the run before, whose
+    /// races were asked for already.
+    pub(super) fn want_reversed(
+        &mut self,
+        nodes: &mut [Node],
+        pending: &[ThreadId],
+        bounded: bool,
+        fresh_from: usize,
+    ) {
+        self.analyse(nodes, pending, fresh_from);
+        let switches = if bounded {
+            self.last_switches()
+        } else {
+            Vec::new()
+        };
+        let races = std::mem::take(&mut self.races);
+        for race in &races {
+            self.initials(race);
+            let (at, _) = self.steps[race.earlier];
+            let later = self.steps[race.later].1;
+            // Two pending steps race at no point.
+            if let Some(Node::Thread(node)) = nodes.get_mut(at) {
+                node.want_one_of(&self.initials, later, bounded);
+            }
+            let switch = switches.get(race.earlier).copied().flatten();
+            if let Some(Node::Thread(node)) = switch.and_then(|s| nodes.get_mut(s)) {
+                node.want_one_of(&self.initials, later, bounded);
+            }
         }
-        let switch = switches.get(race.earlier).copied().flatten();
-        if let Some(Node::Thread(node)) = switch.and_then(|s| nodes.get_mut(s)) {
-            node.want_one_of(&initials, later, bounded);
-        }
+        self.races = races;
     }
-}
 
-impl Run {
-    /// The run whose path is `nodes`, with a last step of each `pending`
-    /// thread (at no point: the run ended before it).
-    fn of(nodes: &[Node], pending: &[ThreadId]) -> Run {
+    /// The happens-before of the run whose path is `nodes`, with a last
+    /// step of each `pending` thread (at no point: the run ended before
+    /// it), and its races whose later step is at or after the node
+    /// `fresh_from`.
+    fn analyse(&mut self, nodes: &[Node], pending: &[ThreadId], fresh_from: usize) {
         const EVERYTHING: &Footprint = &Footprint::Everything;
-        let mut steps: Vec<Step<'_>> = nodes
+        let ran = nodes.iter().enumerate().filter_map(|(at, node)| {
+            let node = node.as_thread()?;
+            let touched = node.step.as_ref().unwrap_or(EVERYTHING);
+            Some((at, node.chosen, touched, Some(&node.enabled[..])))
+        });
+        let left = pending
             .iter()
-            .enumerate()
-            .filter_map(|(node, n)| {
-                n.as_thread().map(|t| Step {
-                    node,
-                    thread: t.chosen,
-                    touched: t.step.as_ref().unwrap_or(EVERYTHING),
-                })
-            })
-            .collect();
-        steps.extend(pending.iter().map(|&thread| Step {
-            node: usize::MAX,
-            thread,
-            touched: EVERYTHING,
-        }));
-        let threads = thread_count(nodes);
-        let mut clocks = Clocks::new(threads);
-        let mut races = Vec::new();
-        let mut by_thread = vec![Vec::new(); threads];
-        for (at, step) in steps.iter().enumerate() {
-            if let Some(Node::Thread(node)) = nodes.get(step.node) {
-                clocks.meet(&node.enabled, at);
+            .map(|&thread| (usize::MAX, thread, EVERYTHING, None));
+        self.clocks.reset(thread_count(nodes));
+        self.steps.clear();
+        self.races.clear();
+        for (at, (node, thread, touched, enabled)) in ran.chain(left).enumerate() {
+            if let Some(enabled) = enabled {
+                self.clocks.meet(enabled, at);
             }
-            for earlier in clocks.step(at, step.thread, step.touched) {
-                races.push(Race { earlier, later: at });
-            }
-            // A step that only found it must wait starts nothing: taken
-            // earlier, the same operation may go on (a lock taken before
-            // the other thread took it) and conflict.
-            if !step.touched.is_empty() {
-                by_thread[step.thread.index()].push(at);
-            }
-        }
-        Run {
-            steps: steps.iter().map(|s| (s.node, s.thread)).collect(),
-            clocks: clocks.steps,
-            by_thread,
-            races,
+            let fresh = node >= fresh_from;
+            let races = fresh.then_some(&mut self.races);
+            self.clocks.step(at, thread, touched, races);
+            self.steps.push((node, thread));
         }
     }
 
@@ -178,42 +170,44 @@ impl Run {
         switches
     }
 
-    /// The threads that can start the race reversed: among the steps
-    /// after the earlier one and not ordered after it, then the later
-    /// one, each thread whose first such step is ordered after no other
-    /// thread's first.
-    fn initials(&self, race: &Race) -> Vec<ThreadId> {
+    /// The threads that can start the race reversed, into
+    /// `self.initials`: among the steps after the earlier one and not
+    /// ordered after it, then the later one, each thread whose first such
+    /// step is ordered after no other thread's first.
+    fn initials(&mut self, race: &Race) {
         let (i, j) = (race.earlier, race.later);
         let earlier_thread = self.steps[i].1.index();
         let later_thread = self.steps[j].1.index();
-        let first: Vec<Option<usize>> = self
-            .by_thread
-            .iter()
-            .enumerate()
-            .map(|(r, positions)| {
+        let clocks = &self.clocks;
+        // A step that only found it must wait starts nothing: taken
+        // earlier, the same operation may go on (a lock taken before the
+        // other thread took it) and conflict. So only steps that touched
+        // something count.
+        self.first.clear();
+        self.first
+            .extend(clocks.any.iter().enumerate().map(|(r, positions)| {
                 let k = *positions.get(positions.partition_point(|&p| p <= i))?;
                 // The later step belongs to the reversed order even when
                 // the run ordered it after the earlier one (through the
                 // steps between).
                 let later = r == later_thread && k == j;
-                let unordered = k < j && self.clocks[k][earlier_thread] <= i as u32;
+                let unordered = k < j && clocks.clock(k)[earlier_thread] <= i as u32;
                 (later || unordered).then_some(k)
-            })
-            .collect();
+            }));
+        let first = &self.first;
         let knows_another = |r: usize, k: usize| {
+            let clock = clocks.clock(k);
             first
                 .iter()
                 .enumerate()
-                .any(|(s, ks)| s != r && ks.is_some_and(|ks| self.clocks[k][s] > ks as u32))
+                .any(|(s, ks)| s != r && ks.is_some_and(|ks| clock[s] > ks as u32))
         };
-        first
-            .iter()
-            .enumerate()
-            .filter_map(|(r, k)| {
+        self.initials.clear();
+        self.initials
+            .extend(first.iter().enumerate().filter_map(|(r, k)| {
                 let k = (*k)?;
                 (!knows_another(r, k)).then_some(ThreadId(r as u32))
-            })
-            .collect()
+            }));
     }
 }
 
@@ -230,13 +224,22 @@ fn thread_count(nodes: &[Node]) -> usize {
 /// The run's happens-before so far, as vector clocks: entry `u` of a
 /// clock is one more than the position of the last step of thread `u` it
 /// has seen (0: none).
+#[derive(Debug, Default)]
 struct Clocks {
-    /// Each step's clock.
-    steps: Vec<Vec<u32>>,
-    /// Each thread's clock after its last step; `None` until it first
-    /// could run.
-    threads: Vec<Option<Vec<u32>>>,
-    places: HashMap<Place, PlaceLog>,
+    /// Threads: the clocks' width.
+    width: usize,
+    /// Each step's clock, one after the other.
+    steps: Vec<u32>,
+    /// Each thread's clock after its last step, one after the other.
+    threads: Vec<u32>,
+    /// Whether each thread could run yet (its clock is set).
+    started: Vec<bool>,
+    /// Each place touched so far, by its key, as an index into `logs`.
+    places: HashMap<u64, usize, Mixed>,
+    /// The places' logs: the first `live` are this run's, the others
+    /// room left by an earlier run.
+    logs: Vec<PlaceLog>,
+    live: usize,
     /// Per thread, its steps that touched anything.
     any: Vec<Vec<usize>>,
     /// Per thread, its steps that may have touched everything.
@@ -244,88 +247,120 @@ struct Clocks {
 }
 
 impl Clocks {
-    fn new(threads: usize) -> Clocks {
-        Clocks {
-            steps: Vec::new(),
-            threads: vec![None; threads],
-            places: HashMap::new(),
-            any: vec![Vec::new(); threads],
-            everything: vec![Vec::new(); threads],
+    /// No step yet, for `width` threads, keeping the buffers' room.
+    fn reset(&mut self, width: usize) {
+        self.width = width;
+        self.steps.clear();
+        self.threads.clear();
+        self.threads.resize(width * width, 0);
+        self.started.clear();
+        self.started.resize(width, false);
+        self.places.clear();
+        self.live = 0;
+        for lists in [&mut self.any, &mut self.everything] {
+            lists.iter_mut().for_each(Vec::clear);
+            lists.resize_with(width, Vec::new);
         }
+    }
+
+    /// Step `k`'s clock.
+    fn clock(&self, k: usize) -> &[u32] {
+        &self.steps[k * self.width..(k + 1) * self.width]
     }
 
     /// The threads that can run before step `at`: one seen for the first
     /// time starts with the clock of the step before (which made it able
     /// to run), or an empty one at the start.
     fn meet(&mut self, enabled: &[ThreadId], at: usize) {
-        let width = self.threads.len();
+        let width = self.width;
         for thread in enabled {
-            let clock = &mut self.threads[thread.index()];
-            if clock.is_none() {
-                *clock = Some(match at.checked_sub(1) {
-                    Some(before) => self.steps[before].clone(),
-                    None => vec![0; width],
+            let t = thread.index();
+            if self.started[t] {
+                continue;
+            }
+            self.started[t] = true;
+            if let Some(before) = at.checked_sub(1) {
+                let (steps, threads) = (&self.steps, &mut self.threads);
+                threads[t * width..(t + 1) * width]
+                    .copy_from_slice(&steps[before * width..(before + 1) * width]);
+            }
+        }
+    }
+
+    /// Step `at` of `thread` touched `touched`: its clock, and, into
+    /// `races` when asked, the earlier steps it races with: every step of
+    /// another thread that conflicts with it and that `thread` had not
+    /// seen (not only the last: a lock taken, then released, races with
+    /// another thread's taking it, though the release is between them).
+    fn step(
+        &mut self,
+        at: usize,
+        thread: ThreadId,
+        touched: &Footprint,
+        mut races: Option<&mut Vec<Race>>,
+    ) {
+        let width = self.width;
+        let t = thread.index();
+        // A thread not seen to be able to run yet starts from nothing.
+        self.started[t] = true;
+        // The step's clock starts as its thread's and takes in the last
+        // conflicting step of each other thread.
+        let row = self.steps.len();
+        self.steps
+            .extend_from_slice(&self.threads[t * width..(t + 1) * width]);
+        let from = races.as_ref().map_or(0, |r| r.len());
+        for u in (0..width).filter(|&u| u != t) {
+            // What the thread had seen of `u` before this step.
+            let unseen = self.threads[t * width + u] as usize;
+            let mut last = None;
+            self.for_conflicting(touched, u, |steps| {
+                last = last.max(steps.last().copied());
+                if let Some(races) = races.as_deref_mut() {
+                    let from = steps.partition_point(|&p| p < unseen);
+                    let later = at;
+                    races.extend(steps[from..].iter().map(|&earlier| Race { earlier, later }));
+                }
+            });
+            if let Some(last) = last {
+                let (before, clock) = self.steps.split_at_mut(row);
+                join(clock, &before[last * width..(last + 1) * width]);
+            }
+        }
+        if let Some(races) = races {
+            let new = &mut races[from..];
+            new.sort_unstable_by_key(|race| race.earlier);
+            let kept = dedup_earlier(new);
+            races.truncate(from + kept);
+        }
+        self.steps[row + t] = at as u32 + 1;
+        self.record(at, t, touched);
+        let (threads, steps) = (&mut self.threads, &self.steps);
+        threads[t * width..(t + 1) * width].copy_from_slice(&steps[row..]);
+    }
+
+    /// Calls `each` with thread `u`'s steps so far that conflict with a
+    /// step touching `touched`, as lists in order.
+    fn for_conflicting(&self, touched: &Footprint, u: usize, mut each: impl FnMut(&[usize])) {
+        let places = match touched {
+            Footprint::Everything => return each(&self.any[u]),
+            Footprint::Places(places) => places,
+        };
+        each(&self.everything[u]);
+        for (place, write) in places {
+            if let Some(&log) = self.places.get(&place.key()) {
+                let log = &self.logs[log];
+                each(if *write {
+                    &log.accesses[u]
+                } else {
+                    &log.writes[u]
                 });
             }
         }
     }
 
-    /// Step `at` of `thread` touched `touched`: its clock, and the
-    /// earlier steps it races with: every step of another thread that
-    /// conflicts with it and that `thread` had not seen (not only the
-    /// last: a lock taken, then released, races with another thread's
-    /// taking it, though the release is between them).
-    fn step(&mut self, at: usize, thread: ThreadId, touched: &Footprint) -> Vec<usize> {
-        let width = self.threads.len();
-        let t = thread.index();
-        let seen = self.threads[t].take().unwrap_or_else(|| vec![0; width]);
-        let mut clock = seen.clone();
-        let mut races = Vec::new();
-        for u in (0..width).filter(|&u| u != t) {
-            let unseen = seen[u] as usize;
-            let mut last = None;
-            for steps in self.conflicting(touched, u) {
-                last = last.max(steps.last().copied());
-                let from = steps.partition_point(|&p| p < unseen);
-                races.extend_from_slice(&steps[from..]);
-            }
-            if let Some(last) = last {
-                join(&mut clock, &self.steps[last]);
-            }
-        }
-        races.sort_unstable();
-        races.dedup();
-        clock[t] = at as u32 + 1;
-        self.record(at, t, touched);
-        self.threads[t] = Some(clock.clone());
-        self.steps.push(clock);
-        races
-    }
-
-    /// Thread `u`'s steps so far that conflict with a step touching
-    /// `touched`, as lists in order.
-    fn conflicting<'a>(&'a self, touched: &'a Footprint, u: usize) -> Vec<&'a [usize]> {
-        let places = match touched {
-            Footprint::Everything => return vec![&self.any[u]],
-            Footprint::Places(places) => places,
-        };
-        let mut lists = vec![self.everything[u].as_slice()];
-        for (place, write) in places {
-            if let Some(log) = self.places.get(place) {
-                let steps = if *write {
-                    &log.accesses[u]
-                } else {
-                    &log.writes[u]
-                };
-                lists.push(steps);
-            }
-        }
-        lists
-    }
-
     /// Step `at` of thread `t` touched `touched`.
     fn record(&mut self, at: usize, t: usize, touched: &Footprint) {
-        let width = self.threads.len();
+        let width = self.width;
         match touched {
             Footprint::Everything => {
                 self.everything[t].push(at);
@@ -336,10 +371,11 @@ impl Clocks {
                     self.any[t].push(at);
                 }
                 for (place, write) in places {
-                    let log = self.places.entry(*place).or_insert_with(|| PlaceLog {
-                        accesses: vec![Vec::new(); width],
-                        writes: vec![Vec::new(); width],
-                    });
+                    let index = match self.places.get(&place.key()) {
+                        Some(&index) => index,
+                        None => self.new_log(place.key(), width),
+                    };
+                    let log = &mut self.logs[index];
                     log.accesses[t].push(at);
                     if *write {
                         log.writes[t].push(at);
@@ -348,6 +384,32 @@ impl Clocks {
             }
         }
     }
+
+    /// A log for the place keyed `key`, empty, for `width` threads: its
+    /// index among the logs.
+    fn new_log(&mut self, key: u64, width: usize) -> usize {
+        if self.live == self.logs.len() {
+            self.logs.push(PlaceLog::default());
+        }
+        let index = self.live;
+        self.logs[index].reset(width);
+        self.live += 1;
+        self.places.insert(key, index);
+        index
+    }
+}
+
+/// Keep the first of each run of races with the same earlier step in the
+/// sorted `races`: how many are kept, at the front.
+fn dedup_earlier(races: &mut [Race]) -> usize {
+    let mut kept = 0;
+    for i in 0..races.len() {
+        if kept == 0 || races[kept - 1].earlier != races[i].earlier {
+            races.swap(kept, i);
+            kept += 1;
+        }
+    }
+    kept
 }
 
 /// `clock` joined with `other`, entry by entry.
