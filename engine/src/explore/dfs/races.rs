@@ -141,10 +141,16 @@ impl Races {
         let left = pending
             .iter()
             .map(|&thread| (usize::MAX, thread, EVERYTHING, None));
-        self.clocks.reset(thread_count(nodes));
-        self.steps.clear();
+        let width = thread_count(nodes);
+        let kept = self.replayed(nodes, fresh_from, width);
+        if kept == 0 {
+            self.clocks.reset(width);
+        } else {
+            self.clocks.rewind(kept);
+        }
+        self.steps.truncate(kept);
         self.races.clear();
-        for (at, (node, thread, touched, enabled)) in ran.chain(left).enumerate() {
+        for (at, (node, thread, touched, enabled)) in ran.chain(left).enumerate().skip(kept) {
             if let Some(enabled) = enabled {
                 self.clocks.meet(enabled, at);
             }
@@ -152,6 +158,34 @@ impl Races {
             let races = fresh.then_some(&mut self.races);
             self.clocks.step(at, thread, touched, races);
             self.steps.push((node, thread));
+        }
+    }
+
+    /// How many of the last analysed run's steps the run on `nodes`
+    /// replayed, before the node `fresh_from` where it chose anew: their
+    /// happens-before is the same, so the analysis goes on from there.
+    /// The last step before that node is not one of them: the new choice
+    /// may be a read choice of that step, which then touched other
+    /// places. None (0) when the threads' count changed or the steps
+    /// differ (the path is another search's).
+    fn replayed(&self, nodes: &[Node], fresh_from: usize, width: usize) -> usize {
+        #[cfg(test)]
+        if tests::FULL_ANALYSIS.with(std::cell::Cell::get) {
+            return 0;
+        }
+        if width != self.clocks.width {
+            return 0;
+        }
+        let before = self.steps.partition_point(|&(node, _)| node < fresh_from);
+        let kept = before.saturating_sub(1);
+        let same = self.steps[..kept].iter().all(|&(node, thread)| {
+            let node = nodes.get(node).and_then(Node::as_thread);
+            node.is_some_and(|node| node.chosen == thread)
+        });
+        if same {
+            kept
+        } else {
+            0
         }
     }
 
@@ -244,6 +278,11 @@ struct Clocks {
     any: Vec<Vec<usize>>,
     /// Per thread, its steps that may have touched everything.
     everything: Vec<Vec<usize>>,
+    /// Per thread, all its steps.
+    own: Vec<Vec<usize>>,
+    /// Per thread, the step before which it was first seen able to run
+    /// ([`Clocks::meet`]; `usize::MAX`: not yet).
+    met_at: Vec<usize>,
 }
 
 impl Clocks {
@@ -257,9 +296,46 @@ impl Clocks {
         self.started.resize(width, false);
         self.places.clear();
         self.live = 0;
-        for lists in [&mut self.any, &mut self.everything] {
+        for lists in [&mut self.any, &mut self.everything, &mut self.own] {
             lists.iter_mut().for_each(Vec::clear);
             lists.resize_with(width, Vec::new);
+        }
+        self.met_at.clear();
+        self.met_at.resize(width, usize::MAX);
+    }
+
+    /// Back to where the first `steps` steps left it: what later steps
+    /// added is taken out, and each thread's clock is again that of its
+    /// last step before, or the one it started with.
+    fn rewind(&mut self, steps: usize) {
+        let width = self.width;
+        self.steps.truncate(steps * width);
+        let cut = |list: &mut Vec<usize>| list.truncate(list.partition_point(|&p| p < steps));
+        for lists in [&mut self.any, &mut self.everything, &mut self.own] {
+            lists.iter_mut().for_each(cut);
+        }
+        for log in &mut self.logs[..self.live] {
+            for lists in [&mut log.accesses, &mut log.writes] {
+                lists.iter_mut().for_each(cut);
+            }
+        }
+        for t in 0..width {
+            let from = match self.own[t].last() {
+                Some(&last) => Some(last),
+                None if self.met_at[t] < steps => self.met_at[t].checked_sub(1),
+                None => {
+                    self.met_at[t] = usize::MAX;
+                    self.started[t] = false;
+                    self.threads[t * width..(t + 1) * width].fill(0);
+                    continue;
+                }
+            };
+            self.started[t] = true;
+            let row = &mut self.threads[t * width..(t + 1) * width];
+            match from {
+                Some(k) => row.copy_from_slice(&self.steps[k * width..(k + 1) * width]),
+                None => row.fill(0),
+            }
         }
     }
 
@@ -279,6 +355,7 @@ impl Clocks {
                 continue;
             }
             self.started[t] = true;
+            self.met_at[t] = at;
             if let Some(before) = at.checked_sub(1) {
                 let (steps, threads) = (&self.steps, &mut self.threads);
                 threads[t * width..(t + 1) * width]
@@ -333,6 +410,7 @@ impl Clocks {
             races.truncate(from + kept);
         }
         self.steps[row + t] = at as u32 + 1;
+        self.own[t].push(at);
         self.record(at, t, touched);
         let (threads, steps) = (&mut self.threads, &self.steps);
         threads[t * width..(t + 1) * width].copy_from_slice(&steps[row..]);
@@ -416,5 +494,16 @@ fn dedup_earlier(races: &mut [Race]) -> usize {
 fn join(clock: &mut [u32], other: &[u32]) {
     for (mine, theirs) in clock.iter_mut().zip(other) {
         *mine = (*mine).max(*theirs);
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Whether each run's analysis starts from the first step (the
+        /// dfs tests compare the resumed analysis with it).
+        pub(in super::super) static FULL_ANALYSIS: Cell<bool> = const { Cell::new(false) };
     }
 }

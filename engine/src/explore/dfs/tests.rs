@@ -36,6 +36,9 @@ struct Toy {
     fails: fn(&[ThreadId]) -> bool,
     /// A choice among this many values at each run's start, if any.
     reads: Option<usize>,
+    /// Per thread and step, other touches the step makes instead when a
+    /// read choice it makes as it runs takes its second value.
+    alternatives: Vec<Vec<Option<Step>>>,
 }
 
 impl Toy {
@@ -46,6 +49,7 @@ impl Toy {
             classes: BTreeSet::new(),
             fails: |_| false,
             reads: None,
+            alternatives: Vec::new(),
         }
     }
 
@@ -85,18 +89,35 @@ impl Toy {
     }
 }
 
+impl Toy {
+    /// The touches of step `index` of `thread`, as it runs on `path`.
+    fn step_of(&self, thread: ThreadId, index: usize, path: &mut SearchPath) -> Step {
+        let (t, step) = (thread.index(), &self.threads[thread.index()][index]);
+        match self
+            .alternatives
+            .get(t)
+            .and_then(|a| a.get(index))
+            .cloned()
+            .flatten()
+        {
+            Some(other) if path.read(Place::Memory(9), 2) == 1 => other,
+            _ => step.clone(),
+        }
+    }
+}
+
 impl Runner for Toy {
     fn run(&mut self, path: &mut SearchPath) -> Ending {
         let mut done = vec![0; self.threads.len()];
         let mut order = Vec::new();
         let mut last: Option<ThreadId> = None;
+        let mut touched: Step = Vec::new();
         if let Some(options) = self.reads {
             path.read(Place::Memory(0), options);
         }
         loop {
             if let Some(thread) = last {
-                let step = &self.threads[thread.index()][done[thread.index()] - 1];
-                path.stepped(thread, step.iter().copied());
+                path.stepped(thread, touched.iter().copied());
             }
             let enabled = self.enabled(&done);
             if enabled.is_empty() {
@@ -109,6 +130,7 @@ impl Runner for Toy {
                 return Ending::Cut;
             }
             order.push(chosen);
+            touched = self.step_of(chosen, done[chosen.index()], path);
             done[chosen.index()] += 1;
             last = Some(chosen);
         }
@@ -442,4 +464,39 @@ fn under_a_preemption_bound_pruning_reaches_every_class_the_bounded_search_does(
         "bounds 0 to 2: classes {classes:?}, sleep sets {:?}, reduction {:?} schedules",
         schedules[0], schedules[1]
     );
+}
+
+#[test]
+fn the_race_analysis_resumed_after_the_replayed_steps_asks_what_a_whole_one_does() {
+    // Each run's analysis goes on from the steps the run replayed; a read
+    // choice made inside a step may change what that step touched, so the
+    // step before the new choice is analysed again. The same schedules
+    // and pruned runs as an analysis of each whole run.
+    for seed in 0..300 {
+        let threads = 2 + (seed % 2) as usize;
+        let program = random_program(seed, threads);
+        let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5eed);
+        let alternatives: Vec<Vec<Option<Step>>> = program
+            .iter()
+            .map(|steps| {
+                let mut other = |_: &Step| {
+                    let instead = vec![touch(rng.random_range(0..3), rng.random_bool(0.5))];
+                    rng.random_bool(0.4).then_some(instead)
+                };
+                steps.iter().map(&mut other).collect()
+            })
+            .collect();
+        let counts = |whole: bool| {
+            races::tests::FULL_ANALYSIS.with(|f| f.set(whole));
+            let mut toy = Toy {
+                stops_cheaply: true,
+                alternatives: alternatives.clone(),
+                ..Toy::new(program.clone())
+            };
+            let searched = explore(&mut toy, &settings(Pruning::Dpor));
+            races::tests::FULL_ANALYSIS.with(|f| f.set(false));
+            (searched.schedules, searched.pruned)
+        };
+        assert_eq!(counts(false), counts(true), "seed {seed}: {program:?}");
+    }
 }
