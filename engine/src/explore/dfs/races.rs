@@ -266,8 +266,6 @@ struct Clocks {
     steps: Vec<u32>,
     /// Each thread's clock after its last step, one after the other.
     threads: Vec<u32>,
-    /// Whether each thread could run yet (its clock is set).
-    started: Vec<bool>,
     /// Each place touched so far, by its key, as an index into `logs`.
     places: HashMap<u64, usize, Mixed>,
     /// The places' logs: the first `live` are this run's, the others
@@ -292,8 +290,6 @@ impl Clocks {
         self.steps.clear();
         self.threads.clear();
         self.threads.resize(width * width, 0);
-        self.started.clear();
-        self.started.resize(width, false);
         self.places.clear();
         self.live = 0;
         for lists in [&mut self.any, &mut self.everything, &mut self.own] {
@@ -325,18 +321,21 @@ impl Clocks {
                 None if self.met_at[t] < steps => self.met_at[t].checked_sub(1),
                 None => {
                     self.met_at[t] = usize::MAX;
-                    self.started[t] = false;
-                    self.threads[t * width..(t + 1) * width].fill(0);
-                    continue;
+                    None
                 }
             };
-            self.started[t] = true;
             let row = &mut self.threads[t * width..(t + 1) * width];
             match from {
                 Some(k) => row.copy_from_slice(&self.steps[k * width..(k + 1) * width]),
                 None => row.fill(0),
             }
         }
+    }
+
+    /// Whether thread `t` was seen able to run, or ran (its clock is set;
+    /// a thread not seen before its first step starts from nothing).
+    fn started(&self, t: usize) -> bool {
+        self.met_at[t] != usize::MAX || !self.own[t].is_empty()
     }
 
     /// Step `k`'s clock.
@@ -351,10 +350,9 @@ impl Clocks {
         let width = self.width;
         for thread in enabled {
             let t = thread.index();
-            if self.started[t] {
+            if self.started(t) {
                 continue;
             }
-            self.started[t] = true;
             self.met_at[t] = at;
             if let Some(before) = at.checked_sub(1) {
                 let (steps, threads) = (&self.steps, &mut self.threads);
@@ -378,8 +376,6 @@ impl Clocks {
     ) {
         let width = self.width;
         let t = thread.index();
-        // A thread not seen to be able to run yet starts from nothing.
-        self.started[t] = true;
         // The step's clock starts as its thread's and takes in the last
         // conflicting step of each other thread.
         let row = self.steps.len();
