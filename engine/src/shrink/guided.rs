@@ -11,6 +11,8 @@
 
 use std::collections::BTreeMap;
 
+use smallvec::SmallVec;
+
 use crate::id::ThreadId;
 use crate::scheduler::{Point, Scheduler};
 
@@ -31,6 +33,11 @@ pub struct DecisionKey {
 /// The decisions of a schedule: at each key, the thread chosen.
 pub type Decisions = BTreeMap<DecisionKey, ThreadId>;
 
+/// A few threads, kept inline: a point records two such lists, and a
+/// shrink replays the test hundreds of times, so an allocation for each
+/// was most of a small replay's allocations.
+pub type FewThreads = SmallVec<[ThreadId; 4]>;
+
 /// What a guided run did at one scheduling point.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointRecord {
@@ -45,9 +52,9 @@ pub struct PointRecord {
     pub last_enabled: bool,
     /// The threads that could run, by number (none recorded where more
     /// than [`MAX_ALTERNATIVES`] could).
-    pub enabled: Vec<ThreadId>,
+    pub enabled: FewThreads,
     /// The threads that became able to run in the last step.
-    pub newly_enabled: Vec<ThreadId>,
+    pub newly_enabled: FewThreads,
 }
 
 impl PointRecord {
@@ -152,9 +159,9 @@ impl Scheduler for Guided {
         // left alone (a program that spawns thousands of threads would
         // otherwise record millions of them).
         let mut enabled = if point.enabled.len() <= MAX_ALTERNATIVES {
-            point.enabled.to_vec()
+            FewThreads::from_slice(point.enabled)
         } else {
-            Vec::new()
+            FewThreads::new()
         };
         enabled.sort_unstable();
         let asked = match &self.guide {
@@ -172,7 +179,7 @@ impl Scheduler for Guided {
             default,
             last_enabled,
             enabled,
-            newly_enabled: point.newly_enabled.to_vec(),
+            newly_enabled: FewThreads::from_slice(point.newly_enabled),
         });
         chosen
     }

@@ -205,10 +205,10 @@ impl Shrinker<'_> {
     fn bounded(&mut self, prefix: Vec<ThreadId>, budget: u64) -> Result<bool, Stopped> {
         let mut guided = Guided::schedule(&prefix);
         let verdict = self.run(&mut guided)?;
-        let records = guided.records().to_vec();
-        if verdict == Verdict::Same && self.keep(guided) {
-            return Ok(true);
+        if verdict == Verdict::Same && Size::of(guided.records()) < self.size {
+            return Ok(self.keep(guided));
         }
+        let records = guided.records();
         for (point, record) in records.iter().enumerate().skip(prefix.len()) {
             for &other in record.enabled.iter().filter(|&&t| t != record.chosen) {
                 let cost = u64::from(record.costs(other));

@@ -250,6 +250,33 @@ fn a_dropped_atomic_leaves_nothing_to_a_later_one() {
     });
 }
 
+/// A run's atomics share chunks of memory reused by the next run: many
+/// atomics of mixed sizes, over several chunks and several runs, each keep
+/// their own value, and a pointer taken early still reaches its atomic
+/// after hundreds more were made.
+#[test]
+fn hundreds_of_atomics_a_run_keep_their_own_values_run_after_run() {
+    loom::model(|| {
+        let first = AtomicU64::new(u64::MAX);
+        let early = first.as_ptr();
+        let mut words = Vec::new();
+        let mut bytes = Vec::new();
+        for i in 0..300 {
+            words.push(AtomicUsize::new(i));
+            bytes.push(AtomicU8::new((i % 251) as u8));
+        }
+        let t = thread::spawn(|| ());
+        for (i, (word, byte)) in words.iter().zip(&bytes).enumerate() {
+            assert_eq!(word.fetch_add(1, Relaxed), i);
+            assert_eq!(byte.load(Relaxed), (i % 251) as u8);
+        }
+        // SAFETY: `first` lives to the end of the closure; the pointer is
+        // std's `as_ptr`, read with no other thread touching it.
+        assert_eq!(unsafe { *early }, u64::MAX);
+        t.join().unwrap();
+    });
+}
+
 #[test]
 fn an_atomic_kept_for_a_later_execution_panics_naming_the_misuse() {
     // A misuse (loom's would index another execution's objects): an

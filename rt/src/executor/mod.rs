@@ -38,8 +38,7 @@ use rankcheck_engine::{Event, EventKind, Pending, Scheduler, ThreadId, VarId};
 use crate::failure::{Failure, FailureKind, SourceLocation};
 use crate::footprint::{Place, StepLog, Touch};
 use crate::memory::choice::{ReadChoice, ReadPolicy};
-use crate::memory::model::Model;
-use crate::memory::{Memory, MemoryModel, StaleRead};
+use crate::memory::{Memory, MemoryModel, Spare, StaleRead};
 use crate::object::{Handle, Object, ObjectId, SyncState};
 use crate::panic_capture;
 use crate::trace::TraceLog;
@@ -205,8 +204,8 @@ pub struct Execution {
     pub wakes: WakeState,
     /// The atomics' memory (crate::memory).
     pub memory: Memory,
-    /// The last run's weak-memory model, kept for the next run's memory.
-    spare_model: Option<Model>,
+    /// The room the last run's memory left, for the next run's.
+    spare_memory: Spare,
     /// Steps that ended with a tracked event so far: the count a priority
     /// scheduler's change points are drawn among.
     pub tracked_steps: u64,
@@ -414,7 +413,7 @@ impl Execution {
             panics: Vec::new(),
             wakes: WakeState::new(WakeChoices::Replay(Vec::new())),
             memory: Memory::default(),
-            spare_model: None,
+            spare_memory: Spare::default(),
             tracked_steps: 0,
             tasks: crate::future::Tasks::default(),
             foreign: std::sync::Arc::default(),
@@ -452,7 +451,7 @@ impl Execution {
             config.memory,
             config.reads,
             config.spurious_cas,
-            self.spare_model.take(),
+            std::mem::take(&mut self.spare_memory),
         );
         self.tasks.clear();
         self.tracked_steps = 0;
@@ -482,8 +481,8 @@ impl Execution {
         self.longest_schedule = self.longest_schedule.max(self.schedule.len());
         let mut memory = std::mem::take(&mut self.memory);
         let stale = std::mem::take(&mut memory.stale);
-        let (reads, cut, model) = memory.finish();
-        self.spare_model = model;
+        let (reads, cut, spare) = memory.finish();
+        self.spare_memory = spare;
         let result = RunResult {
             failure: self.failure.take(),
             schedule: std::mem::take(&mut self.schedule),

@@ -217,6 +217,16 @@ impl StaleRead {
     }
 }
 
+/// What a finished run's memory leaves the next run: its model, cells and
+/// spin rows, whose room the next run reuses (emptied) instead of
+/// allocating it again; most of a small run's allocations were these.
+#[derive(Debug, Default)]
+pub struct Spare {
+    model: Option<Model>,
+    races: Races,
+    spins: spin::Spins,
+}
+
 /// One execution's memory.
 #[derive(Debug, Default)]
 pub struct Memory {
@@ -241,35 +251,42 @@ pub struct Memory {
 impl Memory {
     /// The memory of a run under `model`, its choices by `policy`, its
     /// weak compare-exchanges offered the spurious failure when
-    /// `spurious_cas` says.
-    pub fn new(
-        model: MemoryModel,
-        policy: ReadPolicy,
-        spurious_cas: bool,
-        spare: Option<Model>,
-    ) -> Memory {
+    /// `spurious_cas` says, in the room an earlier run left (`spare`).
+    pub fn new(model: MemoryModel, policy: ReadPolicy, spurious_cas: bool, spare: Spare) -> Memory {
         WEAK.set(model == MemoryModel::Weak);
+        let Spare {
+            model: spare_model,
+            mut races,
+            mut spins,
+        } = spare;
         let model = (model == MemoryModel::Weak).then(|| {
-            let mut m = spare.unwrap_or_default();
+            let mut m = spare_model.unwrap_or_default();
             m.clear();
             m
         });
+        races.clear();
+        spins.clear();
         Memory {
             model,
             engaged: false,
             choices: ReadChoices::new(policy).offering_spurious_failures(spurious_cas),
             stale: Vec::new(),
-            races: Races::default(),
-            spins: spin::Spins::default(),
+            races,
+            spins,
         }
     }
 
     /// The choices other than the latest the run made, and the loads the
-    /// history bound cut; gives back the model's memory.
-    pub fn finish(self) -> (Vec<choice::ReadChoice>, u64, Option<Model>) {
+    /// history bound cut; gives back the memory's room for the next run.
+    pub fn finish(self) -> (Vec<choice::ReadChoice>, u64, Spare) {
         WEAK.set(false);
         let cut = self.engaged().map_or(0, |m| m.cut);
-        (self.choices.made, cut, self.model)
+        let spare = Spare {
+            model: self.model,
+            races: self.races,
+            spins: self.spins,
+        };
+        (self.choices.made, cut, spare)
     }
 
     /// The model, once in use.

@@ -200,7 +200,7 @@ impl Model {
         }
         let spare = &mut self.spare;
         self.atomics[object].get_or_insert_with(|| {
-            let mut atomic = spare.pop().unwrap_or(Atomic {
+            let mut atomic = spare.pop().unwrap_or_else(|| Atomic {
                 stores: VecDeque::with_capacity(HISTORY + 1),
                 dropped: 0,
                 unsync: Vec::new(),

@@ -88,6 +88,11 @@ pub struct Races {
 }
 
 impl Races {
+    /// Forget every cell, keeping the room for the next run.
+    pub fn clear(&mut self) {
+        self.cells.clear();
+    }
+
     fn cell(&mut self, object: usize) -> &mut CellState {
         if self.cells.len() <= object {
             self.cells.resize_with(object + 1, || None);

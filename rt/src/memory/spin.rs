@@ -51,6 +51,13 @@ impl Row {
 pub struct Spins(Vec<Row>);
 
 impl Spins {
+    /// Forget every row, keeping their room for the next run.
+    pub fn clear(&mut self) {
+        for row in &mut self.0 {
+            row.sites.clear();
+        }
+    }
+
     /// `thread` loaded `value` from `object` at `site`: whether it spins,
     /// and so gives way (the count starts again).
     pub fn loaded(&mut self, thread: usize, object: usize, value: u64, site: Site) -> bool {

@@ -10,7 +10,10 @@
 //! `*ptr = task;` into fresh `alloc` memory) drops nothing, as under loom.
 //! The run's atomics are freed when the next run on this OS thread makes
 //! its first one, or when the OS thread exits; until then the references
-//! and pointers they hand out (`get_mut`, `as_ptr`) hold.
+//! and pointers they hand out (`get_mut`, `as_ptr`) hold. They live in
+//! chunks of memory the table keeps from run to run ([`Arena`]): a run
+//! makes dozens of atomics (boxcar makes one per entry of a bucket), and
+//! allocating each apart was a tenth of a small run's cost.
 //!
 //! Every use reads the word before it reaches memory, so a word that names
 //! no atomic of the run going on (zeros, an earlier run's atomic, garbage)
@@ -19,6 +22,8 @@
 
 use std::cell::RefCell;
 use std::fmt;
+use std::mem::{align_of, size_of};
+use std::ptr::NonNull;
 
 /// Bits of a word that hold the slot (its index plus one).
 const SLOT_BITS: u32 = usize::BITS / 2;
@@ -37,6 +42,7 @@ struct Slot {
 struct Slots {
     run: u64,
     slots: Vec<Slot>,
+    arena: Arena,
 }
 
 impl Slots {
@@ -46,7 +52,71 @@ impl Slots {
             // SAFETY: the slot owns its atomic, made by `put` with `free`.
             unsafe { (slot.free)(slot.atomic) };
         }
+        // Every atomic in the arena was dropped above.
+        self.arena.reset();
         self.run = run;
+    }
+}
+
+/// One unit of an arena's chunk: room aligned for any atomic.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Word([u8; 16]);
+
+/// Words in one chunk (4 KiB).
+const CHUNK_WORDS: usize = 256;
+
+/// Chunks of memory the run's atomics are placed in, one after the other,
+/// kept for the next run. Chunks are held as raw pointers, never as
+/// references, so that placing an atomic does not invalidate the pointers
+/// to those placed before it.
+#[derive(Default)]
+struct Arena {
+    chunks: Vec<NonNull<Word>>,
+    /// The chunk being filled, and the words of it used.
+    chunk: usize,
+    used: usize,
+}
+
+impl Arena {
+    /// Move `value` into the arena: where it is, or the value back when it
+    /// does not fit a chunk (too big, or aligned beyond a word).
+    fn place<T>(&mut self, value: T) -> Result<*mut T, T> {
+        let words = size_of::<T>().div_ceil(size_of::<Word>()).max(1);
+        if align_of::<T>() > align_of::<Word>() || words > CHUNK_WORDS {
+            return Err(value);
+        }
+        if self.used + words > CHUNK_WORDS {
+            self.chunk += 1;
+            self.used = 0;
+        }
+        if self.chunk == self.chunks.len() {
+            let chunk = Box::new([Word([0; 16]); CHUNK_WORDS]);
+            self.chunks.push(NonNull::from(Box::leak(chunk)).cast());
+        }
+        // SAFETY: `used + words <= CHUNK_WORDS` words from the chunk's
+        // start are in bounds, unused since `reset`, and aligned for `T`.
+        let at = unsafe { self.chunks[self.chunk].as_ptr().add(self.used) }.cast::<T>();
+        self.used += words;
+        // SAFETY: as above: room for a `T`, which nothing else holds.
+        unsafe { at.write(value) };
+        Ok(at)
+    }
+
+    /// Reuse every chunk from its start: the caller dropped what was in
+    /// them.
+    fn reset(&mut self) {
+        self.chunk = 0;
+        self.used = 0;
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        for chunk in self.chunks.drain(..) {
+            // SAFETY: made by `Box::leak` of a chunk in `place`, freed once.
+            drop(unsafe { Box::from_raw(chunk.cast::<[Word; CHUNK_WORDS]>().as_ptr()) });
+        }
     }
 }
 
@@ -138,11 +208,19 @@ pub(super) fn put<T>(atomic: T, kind: &'static str) -> usize {
             slot <= SLOT_MASK,
             "loom: one execution made more than {SLOT_MASK} atomics"
         );
-        slots.slots.push(Slot {
-            atomic: Box::into_raw(Box::new(atomic)).cast(),
-            kind,
-            free: free_box::<T>,
-        });
+        let kept = match slots.arena.place(atomic) {
+            Ok(at) => Slot {
+                atomic: at.cast(),
+                kind,
+                free: drop_placed::<T>,
+            },
+            Err(atomic) => Slot {
+                atomic: Box::into_raw(Box::new(atomic)).cast(),
+                kind,
+                free: free_box::<T>,
+            },
+        };
+        slots.slots.push(kept);
         (run_tag(run) << SLOT_BITS) | slot
     })
 }
@@ -189,6 +267,15 @@ fn find(word: usize, kind: &'static str) -> Result<*mut (), Unnamed> {
             _ => Err(Unnamed::Garbage),
         }
     })
+}
+
+/// Drop the `T` the arena holds at `atomic` (its room stays the arena's).
+///
+/// # Safety
+/// `atomic` is a `T` placed by [`Arena::place`], dropped once.
+unsafe fn drop_placed<T>(atomic: *mut ()) {
+    // SAFETY: as the function's contract says.
+    unsafe { std::ptr::drop_in_place(atomic.cast::<T>()) };
 }
 
 /// Free the `Box<T>` behind `atomic`.
