@@ -83,3 +83,8 @@ id!(
     /// A register of a function's frame; parameters occupy the first ones.
     Reg(u16)
 );
+
+/// A few threads, kept inline (no allocation up to four): the lists the
+/// shrinker records at every point of hundreds of replays, and those the
+/// race analysis builds for every race.
+pub type FewThreads = smallvec::SmallVec<[ThreadId; 4]>;

@@ -11,9 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use smallvec::SmallVec;
-
-use crate::id::ThreadId;
+use crate::id::{FewThreads, ThreadId};
 use crate::scheduler::{Point, Scheduler};
 
 /// The most threads able to run at a point whose alternatives are
@@ -32,11 +30,6 @@ pub struct DecisionKey {
 
 /// The decisions of a schedule: at each key, the thread chosen.
 pub type Decisions = BTreeMap<DecisionKey, ThreadId>;
-
-/// A few threads, kept inline: a point records two such lists, and a
-/// shrink replays the test hundreds of times, so an allocation for each
-/// was most of a small replay's allocations.
-pub type FewThreads = SmallVec<[ThreadId; 4]>;
 
 /// What a guided run did at one scheduling point.
 #[derive(Clone, Debug, PartialEq, Eq)]

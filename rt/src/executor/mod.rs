@@ -42,7 +42,7 @@ use crate::memory::{Memory, MemoryModel, Spare, StaleRead};
 use crate::object::{Handle, Object, ObjectId, SyncState};
 use crate::panic_capture;
 use crate::trace::TraceLog;
-use crate::var::{Registry, MAIN_IDENTITY};
+use crate::var::{same_site, Registry, MAIN_IDENTITY};
 use crate::wake::{WakeChoices, WakeState, Wakes};
 use coroutine::{Job, Pool, Worker, Yield};
 use threads::{Status, ThreadState, Threads};
@@ -535,7 +535,7 @@ impl Execution {
         sync: SyncState,
     ) -> Handle {
         let thread = self.threads.get_mut(self.current);
-        let index = match thread.created.iter_mut().find(|(s, _)| *s == site) {
+        let index = match thread.created.iter_mut().find(|(s, _)| same_site(s, site)) {
             Some((_, count)) => {
                 *count += 1;
                 *count - 1
@@ -562,7 +562,7 @@ impl Execution {
         site: &'static Location<'static>,
         sync: SyncState,
     ) -> Handle {
-        let index = match self.first_used.iter_mut().find(|(s, _)| *s == site) {
+        let index = match self.first_used.iter_mut().find(|(s, _)| same_site(s, site)) {
             Some((_, count)) => {
                 *count += 1;
                 *count - 1

@@ -42,6 +42,15 @@ struct CellState {
 }
 
 impl CellState {
+    /// No access, as at the cell's creation.
+    fn clear(&mut self) {
+        self.reading = 0;
+        self.writing = false;
+        self.reads.clear();
+        self.writes.clear();
+        self.sites.clear();
+    }
+
     fn remember(&mut self, thread: ThreadId, access: Access, site: Site) {
         match self
             .sites
@@ -88,9 +97,12 @@ pub struct Races {
 }
 
 impl Races {
-    /// Forget every cell, keeping the room for the next run.
+    /// Forget every cell's accesses, keeping the room for the next run
+    /// (a cell's state emptied is a new cell's).
     pub fn clear(&mut self) {
-        self.cells.clear();
+        for cell in self.cells.iter_mut().flatten() {
+            cell.clear();
+        }
     }
 
     fn cell(&mut self, object: usize) -> &mut CellState {

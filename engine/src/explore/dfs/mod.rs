@@ -69,6 +69,7 @@
 mod node;
 mod path;
 mod races;
+mod spare;
 #[cfg(test)]
 mod tests;
 

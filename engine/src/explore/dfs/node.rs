@@ -1,9 +1,10 @@
 //! The choices on the path of the depth-first search, and how the path
 //! moves on to the next schedule.
 
-use crate::id::ThreadId;
+use crate::id::{FewThreads, ThreadId};
 
 use super::super::footprint::{Footprint, Place};
+use super::spare::Spare;
 
 /// A choice on the path.
 #[derive(Debug)]
@@ -38,7 +39,7 @@ pub(super) struct ReadNode {
 }
 
 /// The preemptions of a run up to a point, and its bound.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Preemptions {
     /// Made before the point.
     pub(super) made: u32,
@@ -87,6 +88,23 @@ pub(super) struct ThreadNode {
 }
 
 impl ThreadNode {
+    /// A node with nothing in it, for [`Spare`] to fill.
+    pub(super) fn empty() -> ThreadNode {
+        ThreadNode {
+            enabled: Vec::new(),
+            cursor: 0,
+            chosen: ThreadId(0),
+            asleep: Vec::new(),
+            done: Vec::new(),
+            cut_short: Vec::new(),
+            cut: false,
+            step: None,
+            running: None,
+            wanted: None,
+            preemptions: Preemptions::default(),
+        }
+    }
+
     /// Take the thread at `cursor` of `enabled` here.
     pub(super) fn take(&mut self, cursor: usize) {
         self.cursor = cursor;
@@ -176,7 +194,7 @@ impl ThreadNode {
             return;
         };
         let runnable = |q: &ThreadId| self.enabled.contains(q);
-        let asked: Vec<ThreadId> = if every {
+        let mut asked: FewThreads = if every {
             let all = initials.iter().chain([&preferred]);
             all.copied().filter(runnable).collect()
         } else if initials.iter().any(|q| wanted.contains(q)) {
@@ -190,11 +208,9 @@ impl ThreadNode {
             pick.filter(runnable).into_iter().collect()
         };
         let cannot_run = asked.is_empty() || (every && !runnable(&preferred));
-        let asked = if cannot_run {
-            [asked, self.enabled.clone()].concat()
-        } else {
-            asked
-        };
+        if cannot_run {
+            asked.extend_from_slice(&self.enabled);
+        }
         if let Some(wanted) = &mut self.wanted {
             for q in asked {
                 if !wanted.contains(&q) {
@@ -222,22 +238,28 @@ impl ThreadNode {
 
     /// The sleep set after this node's choice: the threads asleep or
     /// explored here (their subtree not cut by the bound) whose step is
-    /// independent of the choice's.
-    pub(super) fn asleep_after(&self) -> Vec<(ThreadId, Footprint)> {
+    /// independent of the choice's, those `keep` keeps, copied into
+    /// `into` in `spare`'s room.
+    pub(super) fn asleep_after(
+        &self,
+        keep: impl Fn(ThreadId) -> bool,
+        into: &mut Vec<(ThreadId, Footprint)>,
+        spare: &mut Spare,
+    ) {
         let Some(step) = &self.step else {
-            return Vec::new();
+            return;
         };
         let chosen = self.chosen;
         let covered = self
             .done
             .iter()
             .filter(|(t, _)| !self.cut_short.contains(t));
-        self.asleep
-            .iter()
-            .chain(covered)
-            .filter(|(t, f)| *t != chosen && f.commutes_with(step))
-            .cloned()
-            .collect()
+        let asleep = self.asleep.iter().chain(covered);
+        for (thread, footprint) in asleep {
+            if *thread != chosen && keep(*thread) && footprint.commutes_with(step) {
+                into.push((*thread, spare.copy(footprint)));
+            }
+        }
     }
 
     /// Bytes it holds, for the memory cap (an estimate: the footprints'
@@ -259,7 +281,7 @@ impl ThreadNode {
 /// node whose first choice touched nothing (it found that it must wait)
 /// has no other: that step only moved its thread to where it waits, which
 /// every schedule from there reaches too.
-pub(super) fn backtrack(path: &mut Vec<Node>, by_footprint: bool) -> bool {
+pub(super) fn backtrack(path: &mut Vec<Node>, by_footprint: bool, spare: &mut Spare) -> bool {
     while let Some(last) = path.last_mut() {
         match last {
             Node::Thread(node) => {
@@ -286,7 +308,9 @@ pub(super) fn backtrack(path: &mut Vec<Node>, by_footprint: bool) -> bool {
             }
             Node::Read(_) => {}
         }
-        path.pop();
+        if let Some(Node::Thread(node)) = path.pop() {
+            spare.keep(node);
+        }
     }
     false
 }

@@ -9,10 +9,11 @@ use std::collections::HashSet;
 use crate::id::ThreadId;
 use crate::scheduler::Point;
 
-use super::super::footprint::{Footprint, Place, Touch};
+use super::super::footprint::{Place, Touch};
 use super::super::signature::{Mixed, Signature};
 use super::node::{backtrack, mark_cut, Node, Preemptions, ReadNode, ThreadNode};
 use super::races::Races;
+use super::spare::Spare;
 use super::{Ending, Pruning, Settings};
 
 /// The path of the search and how far the current run is along it.
@@ -33,6 +34,8 @@ pub struct SearchPath {
     run: RunState,
     /// The race analysis ([`Pruning::Dpor`]), with its buffers.
     races: Races,
+    /// The room of dropped nodes, for new ones.
+    spare: Spare,
 }
 
 /// What decides the choices, fixed for a search.
@@ -185,7 +188,7 @@ impl SearchPath {
             Some(first) => {
                 node.take(first);
                 if self.rules.pruning == Pruning::Dpor {
-                    node.wanted = Some(vec![node.chosen]);
+                    node.wanted = Some(self.spare.threads_of(node.chosen));
                 }
                 let chosen = node.chosen;
                 self.nodes.push(Node::Thread(node));
@@ -248,7 +251,7 @@ impl SearchPath {
                 {
                     match &mut node.step {
                         Some(step) => step.assign(touches),
-                        None => node.step = Some(Footprint::of(touches)),
+                        None => node.step = Some(self.spare.footprint(touches)),
                     }
                 }
             }
@@ -293,7 +296,11 @@ impl SearchPath {
             self.races
                 .want_reversed(&mut self.nodes, &pending, bounded, fresh_from);
         }
-        let more = backtrack(&mut self.nodes, self.rules.pruning.sleeps());
+        let more = backtrack(
+            &mut self.nodes,
+            self.rules.pruning.sleeps(),
+            &mut self.spare,
+        );
         self.fresh_from = self.nodes.len().saturating_sub(1);
         more
     }
@@ -341,62 +348,45 @@ impl SearchPath {
             .sum()
     }
 
-    /// A new node at `point`, its choice not made yet.
-    fn node_at(&self, point: &Point<'_>) -> ThreadNode {
+    /// A new node at `point`, its choice not made yet, in the room of a
+    /// dropped one.
+    fn node_at(&mut self, point: &Point<'_>) -> ThreadNode {
         let sleep_sets = self.rules.sleep_sets;
         let bound = self.rules.preemption_bound;
+        let mut node = self.spare.node();
         // Only sleep sets and a bound need the parent, which may be a few
         // read choices up.
         let parent = (sleep_sets || bound.is_some())
-            .then(|| self.last_point())
+            .then(|| self.nodes.iter().rev().find_map(Node::as_thread))
             .flatten();
-        let asleep = match parent {
-            Some(parent) if sleep_sets => parent
-                .asleep_after()
-                .into_iter()
-                .filter(|(t, _)| point.is_enabled(*t))
-                .collect(),
-            _ => Vec::new(),
-        };
-        ThreadNode {
-            enabled: self.candidates(point),
-            cursor: 0,
-            chosen: ThreadId(0),
-            asleep,
-            done: Vec::new(),
-            cut_short: Vec::new(),
-            cut: false,
-            step: None,
-            running: point.last.filter(|t| point.is_enabled(*t)),
-            wanted: None,
-            preemptions: Preemptions {
-                made: parent.map_or(0, ThreadNode::preemptions_after),
-                bound,
-            },
+        if let (Some(parent), true) = (parent, sleep_sets) {
+            let enabled = |t: ThreadId| point.is_enabled(t);
+            parent.asleep_after(enabled, &mut node.asleep, &mut self.spare);
         }
+        node.preemptions = Preemptions {
+            made: parent.map_or(0, ThreadNode::preemptions_after),
+            bound,
+        };
+        self.candidates(point, &mut node.enabled);
+        node.cursor = 0;
+        node.chosen = ThreadId(0);
+        node.cut = false;
+        node.running = point.last.filter(|t| point.is_enabled(*t));
+        node
     }
 
     /// The threads a new node at `point` may choose, sorted: those that
     /// can run, less those past the spin-loop guard unless only they can.
-    fn candidates(&self, point: &Point<'_>) -> Vec<ThreadId> {
-        let mut candidates: Vec<ThreadId> = match self.rules.spin_yields {
-            Some(most) => {
-                let spinning =
-                    |t: &ThreadId| self.run.yields.get(t.index()).is_some_and(|&y| y > most);
-                point
-                    .enabled
-                    .iter()
-                    .copied()
-                    .filter(|t| !spinning(t))
-                    .collect()
-            }
-            None => Vec::new(),
-        };
+    fn candidates(&self, point: &Point<'_>, candidates: &mut Vec<ThreadId>) {
+        if let Some(most) = self.rules.spin_yields {
+            let spinning = |t: &ThreadId| self.run.yields.get(t.index()).is_some_and(|&y| y > most);
+            let awake = point.enabled.iter().copied().filter(|t| !spinning(t));
+            candidates.extend(awake);
+        }
         if candidates.is_empty() {
             candidates.extend_from_slice(point.enabled);
         }
         candidates.sort_unstable();
-        candidates
     }
 
     /// Nothing new is left from `point`: stop the run, or finish it
