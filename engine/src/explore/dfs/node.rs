@@ -9,8 +9,9 @@ use super::spare::Spare;
 /// A choice on the path.
 #[derive(Debug)]
 pub(super) enum Node {
-    /// A scheduling point.
-    Thread(ThreadNode),
+    /// A scheduling point (boxed: a node is large, and the path and
+    /// [`Spare`] move it as it comes and goes).
+    Thread(Box<ThreadNode>),
     /// A front end's choice among values at one step (under weak memory,
     /// which store a load reads).
     Read(ReadNode),

@@ -350,7 +350,7 @@ impl SearchPath {
 
     /// A new node at `point`, its choice not made yet, in the room of a
     /// dropped one.
-    fn node_at(&mut self, point: &Point<'_>) -> ThreadNode {
+    fn node_at(&mut self, point: &Point<'_>) -> Box<ThreadNode> {
         let sleep_sets = self.rules.sleep_sets;
         let bound = self.rules.preemption_bound;
         let mut node = self.spare.node();

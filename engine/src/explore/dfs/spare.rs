@@ -17,14 +17,17 @@ use super::node::ThreadNode;
 /// Emptied nodes and lists, kept for reuse.
 #[derive(Debug, Default)]
 pub(super) struct Spare {
-    nodes: Vec<ThreadNode>,
+    // Boxed as the path holds them (`Node::Thread`): a node goes back and
+    // forth between the two without being copied or allocated.
+    #[allow(clippy::vec_box)]
+    nodes: Vec<Box<ThreadNode>>,
     places: Vec<Vec<(Place, bool)>>,
     threads: Vec<Vec<ThreadId>>,
 }
 
 impl Spare {
     /// Keep the room of `node`, which the path dropped.
-    pub(super) fn keep(&mut self, mut node: ThreadNode) {
+    pub(super) fn keep(&mut self, mut node: Box<ThreadNode>) {
         for (_, footprint) in node.asleep.drain(..).chain(node.done.drain(..)) {
             self.keep_footprint(footprint);
         }
@@ -41,8 +44,10 @@ impl Spare {
     }
 
     /// An emptied node (its fields other than its lists as it was left).
-    pub(super) fn node(&mut self) -> ThreadNode {
-        self.nodes.pop().unwrap_or_else(ThreadNode::empty)
+    pub(super) fn node(&mut self) -> Box<ThreadNode> {
+        self.nodes
+            .pop()
+            .unwrap_or_else(|| Box::new(ThreadNode::empty()))
     }
 
     /// The footprint of a step that made `touches`.
