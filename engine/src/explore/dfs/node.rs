@@ -268,6 +268,7 @@ impl ThreadNode {
     pub(super) fn bytes(&self) -> usize {
         let entry = std::mem::size_of::<(ThreadId, Footprint)>();
         std::mem::size_of::<Node>()
+            + std::mem::size_of::<ThreadNode>()
             + 4 * self.enabled.capacity()
             + 4 * self.wanted.as_ref().map_or(0, Vec::capacity)
             + entry * (self.asleep.capacity() + self.done.capacity())

@@ -202,6 +202,7 @@ impl SearchPath {
                 if node.bound_skips() {
                     mark_cut(&mut self.nodes);
                 }
+                self.spare.keep(node);
                 self.nothing_new(point)
             }
         }
@@ -334,7 +335,7 @@ impl SearchPath {
                 Node::Read(_) => std::mem::size_of::<Node>(),
             })
             .sum();
-        (self.seen.capacity() * 9 + nodes) as u64
+        (self.seen.capacity() * 9 + nodes + self.spare.bytes()) as u64
     }
 
     /// The choices left to try on the path (for progress).

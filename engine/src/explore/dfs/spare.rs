@@ -81,6 +81,16 @@ impl Spare {
         threads
     }
 
+    /// Bytes it holds, for the search's memory cap (an estimate, as
+    /// [`ThreadNode::bytes`]).
+    pub(super) fn bytes(&self) -> usize {
+        let nodes: usize = self.nodes.iter().map(|node| node.bytes()).sum();
+        let place = std::mem::size_of::<(Place, bool)>();
+        let places: usize = self.places.iter().map(|p| place * p.capacity()).sum();
+        let threads: usize = self.threads.iter().map(|t| 4 * t.capacity()).sum();
+        nodes + places + threads
+    }
+
     fn keep_footprint(&mut self, footprint: Footprint) {
         if let Footprint::Places(mut places) = footprint {
             places.clear();
