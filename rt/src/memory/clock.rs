@@ -59,14 +59,34 @@ impl VectorClock {
         }
     }
 
-    /// The entries, by thread.
-    pub fn entries(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        self.inline
-            .iter()
-            .chain(&self.spilled)
-            .copied()
-            .enumerate()
-            .filter(|(_, s)| *s > 0)
+    /// Whether some thread's entry here is set and at most its entry in
+    /// `view` or in `also` (when given): an event of this clock's the view
+    /// has seen. Written over the arrays, without iterators: the memory
+    /// model asks it of every kept store at every load.
+    pub fn any_seen(&self, view: &VectorClock, also: Option<&VectorClock>) -> bool {
+        let sees = |t: usize, own: u32| {
+            let seen = view.get(t).max(also.map_or(0, |c| c.get(t)));
+            own != 0 && own <= seen
+        };
+        for t in 0..INLINE {
+            if sees(t, self.inline[t]) {
+                return true;
+            }
+        }
+        let spilled = self.spilled.iter().enumerate();
+        spilled.into_iter().any(|(i, &own)| sees(INLINE + i, own))
+    }
+
+    /// The first thread whose entry here is past its entry in `now`: an
+    /// event of this clock's that `now` has not seen.
+    pub fn first_ahead_of(&self, now: &VectorClock) -> Option<usize> {
+        let inline = (0..INLINE).find(|&t| self.inline[t] > now.inline[t]);
+        inline.or_else(|| {
+            let spilled = self.spilled.iter().enumerate();
+            let ahead =
+                |(i, &own): (usize, &u32)| (own > now.get(INLINE + i)).then_some(INLINE + i);
+            spilled.into_iter().find_map(ahead)
+        })
     }
 
     /// Forget everything (keeping the memory).
@@ -91,7 +111,18 @@ mod tests {
         a.join(&b);
         assert_eq!((a.get(0), a.get(1), a.get(2), a.get(11)), (3, 0, 5, 2));
         assert_eq!(a.tick(1), 1);
-        let entries: Vec<(usize, u32)> = a.entries().collect();
-        assert_eq!(entries, [(0, 3), (1, 1), (2, 5), (11, 2)]);
+        assert_eq!((a.get(1), a.get(3), a.get(12)), (1, 0, 0));
+        let mut view = VectorClock::default();
+        assert!(!a.any_seen(&view, None), "an empty view has seen nothing");
+        view.set(11, 2);
+        assert!(a.any_seen(&view, None), "a spilled entry seen");
+        let mut other = VectorClock::default();
+        other.set(2, 9);
+        assert!(a.any_seen(&VectorClock::default(), Some(&other)));
+        assert_eq!(a.first_ahead_of(&other), Some(0));
+        assert_eq!(a.first_ahead_of(&a), None);
+        let mut most = a.clone();
+        most.set(11, 1);
+        assert_eq!(a.first_ahead_of(&most), Some(11), "a spilled entry ahead");
     }
 }

@@ -254,11 +254,10 @@ impl Model {
         self.thread(thread);
         let clock = &self.threads[thread].clock;
         let seq_cst = (order == Ordering::SeqCst).then_some(&self.seq_cst);
-        let sees = |t: usize| clock.get(t).max(seq_cst.map_or(0, |c| c.get(t)));
         let Some(atomic) = self.atomics[object].as_ref() else {
             unreachable!("invariant: the atomic was just made")
         };
-        let observed = |store: &Store| store.seen.entries().any(|(t, s)| s <= sees(t));
+        let observed = |store: &Store| store.seen.any_seen(clock, seq_cst);
         // After too many stale re-reads in a row, everything the thread
         // has read is behind it, as if it had given way now.
         let gave_way = if atomic.stale_rereads(thread) >= STALE_REREADS {

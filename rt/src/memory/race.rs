@@ -175,10 +175,7 @@ impl Races {
 /// A thread of which `earlier` saw more than `now` did: an access of it
 /// that does not happen before `now`'s.
 fn ahead(earlier: &VectorClock, now: &VectorClock) -> Option<usize> {
-    earlier
-        .entries()
-        .find(|(t, stamp)| *stamp > now.get(*t))
-        .map(|(t, _)| t)
+    earlier.first_ahead_of(now)
 }
 
 #[cfg(test)]
