@@ -73,8 +73,8 @@ impl VectorClock {
                 return true;
             }
         }
-        let spilled = self.spilled.iter().enumerate();
-        spilled.into_iter().any(|(i, &own)| sees(INLINE + i, own))
+        let mut spilled = self.spilled.iter().enumerate();
+        spilled.any(|(i, &own)| sees(INLINE + i, own))
     }
 
     /// The first thread whose entry here is past its entry in `now`: an
@@ -82,10 +82,8 @@ impl VectorClock {
     pub fn first_ahead_of(&self, now: &VectorClock) -> Option<usize> {
         let inline = (0..INLINE).find(|&t| self.inline[t] > now.inline[t]);
         inline.or_else(|| {
-            let spilled = self.spilled.iter().enumerate();
-            let ahead =
-                |(i, &own): (usize, &u32)| (own > now.get(INLINE + i)).then_some(INLINE + i);
-            spilled.into_iter().find_map(ahead)
+            let mut spilled = self.spilled.iter().enumerate();
+            spilled.find_map(|(i, &own)| (own > now.get(INLINE + i)).then_some(INLINE + i))
         })
     }
 
