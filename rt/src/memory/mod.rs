@@ -219,7 +219,8 @@ impl StaleRead {
 
 /// What a finished run's memory leaves the next run: its model, cells and
 /// spin rows, whose room the next run reuses (emptied) instead of
-/// allocating it again; most of a small run's allocations were these.
+/// allocating it again (they were a sixth of the heap blocks of boxcar
+/// 0.2.12's failing loom test, results/explore_rt.md).
 #[derive(Debug, Default)]
 pub struct Spare {
     model: Option<Model>,
