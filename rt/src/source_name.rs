@@ -26,8 +26,31 @@ fn files() -> &'static Mutex<HashMap<&'static str, Lines>> {
     FILES.get_or_init(Mutex::default)
 }
 
+/// The names found so far, by site: every test's registry asks again for
+/// the sites it meets (the exploration and its failure's report, each
+/// test of a binary), and reading one off its line costs allocations.
+fn names() -> &'static Mutex<HashMap<SiteKey, Option<String>>> {
+    static NAMES: OnceLock<Mutex<HashMap<SiteKey, Option<String>>>> = OnceLock::new();
+    NAMES.get_or_init(Mutex::default)
+}
+
+/// A site as the names are kept by: its file, line and column.
+type SiteKey = (&'static str, u32, u32);
+
 /// The name the source gives the value created at `site`, if any.
 pub fn source_name(site: &'static Location<'static>) -> Option<String> {
+    let key = (site.file(), site.line(), site.column());
+    if let Some(known) = names().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return known.clone();
+    }
+    let name = name_at(site);
+    let mut names = names().lock().unwrap_or_else(|p| p.into_inner());
+    names.insert(key, name.clone());
+    name
+}
+
+/// [`source_name`], read off the site's line.
+fn name_at(site: &'static Location<'static>) -> Option<String> {
     let lines = lines_of(site.file())?;
     let line = site.line().checked_sub(1)? as usize;
     let text = lines.get(line)?;
