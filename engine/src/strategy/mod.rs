@@ -150,6 +150,24 @@ pub struct RunChoices {
     pub window: u64,
 }
 
+/// What a run's variable draw decided: whether the run tracks every
+/// variable (its list of drawn ones then empty), and the window its
+/// change points are drawn from.
+struct Drawn {
+    tracks_all: bool,
+    window: u64,
+}
+
+impl Drawn {
+    /// A run that tracks the variables drawn, with `window`.
+    fn vars(window: u64) -> Drawn {
+        Drawn {
+            tracks_all: false,
+            window,
+        }
+    }
+}
+
 impl PriorityStrategy {
     /// A priority search for `n_threads` threads whose variables have
     /// access bounds `access_bounds` (from the preparatory runs), rotating
@@ -212,23 +230,26 @@ impl PriorityStrategy {
     /// The variables and window a run of `setting` with `seed` uses.
     pub fn setting_choices(&self, setting: usize, seed: u64) -> RunChoices {
         let mut vars = Vec::new();
-        let (all, window) = self.draw(setting, seed, &mut vars);
+        let drawn = self.draw(setting, seed, &mut vars);
         RunChoices {
             setting,
-            vars: (!all).then_some(vars),
-            window,
+            vars: (!drawn.tracks_all).then_some(vars),
+            window: drawn.window,
         }
     }
 
-    /// Draw the variables of a run of `setting` into `vars`: whether every
-    /// variable is tracked (then `vars` stays empty), and the window.
-    fn draw(&self, setting: usize, seed: u64, vars: &mut Vec<VarId>) -> (bool, u64) {
+    /// Draw the variables of a run of `setting` into `vars` (left empty
+    /// when the run tracks every variable).
+    fn draw(&self, setting: usize, seed: u64, vars: &mut Vec<VarId>) -> Drawn {
         vars.clear();
         match &self.settings[setting].vars {
-            VarSelection::All { window } => (true, *window),
+            VarSelection::All { window } => Drawn {
+                tracks_all: true,
+                window: *window,
+            },
             VarSelection::Fixed(fixed) => {
                 vars.extend_from_slice(fixed);
-                (false, self.window(vars))
+                Drawn::vars(self.window(vars))
             }
             VarSelection::Drawn { pool, count } => {
                 // The variable draw has its own generator, apart from the
@@ -244,7 +265,7 @@ impl PriorityStrategy {
                     ),
                 }
                 vars.sort_unstable();
-                (false, self.window(vars))
+                Drawn::vars(self.window(vars))
             }
         }
     }
@@ -274,12 +295,13 @@ impl PriorityStrategy {
         seed: u64,
     ) -> (Tracked<'_>, PriorityScheduler) {
         let mut vars = std::mem::take(&mut self.drawn);
-        let (all, window) = self.draw(setting, seed, &mut vars);
+        let drawn = self.draw(setting, seed, &mut vars);
         self.drawn = vars;
         let depth = self.settings[setting].depth;
-        let scheduler = PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, window)
-            .spin_yields(self.spin_yields);
-        let tracked = if all {
+        let scheduler =
+            PriorityScheduler::new(seed, self.scheme, depth, self.n_threads, drawn.window)
+                .spin_yields(self.spin_yields);
+        let tracked = if drawn.tracks_all {
             Tracked::All
         } else {
             Tracked::Vars(&self.drawn)
