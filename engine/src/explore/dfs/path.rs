@@ -360,7 +360,7 @@ impl SearchPath {
         let parent = (sleep_sets || bound.is_some())
             .then(|| self.nodes.iter().rev().find_map(Node::as_thread))
             .flatten();
-        if let (Some(parent), true) = (parent, sleep_sets) {
+        if let Some(parent) = parent.filter(|_| sleep_sets) {
             let enabled = |t: ThreadId| point.is_enabled(t);
             parent.asleep_after(enabled, &mut node.asleep, &mut self.spare);
         }
