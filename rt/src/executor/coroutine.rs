@@ -14,6 +14,17 @@ use super::suspend::{Suspender, YielderPtr};
 /// A job: one thread's whole body.
 pub type Job = Box<dyn FnOnce()>;
 
+/// What the executor tells a coroutine when it resumes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Go {
+    /// Go on: take the job given, or go on with the one it is in.
+    On,
+    /// End (an idle worker dropped): its function returns, so the
+    /// coroutine is dropped finished, with nothing left to unwind (an
+    /// unwind costs as much as a panic).
+    End,
+}
+
 /// What a coroutine tells the executor when it gives control back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Yield {
@@ -31,7 +42,7 @@ const STACK_SIZE: usize = 1 << 20;
 /// A coroutine that runs jobs, one after the other: each a thread's body,
 /// run by [`super::run_thread`].
 pub struct Worker {
-    coroutine: Coroutine<(), Yield, ()>,
+    coroutine: Coroutine<Go, Yield, ()>,
     job: Rc<Cell<Option<(ThreadId, Job)>>>,
     suspender: Suspender,
     /// Whether it is in the middle of a job.
@@ -46,14 +57,17 @@ impl Worker {
         let stack = DefaultStack::new(STACK_SIZE).unwrap_or_else(|error| {
             panic!("rankcheck: cannot allocate a coroutine stack: {error}")
         });
-        let mut coroutine = Coroutine::with_stack(stack, move |yielder, ()| loop {
-            // Hand the yielder out once, then run whatever job comes.
-            yielder.suspend(Yield::JobDone(YielderPtr::of(yielder)));
+        let mut coroutine = Coroutine::with_stack(stack, move |yielder, _: Go| loop {
+            // Hand the yielder out, then run whatever job comes, until told
+            // to end.
+            if yielder.suspend(Yield::JobDone(YielderPtr::of(yielder))) == Go::End {
+                return;
+            }
             if let Some((thread, job)) = slot.take() {
                 super::run_thread(thread, job);
             }
         });
-        let CoroutineResult::Yield(Yield::JobDone(ptr)) = coroutine.resume(()) else {
+        let CoroutineResult::Yield(Yield::JobDone(ptr)) = coroutine.resume(Go::On) else {
             unreachable!("invariant: a new coroutine first hands out its yielder")
         };
         Worker {
@@ -78,7 +92,7 @@ impl Worker {
 
     /// Run the job until it switches or finishes.
     pub fn resume(&mut self) -> Yield {
-        match self.coroutine.resume(()) {
+        match self.coroutine.resume(Go::On) {
             CoroutineResult::Yield(yielded) => {
                 if matches!(yielded, Yield::JobDone(_)) {
                     self.busy = false;
@@ -100,6 +114,21 @@ impl Worker {
     /// stack. The coroutine cannot be reused afterwards.
     pub fn unwind(mut self) {
         self.coroutine.force_unwind();
+    }
+}
+
+impl Drop for Worker {
+    /// An idle worker (the pool's, when its OS thread ends) is told to end,
+    /// rather than left for corosensei to unwind; a busy one was unwound
+    /// or leaked by the executor (executor::teardown).
+    fn drop(&mut self) {
+        if !self.busy && !self.coroutine.done() {
+            let ended = self.coroutine.resume(Go::End);
+            debug_assert!(
+                matches!(ended, CoroutineResult::Return(())),
+                "invariant: an idle worker told to end returns"
+            );
+        }
     }
 }
 

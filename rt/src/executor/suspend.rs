@@ -10,15 +10,15 @@
 
 use corosensei::Yielder;
 
-use super::coroutine::Yield;
+use super::coroutine::{Go, Yield};
 
 /// A pointer to a worker coroutine's yielder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct YielderPtr(*const Yielder<(), Yield>);
+pub struct YielderPtr(*const Yielder<Go, Yield>);
 
 impl YielderPtr {
     /// The pointer to `yielder`.
-    pub fn of(yielder: &Yielder<(), Yield>) -> YielderPtr {
+    pub fn of(yielder: &Yielder<Go, Yield>) -> YielderPtr {
         YielderPtr(yielder)
     }
 }
@@ -40,9 +40,10 @@ impl Suspender {
     /// the coroutine currently executing.
     pub fn suspend(self) {
         // SAFETY: the yielder lives in the frame of the worker's function,
-        // which loops forever, so it is valid for as long as the coroutine
-        // exists; workers are never dropped while one of their jobs runs
-        // (the executor unwinds them first, from outside). `suspend` is
+        // which loops until an idle worker is told to end (when none of its
+        // jobs runs), so it is valid while a job runs; workers are never
+        // dropped while one of their jobs runs (the executor unwinds or
+        // leaks them first, from outside). `suspend` is
         // called only by the running thread, on its own coroutine's stack,
         // which is what `Yielder::suspend` requires; corosensei's yielder
         // takes `&self`, so no `&mut` aliasing arises.
