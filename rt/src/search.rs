@@ -13,13 +13,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rankcheck_engine::priority::AppliedChange;
 use rankcheck_engine::profile::{Profile, Profiler, RunEnd};
 use rankcheck_engine::search::run_seed;
+use rankcheck_engine::shrink::Guided;
 use rankcheck_engine::strategy::planning::PlannedSearch;
 use rankcheck_engine::strategy::{PlanRunner, Strategy, Tracked};
 use rankcheck_engine::{Point, Scheduler, ThreadId};
 use rankcheck_report::failure::ShrunkJson;
 
 use crate::builder::Builder;
-use crate::divergence;
+use crate::divergence::{self, Parted};
 use crate::executor::{RunConfig, RunResult, Session, StepLimit, Test, Tracking};
 use crate::explore::FailingRun;
 use crate::memory::choice::{ReadPolicy, STALE_CHANCE};
@@ -28,7 +29,7 @@ use crate::plan::plan_search;
 use crate::progress::Progress;
 use crate::replay_string::ReplayString;
 use crate::report::{self, Reported, RunFacts, Searched};
-use crate::shrink::shrink_run;
+use crate::shrink::{fails_the_same, shrink_run};
 use crate::wake::{WakeChoices, WakeCount};
 
 /// Search `test` as `builder` asks, `program` naming where the test
@@ -331,35 +332,66 @@ fn retrace(
         reads: failed.reads.clone(),
         schedule: failed.schedule.clone(),
     };
-    let traced = trace(session, test, &replay, builder.step_limit());
-    if let Some(parted) = divergence::parted(&failed, &traced) {
+    let Rerun {
+        result: traced,
+        guided,
+    } = rerun(session, test, &replay, builder.step_limit());
+    let refused = guided.refused_at().map(|point| Parted::AtPoint(point + 1));
+    if let Some(parted) = refused.or_else(|| divergence::parted(&failed, &traced)) {
         return Err(divergence::report(&failed, &parted));
     }
     // The same run; its message may still differ (an address printed).
+    let same = match (&traced.failure, &failed.failure) {
+        (Some(traced), Some(failed)) => fails_the_same(traced, failed),
+        _ => false,
+    };
     let result = if traced.failure == failed.failure {
         traced
     } else {
         failed
     };
-    Ok(shrunk_trace(session, test, builder, result, replay))
+    let first = same.then_some(guided);
+    Ok(shrunk_trace(
+        session,
+        test,
+        builder,
+        result,
+        (replay, first),
+    ))
+}
+
+/// A rerun of a failing run's schedule with a trace, under a [`Guided`]
+/// scheduler, which the shrinker starts from (its records are what the
+/// shrinker's first replay of the schedule would make).
+struct Rerun {
+    result: RunResult,
+    guided: Guided,
+}
+
+/// Rerun `replay` as [`trace`] does, under a [`Guided`] scheduler.
+fn rerun(session: &mut Session, test: &Test, replay: &ReplayString, steps: StepLimit) -> Rerun {
+    let guided = Guided::schedule(&replay.schedule);
+    let (result, guided) = session.run(test, guided, trace_config(replay, steps));
+    Rerun { result, guided }
 }
 
 /// The failing run `result` of `replay`, shrunk unless the builder says
-/// not to: the traced run to report, its replay string, and how it was
-/// shrunk.
+/// not to (or there is no `first` rerun of it that failed the same way,
+/// to start from): the traced run to report, its replay string, and how
+/// it was shrunk.
 fn shrunk_trace(
     session: &mut Session,
     test: &Test,
     builder: &Builder,
     result: RunResult,
-    replay: ReplayString,
+    (replay, first): (ReplayString, Option<Guided>),
 ) -> (RunResult, String, Option<ShrunkJson>) {
-    let shrunk = match (builder.shrink_time, &result.failure) {
-        (Some(budget), Some(failure)) => shrink_run(
+    let shrunk = match (builder.shrink_time, &result.failure, first) {
+        (Some(budget), Some(failure), Some(first)) => shrink_run(
             session,
             test,
             (&replay, builder.step_limit()),
-            failure,
+            (failure, Some(first)),
             budget,
         ),
         _ => None,
@@ -367,18 +399,31 @@ fn shrunk_trace(
     let Some(shrunk) = shrunk else {
         return (result, replay.encode(), None);
     };
+    let how = Some(ShrunkJson::from(&shrunk));
+    // Nothing smaller: the traced rerun is the run to report.
+    if shrunk.schedule == replay.schedule && result.trace.is_some() {
+        return (result, replay.encode(), how);
+    }
     let replay = ReplayString {
-        schedule: shrunk.schedule.clone(),
+        schedule: shrunk.schedule,
         ..replay
     };
     let traced = trace(session, test, &replay, builder.step_limit());
-    (traced, replay.encode(), Some(ShrunkJson::from(&shrunk)))
+    (traced, replay.encode(), how)
 }
 
 /// Rerun `replay` with a trace, within `steps` (its cells being
 /// scheduling points as they were in the run).
 fn trace(session: &mut Session, test: &Test, replay: &ReplayString, steps: StepLimit) -> RunResult {
-    let config = RunConfig {
+    let config = trace_config(replay, steps);
+    session
+        .run(test, Replay::new(replay.schedule.clone()), config)
+        .0
+}
+
+/// How [`trace`] runs `replay`.
+fn trace_config(replay: &ReplayString, steps: StepLimit) -> RunConfig {
+    RunConfig {
         tracking: replay.tracking.clone(),
         steps: StepLimit {
             cell_points: replay.cell_points,
@@ -390,10 +435,7 @@ fn trace(session: &mut Session, test: &Test, replay: &ReplayString, steps: StepL
         reads: ReadPolicy::Replay(replay.reads.clone()),
         spurious_cas: true,
         footprint: None,
-    };
-    session
-        .run(test, Replay::new(replay.schedule.clone()), config)
-        .0
+    }
 }
 
 /// `rankcheck::replay`: panics, at the caller, with the run's report.
@@ -430,7 +472,7 @@ fn replay_marks(
     replay: (&ReplayString, StepLimit),
     failure: &crate::failure::Failure,
 ) -> Option<ShrunkJson> {
-    let shrunk = shrink_run(session, test, replay, failure, REPLAY_MARK_TIME)?;
+    let shrunk = shrink_run(session, test, replay, (failure, None), REPLAY_MARK_TIME)?;
     (shrunk.schedule == replay.0.schedule).then(|| ShrunkJson::from(&shrunk))
 }
 
@@ -441,9 +483,17 @@ pub fn explored_failure(builder: &Builder, test: Test, run: &FailingRun) -> Opti
     let started = Instant::now();
     let replay = ReplayString::decode(&run.replay).ok()?;
     let mut session = Session::new();
-    let traced = trace(&mut session, &test, &replay, builder.step_limit());
-    traced.failure.as_ref()?;
-    let (traced, text, shrunk) = shrunk_trace(&mut session, &test, builder, traced, replay);
+    let Rerun {
+        result: traced,
+        guided,
+    } = rerun(&mut session, &test, &replay, builder.step_limit());
+    // A rerun that parted from the run did not repeat it.
+    if traced.failure.is_none() || guided.refused_at().is_some() {
+        return None;
+    }
+    let first = Some(guided);
+    let (traced, text, shrunk) =
+        shrunk_trace(&mut session, &test, builder, traced, (replay, first));
     let facts = RunFacts::explored(run.schedule).shrunk(shrunk);
     Some(report::explored(
         &traced,

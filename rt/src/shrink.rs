@@ -12,7 +12,7 @@ use crate::memory::choice::ReadPolicy;
 use crate::replay_string::ReplayString;
 use crate::wake::WakeChoices;
 use rankcheck_engine::identity::masked;
-use rankcheck_engine::shrink::{shrink, Decisions, Guided, Replayer, Shrunk};
+use rankcheck_engine::shrink::{shrink, shrink_from, Decisions, Guided, Replayer, Shrunk};
 
 /// Replays candidates on the executor until a deadline.
 struct RunReplayer<'s> {
@@ -26,10 +26,16 @@ struct RunReplayer<'s> {
 
 impl RunReplayer<'_> {
     fn same(&self, other: &Failure) -> bool {
-        other.kind == self.failure.kind
-            && other.location == self.failure.location
-            && masked(&other.message) == masked(&self.failure.message)
+        fails_the_same(other, self.failure)
     }
+}
+
+/// Whether `other` is the failure `failure` is: the same kind and place,
+/// and a message that reads the same with the run's values masked.
+pub fn fails_the_same(other: &Failure, failure: &Failure) -> bool {
+    other.kind == failure.kind
+        && other.location == failure.location
+        && masked(&other.message) == masked(&failure.message)
 }
 
 impl Replayer for RunReplayer<'_> {
@@ -40,7 +46,11 @@ impl Replayer for RunReplayer<'_> {
     fn replay_anyway(&mut self, guided: &mut Guided) -> bool {
         let config = RunConfig {
             tracking: self.replay.tracking.clone(),
-            steps: self.steps,
+            // Cells are scheduling points as they were in the failing run.
+            steps: StepLimit {
+                cell_points: self.replay.cell_points,
+                ..self.steps
+            },
             trace: false,
             wakes: WakeChoices::Replay(self.replay.early.clone()),
             memory: self.replay.memory,
@@ -56,13 +66,16 @@ impl Replayer for RunReplayer<'_> {
 }
 
 /// Shrink the schedule of `replay`, whose run of `test` failed with
-/// `failure`, for at most `budget`; `None` if it does not fail again. Its
-/// tracking and early wake-ups stay as they are.
+/// `failure`, for at most `budget`: from `first`, a rerun of that schedule
+/// under a [`Guided`] scheduler that failed the same way
+/// ([`fails_the_same`]), else from a replay of it; `None` when that does
+/// not fail the same way. Its tracking and early wake-ups stay as they
+/// are.
 pub fn shrink_run(
     session: &mut Session,
     test: &Test,
     (replay, steps): (&ReplayString, StepLimit),
-    failure: &Failure,
+    (failure, first): (&Failure, Option<Guided>),
     budget: Duration,
 ) -> Option<Shrunk> {
     let mut replayer = RunReplayer {
@@ -73,5 +86,8 @@ pub fn shrink_run(
         failure,
         deadline: Instant::now() + budget,
     };
-    shrink(&replay.schedule, &mut replayer)
+    match first {
+        Some(first) => Some(shrink_from(first, &mut replayer)),
+        None => shrink(&replay.schedule, &mut replayer),
+    }
 }

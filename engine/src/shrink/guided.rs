@@ -89,6 +89,8 @@ pub struct Guided {
     guide: Guide,
     steps_of: Vec<u64>,
     records: Vec<PointRecord>,
+    /// The first point (from 0) where the thread asked for could not run.
+    refused: Option<usize>,
 }
 
 impl Guided {
@@ -107,7 +109,15 @@ impl Guided {
             guide,
             steps_of: Vec::new(),
             records: Vec::new(),
+            refused: None,
         }
+    }
+
+    /// The first point (from 0) where the thread the guide asked for
+    /// could not run, so that the default ran: for a schedule, where the
+    /// run parted from the one it follows (its end is not such a point).
+    pub fn refused_at(&self) -> Option<usize> {
+        self.refused
     }
 
     /// What it did at every point, in order.
@@ -162,6 +172,9 @@ impl Scheduler for Guided {
             Guide::Decisions(decisions) => decisions.get(&key).copied(),
         };
         let chosen = asked.filter(|&t| point.is_enabled(t)).unwrap_or(default);
+        if asked.is_some_and(|t| t != chosen) {
+            self.refused.get_or_insert(self.records.len());
+        }
         if self.steps_of.len() <= chosen.index() {
             self.steps_of.resize(chosen.index() + 1, 0);
         }
@@ -218,5 +231,20 @@ mod tests {
         assert!(!g.records()[3].costs(ThreadId(2)), "2 was just spawned");
         assert!(g.records()[3].costs(ThreadId(0)));
         assert_eq!(g.taken_decisions(), Decisions::from([(key, ThreadId(1))]));
+    }
+
+    /// A schedule is followed where its thread can run; the first point
+    /// where it cannot is told (a run that parted from the one followed),
+    /// and the default runs there and past the schedule's end.
+    #[test]
+    fn a_schedule_that_cannot_be_followed_says_where() {
+        let schedule: Vec<ThreadId> = [0, 1, 1].map(ThreadId).to_vec();
+        let mut g = Guided::schedule(&schedule);
+        assert_eq!(choose(&mut g, None, &[0, 1], &[0, 1]), ThreadId(0));
+        assert_eq!(choose(&mut g, Some(0), &[0, 1], &[]), ThreadId(1));
+        assert_eq!(g.refused_at(), None);
+        assert_eq!(choose(&mut g, Some(1), &[0], &[]), ThreadId(0));
+        assert_eq!(choose(&mut g, Some(0), &[0, 1], &[1]), ThreadId(0));
+        assert_eq!(g.refused_at(), Some(2), "past the end is not refused");
     }
 }

@@ -129,6 +129,13 @@ pub fn shrink(schedule: &[ThreadId], replayer: &mut dyn Replayer) -> Option<Shru
     if replayer.replay(&mut first) != Verdict::Same {
         return None;
     }
+    Some(shrink_from(first, replayer))
+}
+
+/// Shrink from `first`, a run under [`Guided::schedule`] that failed the
+/// way `replayer` compares with (a front end that has just run the
+/// failing schedule for its trace, under a [`Guided`], saves a replay).
+pub fn shrink_from(first: Guided, replayer: &mut dyn Replayer) -> Shrunk {
     let before = Size::of(first.records());
     let mut shrinker = Shrinker {
         replayer,
@@ -139,7 +146,7 @@ pub fn shrink(schedule: &[ThreadId], replayer: &mut dyn Replayer) -> Option<Shru
     let searched = shrinker.search();
     let critical = shrinker.critical();
     let records = shrinker.best.records();
-    Some(Shrunk {
+    Shrunk {
         schedule: shrinker.best.taken(),
         before,
         after: shrinker.size,
@@ -147,7 +154,7 @@ pub fn shrink(schedule: &[ThreadId], replayer: &mut dyn Replayer) -> Option<Shru
         critical,
         replays: shrinker.replays,
         complete: searched.is_ok(),
-    })
+    }
 }
 
 /// The points whose record `pick` keeps.
