@@ -13,7 +13,7 @@ use std::fmt;
 use std::panic::Location;
 
 use crate::memory::race::Access;
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op;
 
 mod ptr;
@@ -34,7 +34,11 @@ impl<T> UnsafeCell<T> {
     #[track_caller]
     pub fn new(data: T) -> UnsafeCell<T> {
         UnsafeCell {
-            handle: op::create("UnsafeCell", Location::caller(), SyncState::Memory),
+            handle: op::create(
+                ObjectKind::UnsafeCell,
+                Location::caller(),
+                SyncState::Memory,
+            ),
             data: std::cell::UnsafeCell::new(data),
         }
     }

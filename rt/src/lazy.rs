@@ -23,7 +23,7 @@ use std::sync::atomic::{
 use rankcheck_engine::VarId;
 
 use crate::executor::{with, Execution};
-use crate::object::{Handle, ObjectId, SyncState};
+use crate::object::{Handle, ObjectId, ObjectKind, SyncState};
 
 /// Bits of `LazyHandle::current` that hold the object id.
 const OBJECT_BITS: u32 = 24;
@@ -94,7 +94,7 @@ pub struct LazyHandle {
     /// `(registry << 32) | var`: its variable, in the registry (the test)
     /// that gave it; 0 before its first use. Written before `current`.
     var: AtomicU64,
-    kind: &'static str,
+    kind: ObjectKind,
     site: &'static Location<'static>,
     initial: SyncState,
 }
@@ -103,7 +103,7 @@ impl LazyHandle {
     /// A value of kind `kind` made at `site`, whose object starts in
     /// `initial` in every run.
     pub const fn new(
-        kind: &'static str,
+        kind: ObjectKind,
         site: &'static Location<'static>,
         initial: SyncState,
     ) -> LazyHandle {
@@ -238,7 +238,7 @@ impl LazyHandle {
         let (handle, registration) = self.resolve();
         if registration == Registration::CarriedOver {
             if changed.0.load(Relaxed) {
-                refuse_changed_data(self.kind, handle);
+                refuse_changed_data(self.kind.name(), handle);
             }
             fresh();
         }

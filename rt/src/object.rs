@@ -4,6 +4,99 @@
 
 use rankcheck_engine::{ThreadId, VarId};
 
+/// What a replacement type's instance is, for its variable's name in
+/// reports (`AtomicUsize@12:16`) and for the search's planning, which
+/// draws synchronisation objects apart ([`ObjectKind::synchronises`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ObjectKind {
+    AtomicBool,
+    AtomicI8,
+    AtomicI16,
+    AtomicI32,
+    AtomicI64,
+    AtomicIsize,
+    AtomicU8,
+    AtomicU16,
+    AtomicU32,
+    AtomicU64,
+    AtomicUsize,
+    AtomicPtr,
+    UnsafeCell,
+    Mutex,
+    RwLock,
+    Condvar,
+    Barrier,
+    Once,
+    /// A `std::sync::mpsc` channel.
+    Channel,
+    /// The async runtime's `Mutex` (crate::future::sync).
+    AsyncMutex,
+    /// The async runtime's `RwLock`.
+    AsyncRwLock,
+    Semaphore,
+    Notify,
+    /// The async runtime's `mpsc` channel.
+    AsyncChannel,
+    Oneshot,
+    Watch,
+}
+
+impl ObjectKind {
+    /// The name reports give it: the type's, as the user wrote it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObjectKind::AtomicBool => "AtomicBool",
+            ObjectKind::AtomicI8 => "AtomicI8",
+            ObjectKind::AtomicI16 => "AtomicI16",
+            ObjectKind::AtomicI32 => "AtomicI32",
+            ObjectKind::AtomicI64 => "AtomicI64",
+            ObjectKind::AtomicIsize => "AtomicIsize",
+            ObjectKind::AtomicU8 => "AtomicU8",
+            ObjectKind::AtomicU16 => "AtomicU16",
+            ObjectKind::AtomicU32 => "AtomicU32",
+            ObjectKind::AtomicU64 => "AtomicU64",
+            ObjectKind::AtomicUsize => "AtomicUsize",
+            ObjectKind::AtomicPtr => "AtomicPtr",
+            ObjectKind::UnsafeCell => "UnsafeCell",
+            ObjectKind::Mutex | ObjectKind::AsyncMutex => "Mutex",
+            ObjectKind::RwLock | ObjectKind::AsyncRwLock => "RwLock",
+            ObjectKind::Condvar => "Condvar",
+            ObjectKind::Barrier => "Barrier",
+            ObjectKind::Once => "Once",
+            ObjectKind::Channel => "channel",
+            ObjectKind::Semaphore => "Semaphore",
+            ObjectKind::Notify => "Notify",
+            ObjectKind::AsyncChannel => "mpsc",
+            ObjectKind::Oneshot => "oneshot",
+            ObjectKind::Watch => "watch",
+        }
+    }
+
+    /// Whether it is a synchronisation object whose operations block, which
+    /// the search's variable draw takes as a class of its own
+    /// (crate::plan): std's locks, condition variables, barriers and
+    /// channel, and the async runtime's locks; not its channels, `Notify`
+    /// or semaphore.
+    pub fn synchronises(self) -> bool {
+        matches!(
+            self,
+            ObjectKind::Mutex
+                | ObjectKind::RwLock
+                | ObjectKind::Condvar
+                | ObjectKind::Barrier
+                | ObjectKind::Channel
+                | ObjectKind::AsyncMutex
+                | ObjectKind::AsyncRwLock
+        )
+    }
+}
+
+impl std::fmt::Display for ObjectKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// An object of one execution: its place in creation order. Under the same
 /// schedule the same object gets the same id, which is what lets a replay
 /// string name tracked variables by it.
@@ -124,4 +217,31 @@ pub struct Object {
     pub var: VarId,
     /// Its state.
     pub sync: SyncState,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ObjectKind;
+
+    /// Reports name a kind as the user's type, the async runtime's locks
+    /// as std's; the blocking objects are the search's synchronisation
+    /// class, the async runtime's channels and memory-like objects are not.
+    #[test]
+    fn a_kind_has_its_types_name_and_says_whether_it_synchronises() {
+        assert_eq!(ObjectKind::AtomicUsize.to_string(), "AtomicUsize");
+        assert_eq!(ObjectKind::AsyncMutex.name(), "Mutex");
+        assert_eq!(ObjectKind::Channel.name(), "channel");
+        let synchronising = [
+            ObjectKind::Mutex,
+            ObjectKind::Channel,
+            ObjectKind::AsyncRwLock,
+        ];
+        assert!(synchronising.iter().all(|k| k.synchronises()));
+        let memory = [
+            ObjectKind::AtomicBool,
+            ObjectKind::UnsafeCell,
+            ObjectKind::AsyncChannel,
+        ];
+        assert!(!memory.iter().any(|k| k.synchronises()));
+    }
 }

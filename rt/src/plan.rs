@@ -12,6 +12,7 @@ use rankcheck_engine::strategy::planning::{
 use rankcheck_engine::{PriorityScheme, VarId};
 
 use crate::builder::{Builder, Priorities, Vars};
+use crate::object::ObjectKind;
 
 pub use rankcheck_engine::strategy::Plan;
 
@@ -26,12 +27,12 @@ pub fn scheme(builder: &Builder) -> PriorityScheme {
 /// The search `builder` asks for over variables of kinds `kinds` (by
 /// `VarId`, as the registry lists them), after the preparatory runs'
 /// `profile`: its strategy, per-run bounds and runs, or why it cannot run.
-pub fn plan_search<'k>(
+pub fn plan_search(
     builder: &Builder,
     profile: &Profile,
-    kinds: impl Iterator<Item = &'k str>,
+    kinds: impl Iterator<Item = ObjectKind>,
 ) -> Result<PlannedSearch, String> {
-    let kinds: Vec<&str> = kinds.collect();
+    let kinds: Vec<ObjectKind> = kinds.collect();
     let sync = sync_vars(&kinds);
     let variables = Variables {
         count: kinds.len(),
@@ -108,16 +109,7 @@ fn refusal(builder: &Builder, error: &PlanError) -> String {
 
 /// The variables of synchronisation objects, among variables of kinds
 /// `kinds` (by `VarId`).
-fn sync_vars(kinds: &[&str]) -> Vec<VarId> {
-    kinds
-        .iter()
-        .enumerate()
-        .filter(|(_, kind)| {
-            matches!(
-                **kind,
-                "Mutex" | "RwLock" | "Condvar" | "Barrier" | "channel"
-            )
-        })
-        .map(|(i, _)| VarId(i as u32))
-        .collect()
+fn sync_vars(kinds: &[ObjectKind]) -> Vec<VarId> {
+    let synchronising = kinds.iter().enumerate().filter(|(_, k)| k.synchronises());
+    synchronising.map(|(i, _)| VarId(i as u32)).collect()
 }

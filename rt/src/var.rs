@@ -21,12 +21,13 @@ use std::panic::Location;
 use rankcheck_engine::scheduler::Loc;
 use rankcheck_engine::{FuncId, VarId};
 
+use crate::object::ObjectKind;
 use crate::source_name::source_name;
 
 /// What identifies a variable across runs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct VarKey {
-    kind: &'static str,
+    kind: ObjectKind,
     file: &'static str,
     line: u32,
     column: u32,
@@ -36,14 +37,13 @@ struct VarKey {
     index: u32,
 }
 
-/// Where a variable was made, by address: the `kind` string's (with its
-/// length: a string may start where a longer one does) and the
-/// `Location`'s, with the creating thread and place. Equal addresses are
-/// equal sites, so a hit here is the [`VarKey`] lookup's answer without
-/// hashing the file name (every object of every run asks).
+/// Where a variable was made, by address: its kind, and the `Location`'s
+/// address, with the creating thread and place. Equal addresses are equal
+/// sites, so a hit here is the [`VarKey`] lookup's answer without hashing
+/// the file name (every object of every run asks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct SiteKey {
-    kind: (usize, usize),
+    kind: ObjectKind,
     site: usize,
     thread: u32,
     index: u32,
@@ -90,7 +90,7 @@ pub struct VarInfo {
     /// when they are not the first and `main`.
     pub name: String,
     /// The replacement type.
-    pub kind: &'static str,
+    pub kind: ObjectKind,
     /// Where it was created.
     pub site: &'static Location<'static>,
     /// The name the source gives it there (crate::source_name), if any.
@@ -176,13 +176,13 @@ impl Registry {
     /// `thread` created at `site`.
     pub fn var(
         &mut self,
-        kind: &'static str,
+        kind: ObjectKind,
         site: &'static Location<'static>,
         thread: u32,
         index: u32,
     ) -> VarId {
         let address = SiteKey {
-            kind: (kind.as_ptr() as usize, kind.len()),
+            kind,
             site: std::ptr::from_ref(site) as usize,
             thread,
             index,
@@ -200,7 +200,7 @@ impl Registry {
     /// two places).
     fn var_by_key(
         &mut self,
-        kind: &'static str,
+        kind: ObjectKind,
         site: &'static Location<'static>,
         thread: u32,
         index: u32,
@@ -259,7 +259,7 @@ impl Registry {
         let mut name = match source {
             Some(source) if !taken(source) => source.to_owned(),
             Some(source) => format!("{source}@{place}"),
-            None => format!("{}@{place}", key.kind),
+            None => format!("{}@{place}", key.kind.name()),
         };
         if key.index > 0 {
             name.push_str(&format!("#{}", key.index + 1));

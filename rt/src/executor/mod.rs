@@ -39,7 +39,7 @@ use crate::failure::{Failure, FailureKind, SourceLocation};
 use crate::footprint::{Place, StepLog, Touch};
 use crate::memory::choice::{ReadChoice, ReadPolicy};
 use crate::memory::{Memory, MemoryModel, Spare, StaleRead};
-use crate::object::{Handle, Object, ObjectId, SyncState};
+use crate::object::{Handle, Object, ObjectId, ObjectKind, SyncState};
 use crate::panic_capture;
 use crate::trace::TraceLog;
 use crate::var::{same_site, Registry, MAIN_IDENTITY};
@@ -530,7 +530,7 @@ impl Execution {
     /// Create an object of kind `kind` at `site` for the running thread.
     pub fn create(
         &mut self,
-        kind: &'static str,
+        kind: ObjectKind,
         site: &'static Location<'static>,
         sync: SyncState,
     ) -> Handle {
@@ -558,7 +558,7 @@ impl Execution {
     /// and variable bounding would track a different object each run.
     pub fn create_first_used(
         &mut self,
-        kind: &'static str,
+        kind: ObjectKind,
         site: &'static Location<'static>,
         sync: SyncState,
     ) -> Handle {

@@ -44,7 +44,7 @@ pub use task::{block_on, spawn, yield_now, AbortHandle, JoinError, JoinHandle};
 pub(crate) use tasks::{describe_wait, Tasks};
 
 use crate::executor::{self, with};
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op::Site;
 use tasks::Awaited;
 
@@ -99,7 +99,7 @@ pub fn choose(n: usize) -> usize {
 /// operations are their own effect only (`op::async_step`), as tokio's
 /// sync types work outside a runtime (a plain `#[test]` that makes a
 /// channel and closes it, say).
-pub(crate) fn create(kind: &'static str, site: Site, sync: SyncState) -> Handle {
+pub(crate) fn create(kind: ObjectKind, site: Site, sync: SyncState) -> Handle {
     executor::with_present(|ex| ex.create(kind, site, sync)).unwrap_or_else(Handle::detached)
 }
 

@@ -21,7 +21,7 @@ mod waiters;
 use std::panic::Location;
 
 use crate::executor::with;
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 
 pub use barrier::barrier;
 pub use channel::{channel_end, handoff, recv, send, try_send, Receive, Received, Sent};
@@ -36,6 +36,6 @@ pub use thread::{finish, give_way, join, park, spawn, spawn_as, unpark, yield_no
 pub type Site = &'static Location<'static>;
 
 /// Make an object of kind `kind` for the running thread.
-pub fn create(kind: &'static str, site: Site, sync: SyncState) -> Handle {
+pub fn create(kind: ObjectKind, site: Site, sync: SyncState) -> Handle {
     with(|ex| ex.create(kind, site, sync))
 }

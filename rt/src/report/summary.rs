@@ -25,7 +25,7 @@ impl VarNames for Registry {
     }
 
     fn kind(&self, var: VarId) -> &str {
-        self.vars().get(var.index()).map_or("?", |v| v.kind)
+        self.vars().get(var.index()).map_or("?", |v| v.kind.name())
     }
 }
 

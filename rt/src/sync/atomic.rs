@@ -22,7 +22,7 @@ pub use std::sync::atomic::Ordering;
 
 use crate::lazy::{LazyHandle, Registration};
 use crate::memory;
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op;
 
 /// A fence: under weak memory it orders as C11's; sequentially consistent
@@ -55,7 +55,7 @@ macro_rules! atomic_common {
             pub const fn new(value: $value) -> Self {
                 $name {
                     handle: LazyHandle::new(
-                        stringify!($name),
+                        ObjectKind::$name,
                         Location::caller(),
                         SyncState::Memory,
                     ),

@@ -4,7 +4,7 @@ use std::fmt;
 use std::panic::Location;
 
 use crate::lazy::LazyHandle;
-use crate::object::SyncState;
+use crate::object::{ObjectKind, SyncState};
 use crate::op;
 
 /// As `std::sync::Barrier`.
@@ -29,7 +29,7 @@ impl Barrier {
     pub const fn new(n: usize) -> Barrier {
         Barrier {
             handle: LazyHandle::new(
-                "Barrier",
+                ObjectKind::Barrier,
                 Location::caller(),
                 SyncState::Barrier {
                     parties: n,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::mutex::MutexGuard;
 use crate::lazy::LazyHandle;
-use crate::object::SyncState;
+use crate::object::{ObjectKind, SyncState};
 use crate::op;
 use crate::wake::Woken;
 
@@ -36,7 +36,7 @@ impl Condvar {
     pub const fn new() -> Condvar {
         Condvar {
             handle: LazyHandle::new(
-                "Condvar",
+                ObjectKind::Condvar,
                 Location::caller(),
                 SyncState::Condvar {
                     waiters: Vec::new(),

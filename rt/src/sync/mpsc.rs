@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 
 pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op::{self, Receive, Received, Sent};
 
 struct Shared<T> {
@@ -61,7 +61,7 @@ pub struct Receiver<T> {
 
 fn make<T>(capacity: Option<usize>, site: op::Site) -> (Sender<T>, Receiver<T>) {
     let handle = op::create(
-        "channel",
+        ObjectKind::Channel,
         site,
         SyncState::Channel {
             queued: 0,

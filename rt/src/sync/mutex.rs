@@ -23,7 +23,7 @@ use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::data_lock::{DataLock, Poison};
 use crate::lazy::{Changed, LazyHandle};
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op;
 
 /// As `std::sync::Mutex`, poisoned as std's.
@@ -69,7 +69,7 @@ impl<T> Mutex<T> {
     pub const fn new(value: T) -> Mutex<T> {
         Mutex {
             handle: LazyHandle::new(
-                "Mutex",
+                ObjectKind::Mutex,
                 Location::caller(),
                 SyncState::Mutex { owner: None },
             ),

@@ -12,7 +12,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use crate::lazy::{LazyHandle, Registration};
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op;
 
 const INCOMPLETE: u8 = 0;
@@ -59,7 +59,11 @@ impl Once {
     #[track_caller]
     pub const fn new() -> Once {
         Once {
-            handle: LazyHandle::new("Once", Location::caller(), SyncState::Mutex { owner: None }),
+            handle: LazyHandle::new(
+                ObjectKind::Once,
+                Location::caller(),
+                SyncState::Mutex { owner: None },
+            ),
             state: AtomicU8::new(INCOMPLETE),
         }
     }
@@ -67,7 +71,7 @@ impl Once {
     /// A new `Once` known by `site` (a lazy static's declaration).
     pub(crate) const fn new_at(site: &'static Location<'static>) -> Once {
         Once {
-            handle: LazyHandle::new("Once", site, SyncState::Mutex { owner: None }),
+            handle: LazyHandle::new(ObjectKind::Once, site, SyncState::Mutex { owner: None }),
             state: AtomicU8::new(INCOMPLETE),
         }
     }
@@ -76,7 +80,11 @@ impl Once {
     #[track_caller]
     pub(crate) const fn done() -> Once {
         Once {
-            handle: LazyHandle::new("Once", Location::caller(), SyncState::Mutex { owner: None }),
+            handle: LazyHandle::new(
+                ObjectKind::Once,
+                Location::caller(),
+                SyncState::Mutex { owner: None },
+            ),
             state: AtomicU8::new(COMPLETE),
         }
     }

@@ -17,7 +17,7 @@ use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use super::data_lock::{DataLock, Poison};
 use crate::lazy::{Changed, LazyHandle};
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op;
 
 /// As `std::sync::RwLock`, poisoned as std's.
@@ -65,7 +65,7 @@ impl<T> RwLock<T> {
         RwLock {
             changed: Changed::new(),
             handle: LazyHandle::new(
-                "RwLock",
+                ObjectKind::RwLock,
                 Location::caller(),
                 SyncState::RwLock {
                     writer: None,

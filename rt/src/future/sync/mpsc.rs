@@ -18,7 +18,7 @@ use rankcheck_engine::EventKind;
 
 use super::permits::{Acquire, Acquired, Permits};
 use crate::future::{awaits, lock};
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op::{self, Site};
 use crate::trace::Operation;
 
@@ -116,7 +116,7 @@ struct State<T> {
 
 impl<T> Chan<T> {
     fn new(capacity: Option<usize>, site: Site) -> Arc<Chan<T>> {
-        let handle = crate::future::create("mpsc", site, SyncState::Memory);
+        let handle = crate::future::create(ObjectKind::AsyncChannel, site, SyncState::Memory);
         Arc::new(Chan {
             handle,
             room: capacity.map(|c| Permits::new(handle, c, false)),

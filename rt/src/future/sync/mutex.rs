@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 
 use super::permits::{Acquire, Acquired, Permits};
 use crate::future::lock;
-use crate::object::SyncState;
+use crate::object::{ObjectKind, SyncState};
 use crate::op::Site;
 use crate::trace::Operation;
 
@@ -60,7 +60,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub fn new(value: T) -> Mutex<T> {
         let sync = SyncState::Mutex { owner: None };
-        let handle = crate::future::create("Mutex", Location::caller(), sync);
+        let handle = crate::future::create(ObjectKind::AsyncMutex, Location::caller(), sync);
         Mutex {
             permits: Permits::new(handle, 1, true),
             value: StdMutex::new(Some(value)),

@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Waker};
 use rankcheck_engine::EventKind;
 
 use crate::future::{awaits, lock};
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op::{self, Site};
 use crate::trace::Operation;
 
@@ -49,7 +49,11 @@ impl Notify {
     #[track_caller]
     pub fn new() -> Notify {
         Notify {
-            handle: crate::future::create("Notify", Location::caller(), SyncState::Memory),
+            handle: crate::future::create(
+                ObjectKind::Notify,
+                Location::caller(),
+                SyncState::Memory,
+            ),
             state: StdMutex::new(State::default()),
         }
     }

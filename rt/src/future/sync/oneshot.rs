@@ -12,7 +12,7 @@ use std::task::{Context, Poll, Waker};
 use rankcheck_engine::EventKind;
 
 use crate::future::{awaits, lock};
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op::{self, Site};
 use crate::trace::Operation;
 
@@ -91,7 +91,7 @@ pub struct Receiver<T> {
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let site = Location::caller();
     let inner = Arc::new(Inner {
-        handle: crate::future::create("oneshot", site, SyncState::Memory),
+        handle: crate::future::create(ObjectKind::Oneshot, site, SyncState::Memory),
         state: StdMutex::new(State {
             value: None,
             sender_gone: false,

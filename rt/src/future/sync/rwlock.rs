@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use super::mutex::TryLockError;
 use super::permits::{Acquire, Acquired, Permits};
 use crate::future::lock;
-use crate::object::SyncState;
+use crate::object::{ObjectKind, SyncState};
 use crate::op::Site;
 use crate::trace::Operation;
 
@@ -46,7 +46,11 @@ impl<T> RwLock<T> {
     /// A new lock: a new variable, known by this call's site.
     #[track_caller]
     pub fn new(value: T) -> RwLock<T> {
-        let handle = crate::future::create("RwLock", Location::caller(), SyncState::Memory);
+        let handle = crate::future::create(
+            ObjectKind::AsyncRwLock,
+            Location::caller(),
+            SyncState::Memory,
+        );
         RwLock {
             permits: Permits::new(handle, MAX_READS, false),
             value: StdMutex::new(Some(Arc::new(value))),

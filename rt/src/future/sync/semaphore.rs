@@ -8,7 +8,7 @@ use std::panic::Location;
 use std::sync::Arc;
 
 use super::permits::{Acquire, Acquired, Permits};
-use crate::object::SyncState;
+use crate::object::{ObjectKind, SyncState};
 use crate::op::Site;
 use crate::trace::Operation;
 
@@ -71,7 +71,8 @@ impl Semaphore {
     /// call's site.
     #[track_caller]
     pub fn new(permits: usize) -> Semaphore {
-        let handle = crate::future::create("Semaphore", Location::caller(), SyncState::Memory);
+        let handle =
+            crate::future::create(ObjectKind::Semaphore, Location::caller(), SyncState::Memory);
         Semaphore {
             permits: Permits::new(handle, permits, false),
         }

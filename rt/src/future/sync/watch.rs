@@ -18,7 +18,7 @@ use std::task::{Poll, Waker};
 use rankcheck_engine::EventKind;
 
 use crate::future::{awaits, lock};
-use crate::object::{Handle, SyncState};
+use crate::object::{Handle, ObjectKind, SyncState};
 use crate::op::{self, Site};
 use crate::trace::Operation;
 
@@ -69,7 +69,7 @@ pub struct Ref<'a, T> {
 pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
     let site = Location::caller();
     let shared = Arc::new(Shared {
-        handle: crate::future::create("watch", site, SyncState::Memory),
+        handle: crate::future::create(ObjectKind::Watch, site, SyncState::Memory),
         value: StdRwLock::new(init),
         state: StdMutex::new(State {
             version: 0,
