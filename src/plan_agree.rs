@@ -19,6 +19,7 @@ use clap::Parser;
 use rankcheck_engine::ir::Program;
 use rankcheck_engine::profile::{Profile, VarProfile};
 use rankcheck_engine::strategy::planning::PlannedSearch;
+use rankcheck_rt::__private::ObjectKind;
 use rankcheck_rt::{Builder, Priorities, Strategy, Vars};
 
 use crate::cli::{Cli, Command};
@@ -205,10 +206,11 @@ fn runtime(case: &Case) -> Result<PlannedSearch, String> {
     if let Some(runs) = case.runs {
         builder = builder.runs(runs);
     }
-    let kinds = case
-        .mutexes
-        .iter()
-        .map(|mutex| if *mutex { "Mutex" } else { "AtomicUsize" });
+    let kind = |mutex: &bool| match mutex {
+        true => ObjectKind::Mutex,
+        false => ObjectKind::AtomicUsize,
+    };
+    let kinds = case.mutexes.iter().map(kind);
     rankcheck_rt::__private::plan_search(&builder, &case.profile, kinds)
 }
 

@@ -160,6 +160,7 @@ pub mod __private {
     pub use crate::environment::duration;
     pub use crate::executor::foreign_wakes::never_wait_in_this_test;
     pub use crate::explore::explore_unreduced;
+    pub use crate::object::ObjectKind;
     pub use crate::plan::plan_search;
 }
 pub use report::{Guarantee, SettingGuarantee};

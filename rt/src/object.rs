@@ -9,35 +9,57 @@ use rankcheck_engine::{ThreadId, VarId};
 /// draws synchronisation objects apart ([`ObjectKind::synchronises`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ObjectKind {
+    /// [`AtomicBool`](crate::sync::atomic::AtomicBool).
     AtomicBool,
+    /// [`AtomicI8`](crate::sync::atomic::AtomicI8).
     AtomicI8,
+    /// [`AtomicI16`](crate::sync::atomic::AtomicI16).
     AtomicI16,
+    /// [`AtomicI32`](crate::sync::atomic::AtomicI32).
     AtomicI32,
+    /// [`AtomicI64`](crate::sync::atomic::AtomicI64).
     AtomicI64,
+    /// [`AtomicIsize`](crate::sync::atomic::AtomicIsize).
     AtomicIsize,
+    /// [`AtomicU8`](crate::sync::atomic::AtomicU8).
     AtomicU8,
+    /// [`AtomicU16`](crate::sync::atomic::AtomicU16).
     AtomicU16,
+    /// [`AtomicU32`](crate::sync::atomic::AtomicU32).
     AtomicU32,
+    /// [`AtomicU64`](crate::sync::atomic::AtomicU64).
     AtomicU64,
+    /// [`AtomicUsize`](crate::sync::atomic::AtomicUsize).
     AtomicUsize,
+    /// [`AtomicPtr`](crate::sync::atomic::AtomicPtr).
     AtomicPtr,
+    /// [`UnsafeCell`](crate::cell::UnsafeCell).
     UnsafeCell,
+    /// [`Mutex`](crate::sync::Mutex).
     Mutex,
+    /// [`RwLock`](crate::sync::RwLock).
     RwLock,
+    /// [`Condvar`](crate::sync::Condvar).
     Condvar,
+    /// [`Barrier`](crate::sync::Barrier).
     Barrier,
+    /// [`Once`](crate::sync::Once).
     Once,
-    /// A `std::sync::mpsc` channel.
+    /// A [`std::sync::mpsc`](crate::sync::mpsc) channel.
     Channel,
-    /// The async runtime's `Mutex` (crate::future::sync).
+    /// The async runtime's [`Mutex`](crate::future::sync::Mutex).
     AsyncMutex,
-    /// The async runtime's `RwLock`.
+    /// The async runtime's [`RwLock`](crate::future::sync::RwLock).
     AsyncRwLock,
+    /// The async runtime's [`Semaphore`](crate::future::sync::Semaphore).
     Semaphore,
+    /// The async runtime's [`Notify`](crate::future::sync::Notify).
     Notify,
-    /// The async runtime's `mpsc` channel.
+    /// The async runtime's [`mpsc`](crate::future::sync::mpsc) channel.
     AsyncChannel,
+    /// The async runtime's [`oneshot`](crate::future::sync::oneshot) channel.
     Oneshot,
+    /// The async runtime's [`watch`](crate::future::sync::watch) channel.
     Watch,
 }
 

@@ -24,12 +24,6 @@ struct RunReplayer<'s> {
     deadline: Instant,
 }
 
-impl RunReplayer<'_> {
-    fn same(&self, other: &Failure) -> bool {
-        fails_the_same(other, self.failure)
-    }
-}
-
 /// Whether `other` is the failure `failure` is: the same kind and place,
 /// and a message that reads the same with the run's values masked.
 pub fn fails_the_same(other: &Failure, failure: &Failure) -> bool {
@@ -61,7 +55,8 @@ impl Replayer for RunReplayer<'_> {
         let run = std::mem::replace(guided, Guided::decisions(Decisions::new()));
         let (result, run) = self.session.run(self.test, run, config);
         *guided = run;
-        result.failure.as_ref().is_some_and(|f| self.same(f))
+        let failure = result.failure.as_ref();
+        failure.is_some_and(|f| fails_the_same(f, self.failure))
     }
 }
 
