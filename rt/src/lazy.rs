@@ -238,7 +238,7 @@ impl LazyHandle {
         let (handle, registration) = self.resolve();
         if registration == Registration::CarriedOver {
             if changed.0.load(Relaxed) {
-                refuse_changed_data(self.kind.name(), handle);
+                refuse_changed_data(self.kind, handle);
             }
             fresh();
         }
@@ -249,7 +249,7 @@ impl LazyHandle {
 /// Refuse a lock carried over from an earlier run whose data that run
 /// changed: it cannot be rebuilt, and would leak into this run.
 #[cold]
-fn refuse_changed_data(kind: &str, handle: Handle) -> ! {
+fn refuse_changed_data(kind: ObjectKind, handle: Handle) -> ! {
     let name = with(|ex| ex.registry.name_of(handle.var).to_owned());
     panic!(
         "rankcheck: the {kind} {name} outlived a run that changed its data (a `static`, or a \

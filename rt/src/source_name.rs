@@ -247,6 +247,7 @@ fn struct_name<'a>(
     above: impl Iterator<Item = &'a str> + Clone,
 ) -> Option<String> {
     let mut depth = 0usize;
+    // The file's lines live longer than the line's text: shortened to it.
     let texts = std::iter::once(line_before).chain(above.clone().map(|line| -> &str { line }));
     for (searched, text) in texts.enumerate().take(64) {
         for (i, c) in text.char_indices().rev() {

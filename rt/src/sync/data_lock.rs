@@ -19,6 +19,8 @@ use std::sync::atomic::{
 };
 use std::sync::{LockResult, Mutex as StdMutex, PoisonError};
 
+use crate::object::ObjectKind;
+
 /// The runs that ended early and leaked their guards: their claims may be
 /// taken over.
 static ABANDONED: StdMutex<BTreeSet<u64>> = StdMutex::new(BTreeSet::new());
@@ -61,7 +63,7 @@ impl DataLock {
     ///
     /// # Panics
     /// When a run going on on another OS thread has it (module doc).
-    pub(crate) fn enter(&self, kind: &str) {
+    pub(crate) fn enter(&self, kind: ObjectKind) {
         let execution = crate::lazy::running_execution();
         let owner = self.owner.load(Acquire);
         if owner == execution && execution != 0 {
@@ -125,7 +127,7 @@ impl Poison {
 }
 
 #[cold]
-fn shared(kind: &str) -> ! {
+fn shared(kind: ObjectKind) -> ! {
     panic!(
         "rankcheck: a {kind} is held by a test running at the same time on another OS thread; \
          a static shared by rankcheck tests needs them to run one at a time \

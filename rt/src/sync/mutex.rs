@@ -112,7 +112,7 @@ impl<T: ?Sized> Mutex<T> {
     /// The guard of a lock the executor gave the running thread; `Err`
     /// with it when poisoned.
     pub(crate) fn guard(&self, site: op::Site) -> LockResult<MutexGuard<'_, T>> {
-        self.claim.enter("Mutex");
+        self.claim.enter(ObjectKind::Mutex);
         let guard = MutexGuard {
             mutex: self,
             holds: true,

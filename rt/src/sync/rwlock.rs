@@ -129,7 +129,7 @@ impl<T: ?Sized> RwLock<T> {
     /// The guard of a read lock the executor gave the running thread;
     /// `Err` with it when poisoned.
     fn read_guard(&self, site: op::Site) -> LockResult<RwLockReadGuard<'_, T>> {
-        self.claim.enter("RwLock");
+        self.claim.enter(ObjectKind::RwLock);
         self.poison.result(RwLockReadGuard {
             lock: self,
             holds: true,
@@ -139,7 +139,7 @@ impl<T: ?Sized> RwLock<T> {
     }
 
     fn write_guard(&self, site: op::Site) -> LockResult<RwLockWriteGuard<'_, T>> {
-        self.claim.enter("RwLock");
+        self.claim.enter(ObjectKind::RwLock);
         self.poison.result(RwLockWriteGuard {
             lock: self,
             holds: true,
