@@ -285,8 +285,8 @@ impl Builder {
                     None => String::new(),
                 };
                 println!(
-                    "rankcheck: loom model at {place}: every schedule{bounded} explored, {} schedules (C11 weak memory)",
-                    explored.schedules
+                    "rankcheck: loom model at {place}: every schedule{bounded} explored, {} schedules (C11 weak memory; {} of them first at fewer preemptions)",
+                    explored.schedules, explored.first_passes
                 );
                 return;
             }

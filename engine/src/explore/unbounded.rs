@@ -104,6 +104,9 @@ pub fn explore_every_schedule(
         max_schedules: config.max_schedules,
         max_memory: config.max_memory,
         stop_at_first_failure: !config.finish_bound,
+        // Its states pruning already makes a schedule of each state; the
+        // context-bounded search (`bounded`) is the one by preemptions.
+        deepening: None,
     };
     let searched = dfs::search(&mut runner, &settings, monitor);
     if let Some(parted) = searched.parted {

@@ -179,11 +179,16 @@ fn two_increments() {
     assert_eq!(count.load(Relaxed), 2);
 }
 
-/// `body`, after four more steps in the first execution of the process
-/// (`executions` counts them, out of loom's sight), as a test that reads
-/// the clock may take: the test is not a function of its schedule.
-fn first_execution_longer(executions: &'static std::sync::atomic::AtomicUsize, body: fn()) {
-    if executions.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+/// `body`, after four more steps in the executions of the process that
+/// `longer` picks by their number from 0 (`executions` counts them, out
+/// of loom's sight), as a test that reads the clock may take: the test is
+/// not a function of its schedule.
+fn longer_when(
+    executions: &'static std::sync::atomic::AtomicUsize,
+    longer: fn(usize) -> bool,
+    body: fn(),
+) {
+    if longer(executions.fetch_add(1, std::sync::atomic::Ordering::SeqCst)) {
         let own = AtomicUsize::new(0);
         for _ in 0..4 {
             own.load(Relaxed);
@@ -192,28 +197,40 @@ fn first_execution_longer(executions: &'static std::sync::atomic::AtomicUsize, b
     body();
 }
 
+fn first(execution: usize) -> bool {
+    execution == 0
+}
+
+fn every_other(execution: usize) -> bool {
+    execution % 2 == 0
+}
+
 #[test]
 fn a_test_not_a_function_of_its_schedule_falls_back_to_the_randomized_search() {
     use std::sync::atomic::AtomicUsize as Count;
-    // The exploration finds it out at once and stops, without a panic;
-    // the search, which the later executions do not mislead, passes.
+    // The exploration finds it out and stops, without a panic, and the
+    // search, which the later executions do not mislead, passes; or the
+    // first passes at lower preemption bounds (which take the first
+    // execution) do not find it out, and the search proper, which starts
+    // afresh, explores a function of its schedule.
     static CORRECT: Count = Count::new(0);
-    loom::model(|| first_execution_longer(&CORRECT, two_increments));
+    loom::model(|| longer_when(&CORRECT, first, two_increments));
     // ... or finds the bug, reported with its replay string.
     static LOST: Count = Count::new(0);
-    let report = panic_message(|| loom::model(|| first_execution_longer(&LOST, lost_update)))
+    let report = panic_message(|| loom::model(|| longer_when(&LOST, first, lost_update)))
         .expect("the search finds the lost update");
     assert!(
         report.contains("lost update") && report.contains("replay:"),
         "{report}"
     );
     assert!(!report.contains("nondeterminism"), "{report}");
-    // Asked to be exhaustive, the model fails, saying why it cannot be.
+    // Asked to be exhaustive, the model fails, saying why it cannot be
+    // (every other execution differs: every pass sees it).
     static EXHAUSTIVE: Count = Count::new(0);
     let mut builder = loom::model::Builder::new();
     builder.exhaustive = true;
     let message = panic_message(|| {
-        builder.check(|| first_execution_longer(&EXHAUSTIVE, two_increments));
+        builder.check(|| longer_when(&EXHAUSTIVE, every_other, two_increments));
     })
     .expect("exhaustive fails");
     assert!(

@@ -102,8 +102,12 @@ pub struct Reached {
 pub struct Explored {
     /// The distinct failures of the schedules run.
     pub failures: BTreeSet<Reached>,
-    /// The schedules run.
+    /// The schedules run, the first passes' among them.
     pub schedules: u64,
+    /// The schedules run by the first passes under lower preemption
+    /// bounds of an exploration that stops at its first failure
+    /// ([`Exploration::stop_at_first_failure`]); 0 for one that does not.
+    pub first_passes: u64,
     /// Whether those covered every schedule (up to the order of
     /// independent steps): `false` when `max_schedules` or the time limit
     /// stopped the search first, or when the test turned out not to be a
@@ -343,6 +347,16 @@ impl Exploration {
     /// Stop at the first failing schedule (then `complete` is false unless
     /// it was the last): enough to know the test fails, as loom's `model`
     /// stops at its first failure.
+    ///
+    /// Such an exploration looks for a failure first among the schedules
+    /// with few preemptions, where most concurrency bugs are (iterative
+    /// preemption bounding, as CHESS): before the search proper, the same
+    /// search under the preemption bounds 0, 1 and 2 (those below the
+    /// exploration's own bound), which together run at most a tenth of
+    /// `max_schedules` (a pass that would run more is left unfinished).
+    /// A failure is then found with the fewest preemptions and often much
+    /// sooner. A test that passes runs those passes' schedules twice;
+    /// [`Explored::first_passes`] counts them.
     pub fn stop_at_first_failure(mut self) -> Exploration {
         self.first_failure = true;
         self
@@ -405,6 +419,10 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         max_schedules,
         max_memory: u64::MAX,
         stop_at_first_failure: first_failure,
+        deepening: first_failure.then_some(dfs::Deepening {
+            deepest: FIRST_PASSES_DEEPEST,
+            budget: max_schedules / FIRST_PASSES_SHARE,
+        }),
     };
     let mut runner = OnExecutor::new(test, steps, model, spurious_cas);
     let started = Instant::now();
@@ -413,6 +431,7 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
     Explored {
         failures: runner.failures,
         schedules: searched.schedules,
+        first_passes: searched.first_passes,
         complete: searched.exhausted,
         timed_out: searched.stop == Some(Stop::Interrupted),
         nondeterminism: searched.parted.map(|parted| Nondeterminism {
@@ -422,3 +441,13 @@ fn search(test: crate::executor::Test, exploration: &Exploration) -> Explored {
         first_failing: runner.first_failing,
     }
 }
+
+/// The highest preemption bound of the first passes of an exploration that
+/// stops at its first failure: most concurrency bugs need at most two
+/// preemptions (Musuvathi and Qadeer, PLDI 2007).
+const FIRST_PASSES_DEEPEST: u32 = 2;
+
+/// The first passes run at most `1 / FIRST_PASSES_SHARE` of the
+/// exploration's schedules, which bounds what they cost a test that
+/// passes.
+const FIRST_PASSES_SHARE: u64 = 10;

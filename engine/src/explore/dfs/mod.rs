@@ -66,6 +66,7 @@
 //! explore a tree that is not one: it cannot tell which schedules it
 //! covered.
 
+mod deepen;
 mod node;
 mod path;
 mod races;
@@ -75,6 +76,7 @@ mod tests;
 
 use std::time::{Duration, Instant};
 
+pub use deepen::Deepening;
 pub use path::SearchPath;
 
 use path::Verdict;
@@ -161,13 +163,22 @@ pub struct Settings {
     pub max_memory: u64,
     /// Stop after the first failing schedule.
     pub stop_at_first_failure: bool,
+    /// First passes under lower preemption bounds, to reach a failure
+    /// with few preemptions sooner (`deepen`; `None`: the search alone).
+    /// Meant for a search that stops at its first failure: one that does
+    /// not runs the first passes' schedules twice for nothing.
+    pub deepening: Option<Deepening>,
 }
 
 /// What a depth-first search covered.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Searched {
-    /// Schedules run (runs stopped as pruned do not count).
+    /// Schedules run (runs stopped as pruned do not count), the first
+    /// passes' among them.
     pub schedules: u64,
+    /// Schedules run by the first passes under lower preemption bounds
+    /// ([`Settings::deepening`]).
+    pub first_passes: u64,
     /// Runs stopped because they had nothing new left.
     pub pruned: u64,
     /// Schedules that failed.
@@ -209,7 +220,27 @@ pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'
     if settings.pruning == Pruning::Dpor && settings.spin_yields.is_some() {
         settings.pruning = Pruning::SleepSets;
     }
-    let settings = &settings;
+    let first = match deepen::first_passes(runner, &settings, monitor) {
+        Ok(first) => first,
+        Err(ended) => return ended,
+    };
+    let proper = Settings {
+        max_schedules: settings.max_schedules - first.schedules,
+        ..settings
+    };
+    let searched = pass(runner, &proper, monitor, first.schedules);
+    first.then(searched)
+}
+
+/// One depth-first search by `settings` (its own preemption bound, no
+/// first passes), after `before` schedules of earlier passes: its runs
+/// are numbered after them, its counts are its own.
+fn pass(
+    runner: &mut impl Runner,
+    settings: &Settings,
+    monitor: &Monitor<'_>,
+    before: u64,
+) -> Searched {
     let mut path = SearchPath::new(settings, runner.stops_cheaply());
     let mut searched = Searched::default();
     let mut told_at = Instant::now();
@@ -218,7 +249,7 @@ pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'
             searched.stop = Some(Stop::Schedules);
             return searched;
         }
-        path.start(searched.schedules + 1);
+        path.start(before + searched.schedules + 1);
         let ending = runner.run(&mut path);
         match path.verdict(ending) {
             Verdict::Pruned => searched.pruned += 1,
@@ -226,12 +257,14 @@ pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'
             Verdict::Failed => {
                 searched.schedules += 1;
                 searched.failed += 1;
-                searched.first_failure.get_or_insert(searched.schedules);
+                searched
+                    .first_failure
+                    .get_or_insert(before + searched.schedules);
             }
             Verdict::Parted(point) => {
                 searched.schedules += 1;
                 searched.parted = Some(Parted {
-                    schedule: searched.schedules,
+                    schedule: before + searched.schedules,
                     point,
                 });
                 return searched;
@@ -247,6 +280,24 @@ pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'
         if let Some(stop) = limit(&path, &searched, settings, monitor, &mut told_at) {
             searched.stop = Some(stop);
             return searched;
+        }
+    }
+}
+
+impl Searched {
+    /// This pass's result followed by `next`'s (whose schedules are
+    /// numbered after this one's): the counts summed, the first failure
+    /// the earliest, the rest `next`'s.
+    fn then(self, next: Searched) -> Searched {
+        Searched {
+            schedules: self.schedules + next.schedules,
+            first_passes: self.first_passes + next.first_passes,
+            pruned: self.pruned + next.pruned,
+            failed: self.failed + next.failed,
+            first_failure: self.first_failure.or(next.first_failure),
+            exhausted: next.exhausted,
+            stop: next.stop,
+            parted: self.parted.or(next.parted),
         }
     }
 }

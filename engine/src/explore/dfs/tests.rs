@@ -155,6 +155,7 @@ fn settings(pruning: Pruning) -> Settings {
         max_schedules: u64::MAX,
         max_memory: u64::MAX,
         stop_at_first_failure: false,
+        deepening: None,
     }
 }
 
@@ -498,5 +499,82 @@ fn the_race_analysis_resumed_after_the_replayed_steps_asks_what_a_whole_one_does
             (searched.schedules, searched.pruned)
         };
         assert_eq!(counts(false), counts(true), "seed {seed}: {program:?}");
+    }
+}
+
+/// Two threads of three writes to one place; the schedule
+/// `[0, 1, 1, 1, 0, 0]` fails (one preemption, which a depth-first
+/// search in thread order reaches tenth).
+fn one_preemption_bug() -> Toy {
+    let program = vec![vec![vec![touch(0, true)]; 3]; 2];
+    Toy {
+        fails: |order| order.iter().map(|t| t.0).eq([0, 1, 1, 1, 0, 0]),
+        ..Toy::new(program)
+    }
+}
+
+fn deepening(deepest: u32, budget: u64) -> Settings {
+    Settings {
+        stop_at_first_failure: true,
+        deepening: Some(Deepening { deepest, budget }),
+        ..settings(Pruning::None)
+    }
+}
+
+#[test]
+fn first_passes_at_lower_bounds_reach_a_failure_with_few_preemptions_sooner() {
+    let first = Settings {
+        stop_at_first_failure: true,
+        ..settings(Pruning::None)
+    };
+    let plain = explore(&mut one_preemption_bug(), &first);
+    assert_eq!(plain.first_failure, Some(10));
+    // Bound 0: both threads' whole runs in turn (2 schedules); bound 1:
+    // `[0, 0, 0, 1, 1, 1]`, `[0, 0, 1, 1, 1, 0]`, then the failure.
+    let deepened = explore(&mut one_preemption_bug(), &deepening(2, 100));
+    assert_eq!(
+        (
+            deepened.schedules,
+            deepened.first_passes,
+            deepened.first_failure
+        ),
+        (5, 5, Some(5))
+    );
+    assert!(!deepened.exhausted);
+}
+
+#[test]
+fn first_passes_stop_at_their_budget_and_the_search_proper_numbers_on() {
+    // The budget ends the passes after bound 0's two schedules.
+    let searched = explore(&mut one_preemption_bug(), &deepening(2, 2));
+    assert_eq!(
+        (
+            searched.schedules,
+            searched.first_passes,
+            searched.first_failure
+        ),
+        (12, 2, Some(12))
+    );
+}
+
+#[test]
+fn a_passing_search_with_first_passes_still_reaches_every_class() {
+    for seed in 0..50 {
+        let program = random_program(seed, 3);
+        let mut plain = Toy::new(program.clone());
+        let alone = explore(&mut plain, &settings(Pruning::Dpor));
+        let mut deepened = Toy::new(program);
+        let with_passes = Settings {
+            pruning: Pruning::Dpor,
+            ..deepening(1, u64::MAX)
+        };
+        let searched = explore(&mut deepened, &with_passes);
+        assert!(searched.exhausted && alone.exhausted, "seed {seed}");
+        assert_eq!(deepened.classes, plain.classes, "seed {seed}");
+        assert_eq!(
+            searched.schedules,
+            searched.first_passes + alone.schedules,
+            "seed {seed}"
+        );
     }
 }
