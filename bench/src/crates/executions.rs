@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn rankcheck_counts_the_schedules_of_every_exhausted_model() {
-        let output = "rankcheck: loom model at src/a.rs:3:5: every schedule with at most 2 preemptions explored, 1374 schedules (C11 weak memory)\n\
+        let output = "rankcheck: loom model at src/a.rs:3:5: every schedule with at most 2 preemptions explored, 1374 schedules (C11 weak memory; 120 of them first at fewer preemptions)\n\
              rankcheck: loom model at src/a.rs:9:5: every schedule explored, 26 schedules (C11 weak memory)\n";
         assert_eq!(
             exhausted_executions(Tool::RankcheckLoom, output),

@@ -698,8 +698,10 @@ fn earned(detail: &str) -> String {
                 Some(rest) => rest.split_once(": ").map_or(rest, |(_, what)| what),
                 None => said,
             };
-            said.trim_end_matches("; rankcheck's randomized search runs instead")
-                .trim_end_matches(" (C11 weak memory)")
+            let said = said.trim_end_matches("; rankcheck's randomized search runs instead");
+            // The memory model and the first passes' share, in brackets.
+            said.split_once(" (C11 weak memory")
+                .map_or(said, |(verdict, _)| verdict)
                 .to_string()
         })
         .collect::<Vec<_>>()
@@ -726,7 +728,8 @@ mod tests {
     #[test]
     fn what_rankcheck_earned_is_said_in_short() {
         let complete = "rankcheck: loom model at src/a.rs:3:5: every schedule with at most 2 \
-            preemptions explored, 41 schedules (C11 weak memory)";
+            preemptions explored, 41 schedules (C11 weak memory; 6 of them first at fewer \
+            preemptions)";
         assert_eq!(
             earned(complete),
             "every schedule with at most 2 preemptions explored, 41 schedules"
