@@ -9,16 +9,18 @@
 //! bugs need one or two (the CHESS study). tokio's
 //! `loom_notify::notify_waiters_and_one` (1.5.0, bound 2) fails at
 //! schedule 909 of the plain search; its schedules without a preemption
-//! are 19 and it fails at the 116th with at most one. A failure found
-//! under bound b also shows that none with fewer preemptions fails.
+//! are 19 and it fails at the 116th with at most one. Where the passes
+//! below it finished, a failure found under bound b also shows that none
+//! with fewer preemptions fails.
 //!
 //! What it costs: a search that does not fail runs the first passes as
 //! well, their schedules again among the proper search's (a bound's
 //! schedules are a subset of the next's, and a depth-first search cannot
 //! skip a subtree it has not seen). The budget caps that: a pass that
 //! would run past it is left unfinished and the search proper starts. For
-//! a bound of 2 the first passes were 2% to 26% of the proper search's
-//! schedules on tokio 1.47.4's loom tests (`results/explore_rt.md`).
+//! a bound of 2 the first passes were 2% to 21% of the proper search's
+//! schedules on tokio 1.47.4's loom tests of more than one schedule
+//! (`results/explore_rt.md`).
 
 use super::{pass, Monitor, Runner, Searched, Settings, Stop};
 
