@@ -354,7 +354,7 @@ impl Exploration {
     /// search under the preemption bounds 0, 1 and 2 (those below the
     /// exploration's own bound), which together run at most a tenth of
     /// `max_schedules` (a pass that would run more is left unfinished).
-    /// A failure is then found with the fewest preemptions and often much
+    /// A failure is then found with few preemptions, and often much
     /// sooner. A test that passes runs those passes' schedules twice;
     /// [`Explored::first_passes`] counts them.
     pub fn stop_at_first_failure(mut self) -> Exploration {

@@ -58,6 +58,11 @@
 //! spin-loop guard allows is tried only when nothing else can run, so
 //! that spin loops end.
 //!
+//! A search that stops at its first failure may first run the same
+//! search under lower preemption bounds (`deepen`, [`Deepening`]), so
+//! that a failure with few preemptions is met before the many schedules
+//! with more.
+//!
 //! A program that is not a function of its choices (it reads the clock,
 //! or keeps a value between runs) breaks the premise: a run that replays
 //! an earlier run's choices is then offered others (a thread that cannot
