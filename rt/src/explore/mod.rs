@@ -353,7 +353,8 @@ impl Exploration {
     /// preemption bounding, as CHESS): before the search proper, the same
     /// search under the preemption bounds 0, 1 and 2 (those below the
     /// exploration's own bound), which together run at most a tenth of
-    /// `max_schedules` (a pass that would run more is left unfinished).
+    /// `max_schedules` (a pass that would run more is left unfinished)
+    /// besides the search proper's own `max_schedules`.
     /// A failure is then found with few preemptions, and often much
     /// sooner. A test that passes runs those passes' schedules twice;
     /// [`Explored::first_passes`] counts them.

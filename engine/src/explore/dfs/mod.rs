@@ -162,7 +162,9 @@ pub struct Settings {
     /// The yields after which a thread is tried only when nothing else
     /// can run (`None`: no spin-loop guard).
     pub spin_yields: Option<u32>,
-    /// Stop after this many schedules (the result is then not exhausted).
+    /// Stop after this many schedules (the result is then not
+    /// exhausted); the first passes ([`Settings::deepening`]) run within
+    /// their own budget besides.
     pub max_schedules: u64,
     /// Stop when the path and the states seen pass this many bytes.
     pub max_memory: u64,
@@ -229,11 +231,9 @@ pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'
         Ok(first) => first,
         Err(ended) => return ended,
     };
-    let proper = Settings {
-        max_schedules: settings.max_schedules - first.schedules,
-        ..settings
-    };
-    let searched = pass(runner, &proper, monitor, first.schedules);
+    // The search proper keeps the whole cap: the first passes must not
+    // cost a search that finished within it its proof.
+    let searched = pass(runner, &settings, monitor, first.schedules);
     first.then(searched)
 }
 

@@ -564,8 +564,10 @@ fn a_passing_search_with_first_passes_still_reaches_every_class() {
         let mut plain = Toy::new(program.clone());
         let alone = explore(&mut plain, &settings(Pruning::Dpor));
         let mut deepened = Toy::new(program);
+        // The search proper keeps the whole cap: the plain search's count.
         let with_passes = Settings {
             pruning: Pruning::Dpor,
+            max_schedules: alone.schedules,
             ..deepening(1, u64::MAX)
         };
         let searched = explore(&mut deepened, &with_passes);
