@@ -46,13 +46,17 @@ pub(super) fn first_passes(
     monitor: &Monitor<'_>,
 ) -> Result<Searched, Searched> {
     let mut spent = Searched::default();
-    let Some(deepening) = settings.deepening else {
+    // A search that goes on past a failure would meet the passes'
+    // failures again: the passes are for one that stops at the first.
+    let deepening = settings
+        .deepening
+        .filter(|_| settings.stop_at_first_failure);
+    let Some(deepening) = deepening else {
         return Ok(spent);
     };
     let below = settings.preemption_bound.unwrap_or(u32::MAX);
-    let budget = deepening.budget;
     for bound in (0..=deepening.deepest).take_while(|&bound| bound < below) {
-        let left = budget.saturating_sub(spent.schedules);
+        let left = deepening.budget.saturating_sub(spent.schedules);
         if left == 0 {
             break;
         }

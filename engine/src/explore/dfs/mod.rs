@@ -172,8 +172,8 @@ pub struct Settings {
     pub stop_at_first_failure: bool,
     /// First passes under lower preemption bounds, to reach a failure
     /// with few preemptions sooner (`deepen`; `None`: the search alone).
-    /// Meant for a search that stops at its first failure: one that does
-    /// not runs the first passes' schedules twice for nothing.
+    /// Only a search that stops at its first failure runs them: one that
+    /// goes on would run their schedules twice for nothing.
     pub deepening: Option<Deepening>,
 }
 
