@@ -24,6 +24,8 @@
 //! schedules on tokio 1.47.4's loom tests of more than one schedule
 //! (`results/explore_rt.md`).
 
+use std::ops::ControlFlow;
+
 use super::{pass, Monitor, Runner, Searched, Settings, Stop};
 
 /// The first passes of a search ([`Settings::deepening`]).
@@ -36,15 +38,15 @@ pub struct Deepening {
     pub budget: u64,
 }
 
-/// The first passes of `settings.deepening`: `Err` with the search's
+/// The first passes of `settings.deepening`: `Break` with the search's
 /// result when one of them ends the search (a failure, a run that parted,
-/// the monitor or the memory cap), else `Ok` with what they ran, which
-/// the search proper adds to.
+/// the monitor or the memory cap), else `Continue` with what they ran,
+/// which the search proper adds to.
 pub(super) fn first_passes(
     runner: &mut impl Runner,
     settings: &Settings,
     monitor: &Monitor<'_>,
-) -> Result<Searched, Searched> {
+) -> ControlFlow<Searched, Searched> {
     let mut spent = Searched::default();
     // A search that goes on past a failure would meet the passes'
     // failures again: the passes are for one that stops at the first.
@@ -52,7 +54,7 @@ pub(super) fn first_passes(
         .deepening
         .filter(|_| settings.stop_at_first_failure);
     let Some(deepening) = deepening else {
-        return Ok(spent);
+        return ControlFlow::Continue(spent);
     };
     let below = settings.preemption_bound.unwrap_or(u32::MAX);
     for bound in (0..=deepening.deepest).take_while(|&bound| bound < below) {
@@ -74,10 +76,10 @@ pub(super) fn first_passes(
         spent.first_passes = spent.schedules;
         if ends {
             spent.exhausted = false;
-            return Err(spent);
+            return ControlFlow::Break(spent);
         }
     }
     spent.exhausted = false;
     spent.stop = None;
-    Ok(spent)
+    ControlFlow::Continue(spent)
 }

@@ -79,6 +79,7 @@ mod spare;
 #[cfg(test)]
 mod tests;
 
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 pub use deepen::Deepening;
@@ -228,8 +229,8 @@ pub fn search(runner: &mut impl Runner, settings: &Settings, monitor: &Monitor<'
         settings.pruning = Pruning::SleepSets;
     }
     let first = match deepen::first_passes(runner, &settings, monitor) {
-        Ok(first) => first,
-        Err(ended) => return ended,
+        ControlFlow::Continue(first) => first,
+        ControlFlow::Break(ended) => return ended,
     };
     // The search proper keeps the whole cap: the first passes must not
     // cost a search that finished within it its proof.

@@ -513,6 +513,15 @@ fn one_preemption_bug() -> Toy {
     }
 }
 
+/// A search's schedules, its first passes' and its first failure.
+fn runs_and_first_failure(searched: &Searched) -> (u64, u64, Option<u64>) {
+    (
+        searched.schedules,
+        searched.first_passes,
+        searched.first_failure,
+    )
+}
+
 fn deepening(deepest: u32, budget: u64) -> Settings {
     Settings {
         stop_at_first_failure: true,
@@ -532,14 +541,7 @@ fn first_passes_at_lower_bounds_reach_a_failure_with_few_preemptions_sooner() {
     // Bound 0: both threads' whole runs in turn (2 schedules); bound 1:
     // `[0, 0, 0, 1, 1, 1]`, `[0, 0, 1, 1, 1, 0]`, then the failure.
     let deepened = explore(&mut one_preemption_bug(), &deepening(2, 100));
-    assert_eq!(
-        (
-            deepened.schedules,
-            deepened.first_passes,
-            deepened.first_failure
-        ),
-        (5, 5, Some(5))
-    );
+    assert_eq!(runs_and_first_failure(&deepened), (5, 5, Some(5)));
     assert!(!deepened.exhausted);
 }
 
@@ -547,14 +549,7 @@ fn first_passes_at_lower_bounds_reach_a_failure_with_few_preemptions_sooner() {
 fn first_passes_stop_at_their_budget_and_the_search_proper_numbers_on() {
     // The budget ends the passes after bound 0's two schedules.
     let searched = explore(&mut one_preemption_bug(), &deepening(2, 2));
-    assert_eq!(
-        (
-            searched.schedules,
-            searched.first_passes,
-            searched.first_failure
-        ),
-        (12, 2, Some(12))
-    );
+    assert_eq!(runs_and_first_failure(&searched), (12, 2, Some(12)));
 }
 
 #[test]
